@@ -1,0 +1,118 @@
+"""``forensics``: the command line. Errors print one line on stderr; ``--debug`` shows the trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Callable
+
+import click
+
+from . import __version__
+from .errors import ForensicsError
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    """``("GLOB=VALUE", ...)`` -> dict; a value without ``=`` is a usage error."""
+    pairs = {}
+    for value in values:
+        key, sep, target = value.partition("=")
+        if not sep or not key or not target:
+            raise click.BadParameter(f"expected PATTERN=VALUE, got {value!r}", param_hint=option)
+        pairs[key] = target
+    return pairs
+
+
+def _run(debug: bool, action: Callable[[], None]) -> None:
+    """Run ``action``; turn any failure into one line on stderr and a non-zero exit."""
+    try:
+        action()
+    except ForensicsError as exc:
+        if debug:
+            raise
+        click.echo(f"forensics: error: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # Spark/Py4J errors: never a Java stack trace on the console
+        if debug:
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:400]
+        click.echo(f"forensics: error: {type(exc).__name__}: {first} (run with --debug for the trace)", err=True)
+        sys.exit(1)
+
+
+def format_summary(result: dict) -> str:
+    """Plain-text accounting summary: what was read and where every line went."""
+    acc = result["accounting"]
+    lines = [f"Analysed {acc['files']} file(s), {acc['lines']:,} lines:"]
+    for bucket, label in (
+        ("records", "Kafka records"),
+        ("continuations", "continuation lines (stack traces, wrapped text)"),
+        ("irrelevant", "records of other loggers"),
+        ("unparsed", "lines not understood"),
+    ):
+        share = 100.0 * acc[bucket] / acc["lines"] if acc["lines"] else 0.0
+        lines.append(f"  {acc[bucket]:>12,}  {share:5.1f} %  {label}")
+    for reason, count in acc["unparsed_by_reason"].items():
+        lines.append(f"  {'':>12}           {count:,} {reason}")
+    lines.append("Inputs:")
+    for entry in result["inputs"]:
+        if entry.get("kind") == "log":
+            zone = f"{entry['tz']}{' (assumed)' if entry['tz_assumed'] else ''}"
+            lines.append(
+                f"  {entry['host']:<16} {entry['layout'] or 'unknown layout':<12} {entry['lines']:>10,} lines"
+                f"  {entry['records']:>8,} records  tz {zone}  {entry['path']}"
+            )
+        else:
+            lines.append(f"  {entry['host']:<16} {'offset dump':<12} {entry['path']}")
+        if entry.get("problem"):
+            lines.append(f"      problem: {entry['problem']}")
+    return "\n".join(lines)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="forensics")
+def main() -> None:
+    """Kafka consumer-group rebalance forensics on Spark."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file (kafka-consumer-groups.sh, ...); repeatable.")
+@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@click.option("--tz-source", multiple=True, metavar="GLOB=ZONE", help="Time zone for the files or host matching GLOB; repeatable.")
+@click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
+@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]].")
+@click.option("--json", "json_out", default=None, metavar="FILE|-", help="Write the machine-readable result to FILE, or - for stdout.")
+@click.option("--quiet", is_flag=True, help="No summary on stdout.")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+def analyze(paths, offsets, tz, tz_source, hosts, master, json_out, quiet, debug) -> None:
+    """Analyse Kafka client / Streams logs at PATHS (files, directories, globs; plain or .gz)."""
+
+    def action() -> None:
+        if not paths and not offsets:
+            raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
+        from .analyze import analyze as run_analysis
+        from .spark import get_session
+
+        spark = get_session(master)
+        result = run_analysis(
+            spark, paths, offsets, tz=tz, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source")
+        )
+        text = json.dumps(result, indent=2, default=str)
+        if json_out == "-":
+            click.echo(text)
+        elif json_out:
+            os.makedirs(os.path.dirname(os.path.abspath(json_out)), exist_ok=True)
+            with open(json_out, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        if not quiet and json_out != "-":
+            click.echo(format_summary(result))
+            if json_out:
+                click.echo(f"JSON written to {json_out}")
+
+    _run(debug, action)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""Ingest: files -> Kafka log records with provenance, and the accounting of every line.
+
+``ingest(spark, paths)`` resolves the inputs, reads them in place with Spark, recognises the
+layout of each line, stitches continuation lines to their record, and returns the records
+(``schema.RECORDS_SCHEMA``) with a per-file and total accounting in which
+``records + continuations + irrelevant + unparsed == lines``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..errors import ForensicsError
+from .gzip_check import gzip_problem
+from .paths import InputFile, infer_host, resolve_inputs
+from .read import read_lines, readable_paths, spark_key
+from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, file_facts, fold_lines, stitch
+
+_OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
+
+
+def check_time_zone(tz: str) -> str:
+    """``tz`` if Spark and Python both understand it (region id or ``+hh:mm``), else a clear error."""
+    if _OFFSET.match(tz):
+        return tz
+    try:
+        ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ForensicsError(f"Unknown time zone {tz!r}.", "Use a region id such as Europe/Berlin, UTC, or an offset such as +02:00.") from None
+    return tz
+
+
+@dataclass
+class Ingested:
+    """What ingest produced: inputs, the line accounting, the records and unparsed samples."""
+
+    inputs: list[dict]
+    accounting: dict
+    records: DataFrame
+    unparsed_samples: list[dict] = field(default_factory=list)
+    cached: list[DataFrame] = field(default_factory=list, repr=False)
+
+    def release(self) -> None:
+        """Drop the cached intermediate data from the Spark session."""
+        for frame in self.cached:
+            frame.unpersist()
+
+
+def _literal_map(mapping: Mapping[str, object]) -> Column:
+    return F.create_map(*[F.lit(x) for item in mapping.items() for x in item]) if mapping else F.create_map()
+
+
+def _file_for(key: str, read_paths: Mapping[str, InputFile]) -> InputFile:
+    """The input a Spark file belongs to (a file inside a directory URI gets its own entry)."""
+    if key in read_paths:
+        return read_paths[key]
+    for path, parent in read_paths.items():
+        if key.startswith(path.rstrip("/") + "/"):
+            return InputFile(key, infer_host(key, path), parent.tz, parent.tz_given)
+    return InputFile(key, infer_host(key, None))
+
+
+def _gzip_problems(files: Iterable[InputFile]) -> dict[str, str]:
+    local_gz = [f.path for f in files if f.compressed and not f.is_uri and not f.problem]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {p: problem for p, problem in zip(local_gz, pool.map(gzip_problem, local_gz)) if problem}
+
+
+def ingest(
+    spark: SparkSession,
+    paths: Iterable[str],
+    hosts: Mapping[str, str] | None = None,
+    tz: str = "UTC",
+    tz_by_source: Mapping[str, str] | None = None,
+) -> Ingested:
+    """Read ``paths`` (files, directories, globs; plain or .gz) into Kafka records.
+
+    ``hosts`` / ``tz_by_source`` map a host name or path glob to a host name / time zone;
+    ``tz`` is the zone of zone-less timestamps everywhere else (reported as assumed when UTC).
+    """
+    check_time_zone(tz)
+    for zone in (tz_by_source or {}).values():
+        check_time_zone(zone)
+    files = resolve_inputs(paths, hosts, tz, tz_by_source)
+    read_paths = readable_paths(files)
+    if not read_paths:
+        return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [], [])
+
+    with ThreadPoolExecutor(max_workers=1) as background:
+        gz_future = background.submit(_gzip_problems, files)
+        lines = read_lines(spark, list(read_paths), {p: f.size for p, f in read_paths.items()})
+        folded = fold_lines(lines).cache()
+        facts = file_facts(folded).select("*", spark_key(F.col("uri")).alias("key")).collect()
+        gz_problems = gz_future.result()
+
+    by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in facts}
+    first_head: dict[str, int] = {}
+    heads_by_layout: dict[str, Counter] = defaultdict(Counter)
+    for row in facts:
+        if row["layout"] is not None:
+            first_head[row["uri"]] = min(row["first_line"], first_head.get(row["uri"], row["first_line"]))
+            heads_by_layout[row["uri"]][row["layout"]] += row["lines"]
+    main_layout = {u: c.most_common(1)[0][0] for u, c in heads_by_layout.items()}
+
+    uri = F.col("uri")
+    stitched = stitch(folded.where(F.col("k") >= 0)).cache()
+    heads = assemble_records(
+        stitched,
+        host_of=_literal_map({u: f.host for u, f in by_uri.items()})[uri],
+        tz_of=_literal_map({u: f.tz for u, f in by_uri.items()})[uri],
+        source_of=_literal_map({u: f.path for u, f in by_uri.items()})[uri],
+    ).cache()
+    others = classify_others(stitched, _literal_map(first_head)[uri], _literal_map(main_layout)[uri])
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
+        others.withColumn("undated", F.lit(False))
+    )
+    counts = rows.groupBy("uri", "bucket", "reason", "undated").count().collect()
+    rank = F.row_number().over(Window.partitionBy("uri", "reason").orderBy("line"))
+    samples = (
+        rows.where(F.col("bucket") == s.UNPARSED)
+        .withColumn("rank", rank)
+        .where(F.col("rank") <= SAMPLES_PER_REASON)
+        .select("uri", "line", "reason", F.substring("sample", 1, SAMPLE_CHARS).alias("text"))
+        .collect()
+    )
+    folded_rows = folded.where(F.col("k") < 0).select(
+        "uri", "k", "n", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")
+    ).collect()
+    records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
+    per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
+    sample_list = _samples(samples, folded_rows, by_uri)
+    result = _summarise(files, per_file, gz_problems, records, sample_list, [folded, stitched, heads])
+    return result
+
+
+def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
+    """Input path -> {lines, buckets Counter, reasons Counter, layouts Counter, undated}."""
+    out: dict[str, dict] = defaultdict(
+        lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "undated": 0}
+    )
+    for row in facts:
+        entry = out[by_uri[row["uri"]].path]
+        entry["lines"] += row["lines"]
+        if row["layout"] is not None:
+            entry["layouts"][row["layout"]] += row["lines"]
+    for row in counts:
+        entry = out[by_uri[row["uri"]].path]
+        entry["buckets"][row["bucket"]] += row["count"]
+        if row["reason"]:
+            entry["reasons"][row["reason"]] += row["count"]
+        if row["undated"] and row["bucket"] == s.RECORDS:
+            entry["undated"] += row["count"]
+    for row in folded_rows:
+        bucket, reason, _ = FOLDS[row["k"]]
+        entry = out[by_uri[row["uri"]].path]
+        if bucket == s.CONTINUATIONS and not entry["layouts"]:
+            bucket, reason = s.UNPARSED, s.UNKNOWN_LAYOUT  # stack frames in a file with no records
+        entry["buckets"][bucket] += row["n"]
+        if reason:
+            entry["reasons"][reason] += row["n"]
+    return out
+
+
+def _samples(samples, folded_rows, by_uri) -> list[dict]:
+    found = [
+        {"file": by_uri[r["uri"]].path, "line": r["line"], "reason": r["reason"], "text": r["text"]} for r in samples
+    ]
+    for row in folded_rows:
+        bucket, reason, _ = FOLDS[row["k"]]
+        if bucket == s.UNPARSED:
+            found.append({"file": by_uri[row["uri"]].path, "line": row["line"], "reason": reason, "text": row["text"]})
+    return sorted(found, key=lambda x: (x["file"], x["line"]))
+
+
+def _summarise(files, per_file, gz_problems, records, samples, cached) -> Ingested:
+    inputs, totals, reasons = [], Counter(), Counter()
+    for file in files:
+        entry = per_file.get(file.path)
+        layouts = entry["layouts"] if entry else Counter()
+        buckets = entry["buckets"] if entry else Counter()
+        problem = file.problem or gz_problems.get(file.path)
+        inputs.append(
+            {
+                "path": file.path,
+                "host": file.host,
+                "layout": layouts.most_common(1)[0][0] if layouts else None,
+                "layouts": dict(layouts),
+                "lines": entry["lines"] if entry else 0,
+                **{bucket: buckets.get(bucket, 0) for bucket in s.BUCKETS},
+                "tz": file.tz,
+                "tz_assumed": not file.tz_given,
+                "undated_records": entry["undated"] if entry else 0,
+                "problem": problem,
+            }
+        )
+        if entry:
+            totals["lines"] += entry["lines"]
+            totals.update(buckets)
+            reasons.update(entry["reasons"])
+    accounting = {
+        "lines": totals["lines"],
+        **{bucket: totals[bucket] for bucket in s.BUCKETS},
+        "unparsed_by_reason": dict(sorted(reasons.items())),
+        "files": len(files),
+        "files_with_problems": sum(1 for i in inputs if i["problem"]),
+    }
+    if sum(accounting[b] for b in s.BUCKETS) != accounting["lines"]:
+        raise AssertionError(f"line accounting does not add up: {accounting}")
+    return Ingested(inputs, accounting, records, samples, cached)
+
+
+__all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "resolve_inputs"]

@@ -1,0 +1,139 @@
+"""Resolve the user's paths, directories and globs into the list of input files.
+
+Local paths are checked here so that a mistake gets one clear message; URIs with a scheme
+(``hdfs://``, ``s3a://``, ...) are left to Spark, which reads them where they live.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..errors import ForensicsError
+
+_URI = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_ROTATION = re.compile(r"(\.\d+|[.-]\d{4}-\d\d-\d\d(?:[-_.]\d\d)?)$")
+_LOG_SUFFIX = re.compile(r"\.(log|txt|json|jsonl|ndjson|out|err|stdout|stderr)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file to ingest: where it is, which host wrote it, the zone of its local times."""
+
+    path: str
+    host: str
+    tz: str = "UTC"
+    tz_given: bool = False
+    size: int | None = None
+    problem: str | None = None
+    aliases: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def compressed(self) -> bool:
+        return self.path.endswith(".gz")
+
+    @property
+    def is_uri(self) -> bool:
+        return bool(_URI.match(self.path))
+
+
+def host_from_name(file_name: str) -> str:
+    """``host-a.log.2.gz`` -> ``host-a``: the file name without compression, rotation and log suffixes."""
+    name = file_name[:-3] if file_name.endswith(".gz") else file_name
+    name = _ROTATION.sub("", name)
+    name = _LOG_SUFFIX.sub("", name)
+    name = _ROTATION.sub("", name)
+    return name or file_name
+
+
+def infer_host(path: str, root: str | None) -> str:
+    """The first directory below the input directory, else the file name (see ``host_from_name``)."""
+    if root is not None:
+        parts = os.path.relpath(path, root).split(os.sep)
+        if len(parts) > 1:
+            return parts[0]
+    return host_from_name(os.path.basename(path))
+
+
+def _lookup(mapping: Mapping[str, str] | None, path: str, host: str) -> str | None:
+    """The first mapping entry whose key equals the host or matches the path as a glob."""
+    for pattern, value in (mapping or {}).items():
+        if pattern == host or fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+            return value
+    return None
+
+
+def _walk(directory: str) -> Iterable[str]:
+    """Every file below ``directory``, following directory links once (no symlink loops)."""
+    seen: set[str] = set()
+    for current, dirs, files in os.walk(directory, followlinks=True):
+        real = os.path.realpath(current)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs.sort()
+        for name in sorted(files):
+            yield os.path.join(current, name)
+
+
+def _expand(path: str) -> list[tuple[str, str | None]]:
+    """(file, root directory or None) pairs for one user path; raises on a path that matches nothing."""
+    if _URI.match(path):
+        return [(path, None)]
+    expanded = os.path.expanduser(path)
+    matches = sorted(glob.glob(expanded, recursive=True)) if glob.has_magic(expanded) else [expanded]
+    if not matches or not any(os.path.lexists(m) for m in matches):
+        raise ForensicsError(f"No such file or directory: {path}", "Check the path (globs must be quoted).")
+    found: list[tuple[str, str | None]] = []
+    for match in matches:
+        if os.path.isdir(match):
+            found.extend((f, match) for f in _walk(match))
+        else:
+            found.append((match, None))
+    return found
+
+
+def _problem(path: str) -> str | None:
+    if not os.path.exists(path):
+        return "broken symbolic link"
+    if not os.path.isfile(path):
+        return "not a regular file"
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def resolve_inputs(
+    paths: Iterable[str],
+    hosts: Mapping[str, str] | None = None,
+    tz: str = "UTC",
+    tz_by_source: Mapping[str, str] | None = None,
+) -> list[InputFile]:
+    """Input files for ``paths``, each once (by real path), with host and time zone.
+
+    ``hosts`` and ``tz_by_source`` map a host name or a path glob to a host / time zone.
+    Unreadable files are kept with a ``problem`` so that they are reported, not dropped.
+    """
+    files: dict[str, InputFile] = {}
+    for user_path in paths:
+        for path, root in _expand(user_path):
+            if _URI.match(path):
+                key, size, problem = path, None, None
+            else:
+                path = os.path.abspath(path)
+                key, problem = os.path.realpath(path), _problem(path)
+                size = os.path.getsize(path) if problem is None else None
+            if key in files:
+                continue
+            host = infer_host(path, root)
+            host = _lookup(hosts, path, host) or host
+            zone = _lookup(tz_by_source, path, host)
+            files[key] = InputFile(path, host, zone or tz, zone is not None or tz != "UTC", size, problem)
+    if not files:
+        raise ForensicsError(f"No files found in: {', '.join(paths)}", "Point at log files or directories holding them.")
+    return list(files.values())

@@ -1,0 +1,111 @@
+"""Read input files in place with Spark, keeping each line's file and exact line number.
+
+Spark gives no line numbers for text. The session puts every file split in a partition of its
+own (``spark.SESSION_CONF``), so a row's index inside its partition is its index inside its
+split, and ``monotonically_increasing_id`` carries that index in its low 33 bits. Plain files
+larger than one split are counted split by split in a cheap pre-pass to know how many lines
+come before each split. Line breaks are LF, CRLF or a lone CR (Hadoop's line reader).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from typing import Sequence
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from .paths import InputFile
+
+ROW_INDEX_MASK = (1 << 33) - 1
+FILE_URI = "_metadata.file_path"
+BLOCK_START = "_metadata.file_block_start"
+
+
+def spark_key(uri: Column) -> Column:
+    """Spark's percent-encoded file URI as a plain path (``file:/a%20b`` -> ``/a b``)."""
+    decoded = F.url_decode(F.replace(uri, F.lit("+"), F.lit("%2B")))
+    return F.regexp_replace(decoded, r"^file:(//)?(?=/)", "")
+
+
+def readable_paths(files: Sequence[InputFile]) -> dict[str, InputFile]:
+    """Path Spark should read -> input file, for the files without a problem.
+
+    Spark skips file names that start with ``.`` or ``_`` even when named explicitly; such
+    local files are read through a symbolic link with an ordinary name instead.
+    """
+    paths: dict[str, InputFile] = {}
+    for file in files:
+        if file.problem:
+            continue
+        name = os.path.basename(file.path)
+        if not file.is_uri and name[:1] in "._":
+            link = os.path.join(_staging_dir(), f"{len(paths)}-{name.lstrip('._') or 'file'}")
+            os.symlink(file.path, link)
+            paths[link] = file
+        else:
+            paths[file.path] = file
+    return paths
+
+
+_STAGING: list[str] = []
+
+
+def _staging_dir() -> str:
+    if not _STAGING:
+        _STAGING.append(tempfile.mkdtemp(prefix="forensics-inputs-"))
+        atexit.register(shutil.rmtree, _STAGING[0], True)
+    return _STAGING[0]
+
+
+def _lines_before_splits(spark: SparkSession, paths: Sequence[str]) -> Column | None:
+    """Map column (file URI, split start) -> lines in the file's earlier splits, for split files."""
+    rows = (
+        spark.read.text(list(paths))
+        .groupBy(F.col(FILE_URI).alias("uri"), F.col(BLOCK_START).alias("start"))
+        .count()
+        .collect()  # one small row per split of the few files larger than a split
+    )
+    before: dict[str, int] = {}
+    running: dict[str, int] = {}
+    for row in sorted(rows, key=lambda r: (r["uri"], r["start"])):
+        before[f"{row['uri']}#{row['start']}"] = running.get(row["uri"], 0)
+        running[row["uri"]] = running.get(row["uri"], 0) + row["count"]
+    return F.create_map(*[F.lit(x) for item in before.items() for x in item]) if before else None
+
+
+def split_bytes(spark: SparkSession) -> int:
+    """The session's split size, with the open cost raised to match so that no partition holds
+    two splits (the row-index trick above depends on it)."""
+    split = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes"))
+    if _bytes(spark.conf.get("spark.sql.files.openCostInBytes")) < split:
+        spark.conf.set("spark.sql.files.openCostInBytes", str(split))
+    return split
+
+
+def _bytes(text: str) -> int:
+    units = {"b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
+    number = text.strip().lower().rstrip("bgkm")
+    return int(number) * units.get(text.strip().lower()[len(number):] or "b", 1)
+
+
+def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int | None]) -> DataFrame:
+    """One row per input line: ``uri`` (Spark's file URI), ``line`` (1-based), ``value``.
+
+    ``sizes`` gives the byte size of local files; plain files larger than a split get the
+    pre-pass. URIs of unknown size are assumed to fit in one split only when small: they are
+    always counted, which costs one extra read of those files.
+    """
+    split = split_bytes(spark)
+    split_files = [p for p in paths if not p.endswith(".gz") and (sizes.get(p) is None or sizes[p] > split)]
+    before = _lines_before_splits(spark, split_files) if split_files else None
+    index = F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)) + 1
+    if before is not None:
+        offset = F.coalesce(before[F.concat_ws("#", F.col(FILE_URI), F.col(BLOCK_START).cast("string"))], F.lit(0))
+        index = index + offset
+    value = F.col("value")
+    no_bom = F.when(F.substring(value, 1, 1) == "\ufeff", F.expr("substring(value, 2)")).otherwise(value)
+    return spark.read.text(list(paths)).select(F.col(FILE_URI).alias("uri"), index.alias("line"), no_bom.alias("value"))

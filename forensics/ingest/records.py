@@ -1,0 +1,188 @@
+"""Lines -> Kafka log records, with every line accounted for.
+
+One pass over all lines recognises record heads by layout and folds everything that cannot
+matter for Kafka (other applications' records, stack frames, binary junk) into counts per
+file. What remains (heads that may be Kafka records, and lines that may continue them) is
+small, and only there are continuation lines stitched to their record: a line continues the
+nearest head above it when every line in between is also in that subset.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import layouts
+from .. import schema as s
+
+KAFKA_MARKERS = ("kafka", "o.a.k.", "clientId=", "stream-thread [", "stream-client [", "state-updater [")
+"""Cheap substring test: a head containing none of these cannot be a Kafka client record."""
+
+KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k)\."
+KAFKA_PREFIX = (
+    r"^(\[(Consumer|ShareConsumer|Producer|AdminClient) |stream-(thread|client) \[|"
+    r"global-stream-thread \[|state-updater \[|task \[)"
+)
+STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
+CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
+TRAILING_LOGGER = r" \(([\w.$]+)\)$"
+SAMPLE_CHARS = 500
+SAMPLES_PER_REASON = 5
+
+_LAYOUT_NAMES = list(layouts.LAYOUTS)
+FOLD_FRAME, FOLD_BINARY, FOLD_UNDECODABLE = -50, -60, -61
+FOLDS: dict[int, tuple[str, str | None, str | None]] = {
+    **{-1 - i: (s.IRRELEVANT, None, name) for i, name in enumerate(_LAYOUT_NAMES)},
+    FOLD_FRAME: (s.CONTINUATIONS, None, None),
+    FOLD_BINARY: (s.UNPARSED, s.BINARY, None),
+    FOLD_UNDECODABLE: (s.UNPARSED, s.UNDECODABLE, None),
+}
+"""Negative fold keys -> (bucket, reason, layout) of the lines folded under them."""
+
+
+def _contains_any(value: Column, needles) -> Column:
+    test = None
+    for needle in needles:
+        test = value.contains(needle) if test is None else test | value.contains(needle)
+    return test
+
+
+def fold_lines(lines: DataFrame) -> DataFrame:
+    """Group lines by (uri, key): Kafka candidates and possible continuations keep their own line
+    number as key; the rest fold into one row per file and ``FOLDS`` key.
+
+    Returns ``uri, k, n, line, value, layout``: ``n`` lines folded, ``line``/``value`` the first
+    of them (so a kept row is exactly its line).
+    """
+    value = F.col("value")
+    with_layout = lines.withColumn("layout", layouts.head_layout(value))
+    head = F.col("layout").isNotNull()
+    first = F.substring(value, 1, 1)
+    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS))
+    irrelevant_key = F.lit(-1) - F.array_position(F.array(*map(F.lit, _LAYOUT_NAMES)), F.col("layout"))
+    frame = first.isin(" ", "\t") & value.rlike(STACK_FRAME)
+    key = (
+        F.when(candidate, F.col("line"))
+        .when(head, irrelevant_key)
+        .when(frame, F.lit(FOLD_FRAME))
+        .when(value.rlike(CONTROL_CHARS), F.lit(FOLD_BINARY))
+        .when(value.contains("\ufffd"), F.lit(FOLD_UNDECODABLE))
+        .otherwise(F.col("line"))
+    )
+    return (
+        with_layout.withColumn("k", key)
+        .groupBy("uri", "k")
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.min("line").alias("line"),
+            F.min_by("value", "line").alias("value"),
+            F.min_by("layout", "line").alias("layout"),
+        )
+    )
+
+
+def file_facts(folded: DataFrame) -> DataFrame:
+    """Per file and layout (null: not a record head): lines and the first such line. Small."""
+    return folded.groupBy("uri", "layout").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"))
+
+
+def stitch(kept: DataFrame) -> DataFrame:
+    """Mark each kept row with the head it continues (``head_line``) where it continues one."""
+    by_file = Window.partitionBy("uri").orderBy("line")
+    upto = by_file.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    is_head = F.col("layout").isNotNull()
+    numbered = kept.withColumn("rn", F.row_number().over(by_file))
+    marked = numbered.select(
+        "*",
+        F.last(F.when(is_head, F.col("line")), True).over(upto).alias("head_line"),
+        F.last(F.when(is_head, F.col("rn")), True).over(upto).alias("head_rn"),
+        F.last(F.when(is_head, F.col("layout")), True).over(upto).alias("head_layout"),
+    )
+    contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")
+    joined = ~is_head & contiguous & (F.col("head_layout") != "json_lines")  # a JSON record is one line
+    return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line")))
+
+
+def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
+    """Heads with their continuation text, parsed into record fields, with bucket and reason.
+
+    Each step is its own projection so that the per-layout expressions are evaluated (and
+    compiled) once, not once per field that uses them.
+    """
+    heads = stitched.where(F.col("layout").isNotNull())
+    tails = (
+        stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
+        .groupBy("uri", "head_line")
+        .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value"))).alias("tail"))
+    )
+    parts = F.col("parts")
+    with_parts = heads.join(tails, ["uri", "head_line"], "left").withColumn(
+        "parts", layouts.split_fields(F.col("layout"), F.col("value"))
+    )
+    with_text = with_parts.select(
+        "*",
+        F.when(F.col("tail").isNull(), parts[5])
+        .otherwise(F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
+        .alias("text"),
+        F.nullif(parts[0], F.lit("")).alias("ts_text"),
+    )
+    from_tail = F.when(
+        (F.col("layout") == "log4j") & (parts[2] == "") & F.col("tail").isNotNull(),
+        F.nullif(F.regexp_extract("text", TRAILING_LOGGER, 1), F.lit("")),
+    )
+    with_logger = with_text.select(
+        "*",
+        F.coalesce(F.nullif(parts[2], F.lit("")), from_tail).alias("logger_"),
+        from_tail.isNotNull().alias("logger_in_tail"),
+        layouts.to_utc(F.col("layout"), F.col("ts_text"), tz_of).alias("ts_"),
+    )
+    ts, ts_text = F.col("ts_"), F.col("ts_text")
+    relevant = (
+        (F.col("layout") == "librdkafka")
+        | F.coalesce(F.col("logger_"), F.lit("")).rlike(KAFKA_LOGGER)
+        | parts[5].rlike(KAFKA_PREFIX)
+    )
+    bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
+    bucket = F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS))
+    message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", TRAILING_LOGGER, "")).otherwise(F.col("text"))
+    return with_logger.withColumn("bucket", bucket).select(
+        "uri",
+        F.col("line"),
+        "bucket",
+        F.when(F.col("bucket") == s.UNPARSED, F.lit(s.BAD_TIMESTAMP)).alias("reason"),
+        F.col("value").alias("sample"),
+        ts.isNull().alias("undated"),
+        source_of.alias(s.SOURCE_FILE),
+        host_of.alias(s.HOST),
+        F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
+        F.col("layout").alias(s.LAYOUT),
+        ts.alias(s.TS),
+        layouts._common.normalise_level(parts[1]).alias(s.LEVEL),
+        F.col("logger_").alias(s.LOGGER),
+        F.nullif(parts[3], F.lit("")).alias(s.THREAD),
+        F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
+        message.alias(s.MESSAGE),
+    )
+
+
+def classify_others(stitched: DataFrame, first_head: Column, file_layout: Column) -> DataFrame:
+    """Bucket and reason of kept non-head rows: continuation, or unparsed with a reason.
+
+    ``first_head`` is the line number of the file's first record head (null: none) and
+    ``file_layout`` the file's main layout; JSON-lines files have no continuation lines.
+    """
+    rows = stitched.where(F.col("layout").isNull())
+    json_file = F.coalesce(file_layout == "json_lines", F.lit(False))
+    continues = ~json_file & (F.col("head_line").isNotNull() | (first_head < F.col("line")))
+    reason = (
+        F.when(json_file, F.lit(s.MALFORMED_JSON))
+        .when(first_head.isNull(), F.lit(s.UNKNOWN_LAYOUT))
+        .otherwise(F.lit(s.NO_RECORD_TO_CONTINUE))
+    )
+    return rows.select(
+        "uri",
+        "line",
+        F.when(continues, F.lit(s.CONTINUATIONS)).otherwise(F.lit(s.UNPARSED)).alias("bucket"),
+        F.when(~continues, reason).alias("reason"),
+        F.col("value").alias("sample"),
+    )

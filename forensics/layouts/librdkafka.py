@@ -1,0 +1,41 @@
+"""librdkafka's native log line: ``%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: msg``.
+
+Fields: syslog level (0-7), epoch seconds with millis (UTC by definition), facility (kept as
+the logger), the client handle name (kept as the client), the internal thread, the message.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from . import _common as c
+
+NAME = "librdkafka"
+DESCRIPTION = "librdkafka native log: %LEVEL|epoch.ms|FACILITY|handle| [thrd:name]: msg"
+EXAMPLE = (
+    "%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: Group \"orders-app\" changed "
+    "state init -> query-coord (join-state init)"
+)
+FIRST_CHARS = "%"
+HEAD = r"^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$"
+TEMPLATE = c.replacement(ts_text="$2", level="$1", logger="$3", client="$4", thread="$5", message="$6")
+
+SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
+"""syslog severities 0-7 (emerg..debug) in log4j's names; 5 (notice) reads as INFO."""
+
+
+def sniff(sample_lines) -> bool:
+    return c.sniff_regex(HEAD, sample_lines)
+
+
+def split(value: Column) -> Column:
+    parts = c.split_fields(value, HEAD, TEMPLATE)
+    names = F.array(*[F.lit(n) for n in SYSLOG_LEVELS])
+    level = F.element_at(names, parts[1].cast("int") + 1)
+    return F.array(parts[0], level, parts[2], parts[3], parts[4], parts[5])
+
+
+def to_utc(ts_text: Column, tz: Column) -> Column:
+    """Epoch seconds are UTC whatever the source's zone."""
+    return F.timestamp_micros(F.round(ts_text.cast("decimal(20,6)") * 1_000_000).cast("long"))

@@ -1,0 +1,34 @@
+"""Kafka's own default layout ``[%d] %p %m (%c)%n`` (log4j 1.x/reload4j up to 3.9, log4j2 from 4.0).
+
+The logger comes last, in parentheses. Multi-line messages (``Updating assignment with`` and
+friends) carry it only on their last physical line, so it is optional here and recovered
+after continuation lines are joined.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+
+from . import _common as c
+
+NAME = "log4j"
+DESCRIPTION = "Kafka default log4j layout: [%d] %p %m (%c)%n"
+EXAMPLE = (
+    "[2024-03-11 14:02:17,418] INFO [Consumer clientId=consumer-orders-app-1, groupId=orders-app] "
+    "(Re-)joining group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+)
+FIRST_CHARS = "["
+HEAD = rf"^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(.*?)(?: \(({c.LOGGER})\))?$"
+TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$4", message="$3")
+
+
+def sniff(sample_lines) -> bool:
+    return c.sniff_regex(HEAD, sample_lines)
+
+
+def split(value: Column) -> Column:
+    return c.split_fields(value, HEAD, TEMPLATE)
+
+
+def to_utc(ts_text: Column, tz: Column) -> Column:
+    return c.iso_to_utc(ts_text, tz)

@@ -1,0 +1,121 @@
+"""Ingest of one real-looking file per layout: exact accounting and the fields of chosen records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from tests.helpers import buckets, ingest_paths, records_by_line
+
+LAYOUTS = "layouts"
+
+
+@pytest.fixture(scope="module")
+def log4j(spark, data_dir):
+    return ingest_paths(spark, data_dir / LAYOUTS / "log4j_consumer_3_6.log")
+
+
+def test_log4j_accounting_adds_up_exactly(log4j):
+    (entry,) = log4j.inputs
+    assert entry["layout"] == "log4j"
+    assert buckets(entry) == {"lines": 30, "records": 15, "continuations": 13, "irrelevant": 2, "unparsed": 0}
+    assert buckets(log4j.accounting) == buckets(entry)
+
+
+def test_log4j_multiline_record_takes_its_logger_from_its_last_line(log4j):
+    record = records_by_line(log4j)[18]
+    assert record["line_end"] == 23
+    assert record["logger"] == "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+    assert record["message"].startswith("[Consumer clientId=consumer-orders-app-1, groupId=orders-app] Updating assignment with\n")
+    assert "Revoked partitions (owned - assigned):     [orders-1]" in record["message"]
+    assert not record["message"].endswith("ConsumerCoordinator)")
+
+
+def test_log4j_exception_line_joins_its_record_but_stack_frames_do_not(log4j):
+    record = records_by_line(log4j)[25]
+    assert record["line_end"] == 26
+    assert record["level"] == "ERROR"
+    assert record["message"].endswith("org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed "
+                                      "since the group has already rebalanced and assigned the partitions to another member.")
+
+
+def test_log4j_fields_and_utc_timestamp(log4j):
+    record = records_by_line(log4j)[7]
+    assert record["ts"] == datetime(2024, 3, 11, 14, 2, 20, 470000)
+    assert record["host"] == "log4j_consumer_3_6"
+    assert record["source_file"].endswith("tests/data/layouts/log4j_consumer_3_6.log")
+    assert record["layout"] == "log4j"
+    assert "Successfully joined group with generation Generation{generationId=12" in record["message"]
+
+
+def test_gzip_twin_gives_the_same_records(spark, data_dir, log4j):
+    rotated = ingest_paths(spark, data_dir / LAYOUTS / "log4j_consumer_3_6_rotated.log.gz")
+    (entry,) = rotated.inputs
+    assert entry["problem"] is None
+    assert entry["host"] == "log4j_consumer_3_6_rotated"
+    strip = lambda rows: {k: {f: v for f, v in r.items() if f not in ("source_file", "host")} for k, r in rows.items()}
+    assert strip(records_by_line(rotated)) == strip(records_by_line(log4j))
+
+
+def test_logback_seed_000_excerpt(spark, data_dir):
+    result = ingest_paths(spark, data_dir / LAYOUTS / "logback_streams_kafka_7672.log", tz="Asia/Tokyo")
+    (entry,) = result.inputs
+    assert entry["layout"] == "logback"
+    assert entry["tz"] == "Asia/Tokyo" and entry["tz_assumed"] is False
+    assert buckets(entry) == {"lines": 21, "records": 11, "continuations": 7, "irrelevant": 3, "unparsed": 0}
+    records = records_by_line(result)
+    assert records[10]["line_end"] == 14  # the tab lines and the blank line after them
+    assert records[15]["logger"] == "org.apache.kafka.streams.processor.internals.StoreChangelogReader"
+    assert records[15]["message"].startswith("stream-thread [AuditTrailBatch-StreamThread-1]No checkpoint found for task 1_1")
+    assert records[15]["ts"] == datetime(2018, 10, 22, 23, 27, 54, 357000)  # 08:27:54 in Tokyo
+
+
+def test_spring_boot_both_generations_of_the_layout(spark, data_dir):
+    result = ingest_paths(spark, data_dir / LAYOUTS / "spring_boot_streams.log")
+    (entry,) = result.inputs
+    assert entry["layout"] == "spring_boot"
+    assert buckets(entry) == {"lines": 6, "records": 3, "continuations": 1, "irrelevant": 2, "unparsed": 0}
+    records = records_by_line(result)
+    assert records[2]["thread"] == "-StreamThread-1"
+    assert records[2]["logger"] == "o.a.k.s.p.internals.StreamThread"
+    assert records[3]["ts"] == datetime(2024, 3, 11, 13, 2, 17, 530000)  # +01:00 in the text
+    assert records[5]["line_end"] == 6
+
+
+def test_json_lines_logstash_and_ecs_fields(spark, data_dir):
+    result = ingest_paths(spark, data_dir / LAYOUTS / "json_lines_ecs_and_logstash.log")
+    (entry,) = result.inputs
+    assert entry["layout"] == "json_lines"
+    assert buckets(entry) == {"lines": 6, "records": 4, "continuations": 0, "irrelevant": 1, "unparsed": 1}
+    assert result.accounting["unparsed_by_reason"] == {"malformed JSON record": 1}
+    records = records_by_line(result)
+    assert records[1]["thread"] == "main" and records[1]["level"] == "INFO"
+    assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 20, 470000)
+    assert records[4]["ts"] == datetime(2024, 3, 11, 14, 2, 25)
+    assert records[4]["level"] == "ERROR" and records[4]["thread"] == "main"
+    assert "\norg.apache.kafka.clients.consumer.CommitFailedException" in records[4]["message"]
+    assert records[5]["thread"] == "kafka-coordinator-heartbeat-thread | orders-app"
+    assert records[5]["ts"] == datetime(2024, 3, 11, 14, 2, 26, 100000)
+
+
+def test_librdkafka_native_lines(spark, data_dir):
+    result = ingest_paths(spark, data_dir / LAYOUTS / "librdkafka_consumer.log")
+    (entry,) = result.inputs
+    assert entry["layout"] == "librdkafka"
+    assert buckets(entry) == {"lines": 5, "records": 5, "continuations": 0, "irrelevant": 0, "unparsed": 0}
+    records = records_by_line(result)
+    assert records[1]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118000)
+    assert (records[1]["level"], records[4]["level"], records[5]["level"]) == ("DEBUG", "INFO", "WARN")
+    assert records[1]["logger"] == "CGRPSTATE" and records[1]["client"] == "rdkafka#consumer-1"
+    assert records[1]["thread"] == "main"
+    assert records[1]["message"].startswith('Group "orders-app" changed state init -> query-coord')
+
+
+def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
+    result = ingest_paths(spark, data_dir / LAYOUTS)
+    assert len(result.inputs) == 6
+    for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
+        assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5
+    assert result.records.count() == result.accounting["records"]

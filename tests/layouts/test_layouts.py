@@ -1,0 +1,44 @@
+"""Each layout recognises its own lines and rejects the other layouts' lines (sniff both ways)."""
+
+from __future__ import annotations
+
+import pkgutil
+
+import pytest
+
+import forensics.layouts as layouts_pkg
+from forensics.layouts import LAYOUTS, sniff
+
+
+def test_every_layout_module_is_registered():
+    modules = {m.name for m in pkgutil.iter_modules(layouts_pkg.__path__) if not m.name.startswith("_")}
+    assert modules == {module.__name__.rsplit(".", 1)[1] for module in LAYOUTS.values()}
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_layout_sniffs_its_own_example(name):
+    assert LAYOUTS[name].sniff([LAYOUTS[name].EXAMPLE]) is True
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_layout_rejects_every_other_layouts_example(name):
+    others = [layout.EXAMPLE for other, layout in LAYOUTS.items() if other != name]
+    assert all(LAYOUTS[name].sniff([line]) is False for line in others)
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_registry_sniff_names_the_layout_of_each_example(name):
+    assert sniff([LAYOUTS[name].EXAMPLE]) == name
+
+
+def test_stack_trace_lines_sniff_as_no_layout():
+    assert sniff(["\tat com.example.Foo.bar(Foo.java:10)", "Caused by: java.io.IOException: x"]) is None
+
+
+def test_seed_000_kafka_7672_line_is_logback():
+    line = (
+        "2018-10-23 08:27:54,357 INFO  org.apache.kafka.streams.processor.internals.StoreChangelogReader - "
+        "stream-thread [AuditTrailBatch-StreamThread-1]No checkpoint found for task 1_1 state store "
+        "AuditTrailBatch-store1-changelog-1 with EOS turned on. Reinitializing the task and restore its state from the beginning."
+    )
+    assert sniff([line]) == "logback"
