@@ -56,8 +56,10 @@ class Ingested:
             frame.unpersist()
 
 
-def _literal_map(mapping: Mapping[str, object]) -> Column:
-    return F.create_map(*[F.lit(x) for item in mapping.items() for x in item]) if mapping else F.create_map()
+def _literal_map(mapping: Mapping[str, object], value_type: str = "string") -> Column:
+    """A map literal (small: one entry per input file) typed ``map<string, value_type>``."""
+    entries = F.create_map(*[F.lit(x) for item in mapping.items() for x in item])
+    return entries.cast(f"map<string,{value_type}>")
 
 
 def _file_for(key: str, read_paths: Mapping[str, InputFile]) -> InputFile:
@@ -120,7 +122,7 @@ def ingest(
         tz_of=_literal_map({u: f.tz for u, f in by_uri.items()})[uri],
         source_of=_literal_map({u: f.path for u, f in by_uri.items()})[uri],
     ).cache()
-    others = classify_others(stitched, _literal_map(first_head)[uri], _literal_map(main_layout)[uri])
+    others = classify_others(stitched, _literal_map(first_head, "bigint")[uri], _literal_map(main_layout)[uri])
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
         others.withColumn("undated", F.lit(False))
     )

@@ -50,12 +50,19 @@ def host_from_name(file_name: str) -> str:
     return name or file_name
 
 
+_GENERIC_DIRS = re.compile(r"^(logs?|var|tmp|old|archive|rotated|\d{4}(-\d\d(-\d\d)?)?)$", re.IGNORECASE)
+DOCUMENTATION = re.compile(r"(\.(md|rst|ipynb|html|pdf)|^EXPECTED\.json|^README(\..*)?)$", re.IGNORECASE)
+"""Files skipped (and reported) when found inside a directory input: notes, not logs."""
+
+
 def infer_host(path: str, root: str | None) -> str:
-    """The first directory below the input directory, else the file name (see ``host_from_name``)."""
+    """The nearest directory between the file and the input directory whose name is not
+    generic (``logs``, ``2024-03-11``, ...), else the file name (see ``host_from_name``)."""
     if root is not None:
-        parts = os.path.relpath(path, root).split(os.sep)
-        if len(parts) > 1:
-            return parts[0]
+        directories = os.path.relpath(path, root).split(os.sep)[:-1]
+        for name in reversed(directories):
+            if not _GENERIC_DIRS.match(name):
+                return name
     return host_from_name(os.path.basename(path))
 
 
@@ -98,7 +105,9 @@ def _expand(path: str) -> list[tuple[str, str | None]]:
     return found
 
 
-def _problem(path: str) -> str | None:
+def _problem(path: str, root: str | None) -> str | None:
+    if root is not None and DOCUMENTATION.search(os.path.basename(path)):
+        return "skipped: a documentation file inside a directory input (name it explicitly to read it)"
     if not os.path.exists(path):
         return "broken symbolic link"
     if not os.path.isfile(path):
@@ -126,7 +135,7 @@ def resolve_inputs(
                 key, size, problem = path, None, None
             else:
                 path = os.path.abspath(path)
-                key, problem = os.path.realpath(path), _problem(path)
+                key, problem = os.path.realpath(path), _problem(path, root)
                 size = os.path.getsize(path) if problem is None else None
             if key in files:
                 continue

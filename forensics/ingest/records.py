@@ -66,7 +66,7 @@ def fold_lines(lines: DataFrame) -> DataFrame:
         .when(head, irrelevant_key)
         .when(frame, F.lit(FOLD_FRAME))
         .when(value.rlike(CONTROL_CHARS), F.lit(FOLD_BINARY))
-        .when(value.contains("\ufffd"), F.lit(FOLD_UNDECODABLE))
+        .when(~F.is_valid_utf8(value), F.lit(FOLD_UNDECODABLE))
         .otherwise(F.col("line"))
     )
     return (
@@ -173,7 +173,8 @@ def classify_others(stitched: DataFrame, first_head: Column, file_layout: Column
     """
     rows = stitched.where(F.col("layout").isNull())
     json_file = F.coalesce(file_layout == "json_lines", F.lit(False))
-    continues = ~json_file & (F.col("head_line").isNotNull() | (first_head < F.col("line")))
+    after_first_head = F.coalesce(first_head < F.col("line"), F.lit(False))
+    continues = ~json_file & (F.col("head_line").isNotNull() | after_first_head)
     reason = (
         F.when(json_file, F.lit(s.MALFORMED_JSON))
         .when(first_head.isNull(), F.lit(s.UNKNOWN_LAYOUT))
