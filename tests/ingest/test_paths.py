@@ -1,0 +1,75 @@
+"""Inputs: directories, globs, host inference and overrides, skipped documentation files."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from forensics.errors import ForensicsError
+from forensics.ingest.paths import host_from_name, infer_host, resolve_inputs
+
+
+@pytest.mark.parametrize(
+    "name, host",
+    [
+        ("broker-1.log", "broker-1"),
+        ("host-a.log.2.gz", "host-a"),
+        ("orders-app.2024-03-11.log.gz", "orders-app"),
+        ("streams-7.json", "streams-7"),
+        ("consumer.out", "consumer"),
+    ],
+)
+def test_host_from_file_name(name, host):
+    assert host_from_name(name) == host
+
+
+def test_host_is_the_nearest_meaningful_directory(tmp_path):
+    root = str(tmp_path)
+    assert infer_host(os.path.join(root, "host-a", "app.log"), root) == "host-a"
+    assert infer_host(os.path.join(root, "host-b", "logs", "2024-03-11", "app.log"), root) == "host-b"
+    assert infer_host(os.path.join(root, "app-3.log"), root) == "app-3"
+
+
+def make_tree(tmp_path):
+    for rel in ("host-a/app.log", "host-a/app.log.1.gz", "host-b/logs/app.log", "NOTES.md", "EXPECTED.json"):
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    return tmp_path
+
+
+def test_directory_is_read_recursively_with_hosts(tmp_path):
+    files = resolve_inputs([str(make_tree(tmp_path))])
+    readable = {os.path.relpath(f.path, tmp_path): f.host for f in files if not f.problem}
+    assert readable == {"host-a/app.log": "host-a", "host-a/app.log.1.gz": "host-a", "host-b/logs/app.log": "host-b"}
+
+
+def test_documentation_files_in_a_directory_are_reported_as_skipped(tmp_path):
+    files = resolve_inputs([str(make_tree(tmp_path))])
+    skipped = {os.path.basename(f.path) for f in files if f.problem and f.problem.startswith("skipped")}
+    assert skipped == {"NOTES.md", "EXPECTED.json"}
+
+
+def test_glob_and_host_and_zone_overrides(tmp_path):
+    make_tree(tmp_path)
+    files = resolve_inputs([str(tmp_path / "host-*" / "*.log")], hosts={"*/host-a/*": "broker-7"}, tz_by_source={"broker-7": "Europe/Paris"})
+    assert [(f.host, f.tz, f.tz_given) for f in files] == [("broker-7", "Europe/Paris", True)]
+
+
+def test_same_file_named_twice_is_read_once(tmp_path):
+    make_tree(tmp_path)
+    files = resolve_inputs([str(tmp_path / "host-a" / "app.log"), str(tmp_path / "host-a")])
+    assert sum(1 for f in files if f.path.endswith("host-a/app.log")) == 1
+
+
+def test_symlink_loop_does_not_hang(tmp_path):
+    make_tree(tmp_path)
+    os.symlink(tmp_path, tmp_path / "host-a" / "loop")
+    files = resolve_inputs([str(tmp_path)])
+    assert sum(1 for f in files if f.path.endswith("app.log") and not f.problem) == 2
+
+
+def test_glob_matching_nothing_is_a_clear_error(tmp_path):
+    with pytest.raises(ForensicsError, match="No such file or directory"):
+        resolve_inputs([str(tmp_path / "*.nothing")])

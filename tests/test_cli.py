@@ -1,0 +1,89 @@
+"""The ``forensics`` command: the JSON contract, the summary, and one-line errors.
+
+These run the real command in a subprocess (its own JVM), as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+SAMPLE = ROOT / "sample_logs"
+
+
+def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "forensics.cli", *args],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture(scope="module")
+def sample_json():
+    done = run_cli("analyze", str(SAMPLE), "--master", "local[2]", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_json_has_the_contract_fields(sample_json):
+    assert {"tool_version", "inputs", "accounting", "rebalances", "findings"} <= set(sample_json)
+    assert {"lines", "records", "continuations", "irrelevant", "unparsed", "unparsed_by_reason"} <= set(sample_json["accounting"])
+    for entry in sample_json["inputs"]:
+        assert {"path", "host", "layout", "lines"} <= set(entry)
+
+
+def test_json_accounting_of_the_sample_incident(sample_json):
+    acc = sample_json["accounting"]
+    assert (acc["lines"], acc["records"], acc["continuations"], acc["irrelevant"], acc["unparsed"]) == (78, 48, 24, 6, 0)
+    logs = {Path(e["path"]).name: e for e in sample_json["inputs"] if e["kind"] == "log" and not e["problem"]}
+    assert {name: (e["host"], e["layout"], e["lines"]) for name, e in logs.items()} == {
+        "app.log": ("host-a", "logback", 59),
+        "app.log.gz": ("host-b", "log4j", 19),
+    }
+
+
+def test_summary_is_printed_when_json_goes_to_a_file(tmp_path):
+    out = tmp_path / "result.json"
+    done = run_cli("analyze", str(SAMPLE / "kafka-7672-skipped-restore" / "host-a"), "--master", "local[1]", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "Analysed 1 file(s), 59 lines:" in done.stdout
+    assert json.loads(out.read_text())["accounting"]["records"] == 30
+
+
+def test_offsets_alone_is_valid(tmp_path):
+    dump = tmp_path / "describe.txt"
+    dump.write_text("GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG\norders-app orders 0 1500 1500 0\n")
+    done = run_cli("analyze", "--offsets", str(dump), "--master", "local[1]", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [e["kind"] for e in result["inputs"]] == ["offsets"]
+    assert result["accounting"]["lines"] == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["analyze", "no/such/dir"], "forensics: error: No such file or directory: no/such/dir"),
+        (["analyze", str(SAMPLE), "--tz", "Mars/Olympus"], "forensics: error: Unknown time zone 'Mars/Olympus'."),
+        (["analyze", str(SAMPLE), "--master", "carrier-pigeon://x"], "forensics: error: Unknown Spark master 'carrier-pigeon://x'."),
+        (["analyze"], "forensics: error: Nothing to analyse."),
+    ],
+)
+def test_mistakes_give_one_line_on_stderr_and_a_nonzero_exit(args, message):
+    done = run_cli(*args)
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1].startswith(message)
+    assert "Traceback" not in done.stderr and "py4j" not in done.stderr.lower()
+
+
+def test_missing_java_is_one_sentence_naming_the_package(tmp_path):
+    done = run_cli("analyze", str(SAMPLE), "--master", "local[1]", env={"JAVA_HOME": str(tmp_path), "PATH": "/nonexistent"})
+    assert done.returncode != 0
+    assert "openjdk-17-jre-headless" in done.stderr
+    assert "Traceback" not in done.stderr
