@@ -8,7 +8,6 @@ layout of each line, stitches continuation lines to their record, and returns th
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -75,7 +74,7 @@ def _file_for(key: str, read_paths: Mapping[str, InputFile]) -> InputFile:
 def _gzip_problems(files: Iterable[InputFile]) -> dict[str, str]:
     local_gz = [f.path for f in files if f.compressed and not f.is_uri and not f.problem]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return {p: problem for p, problem in zip(local_gz, pool.map(gzip_problem, local_gz)) if problem}
+        return {p: problem for p, problem in zip(local_gz, pool.map(gzip_problem, local_gz), strict=True) if problem}
 
 
 def ingest(
@@ -106,6 +105,28 @@ def ingest(
         gz_problems = gz_future.result()
 
     by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in facts}
+    stitched = stitch(folded.where(F.col("k") >= 0)).cache()
+    heads = assemble_records(
+        stitched,
+        host_of=_literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
+        tz_of=_literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
+        source_of=_literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
+    ).cache()
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
+        _classify_others(stitched, facts).withColumn("undated", F.lit(False))
+    )
+    counts = rows.groupBy("uri", "bucket", "reason", "undated").count().collect()
+    folded_rows = folded.where(F.col("k") < 0).select(
+        "uri", "k", "n", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")
+    ).collect()
+    records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
+    per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
+    samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
+    return _summarise(files, per_file, gz_problems, records, samples, [folded, stitched, heads])
+
+
+def _classify_others(stitched: DataFrame, facts) -> DataFrame:
+    """``classify_others`` with each file's first head line and main layout from ``facts``."""
     first_head: dict[str, int] = {}
     heads_by_layout: dict[str, Counter] = defaultdict(Counter)
     for row in facts:
@@ -113,36 +134,20 @@ def ingest(
             first_head[row["uri"]] = min(row["first_line"], first_head.get(row["uri"], row["first_line"]))
             heads_by_layout[row["uri"]][row["layout"]] += row["lines"]
     main_layout = {u: c.most_common(1)[0][0] for u, c in heads_by_layout.items()}
-
     uri = F.col("uri")
-    stitched = stitch(folded.where(F.col("k") >= 0)).cache()
-    heads = assemble_records(
-        stitched,
-        host_of=_literal_map({u: f.host for u, f in by_uri.items()})[uri],
-        tz_of=_literal_map({u: f.tz for u, f in by_uri.items()})[uri],
-        source_of=_literal_map({u: f.path for u, f in by_uri.items()})[uri],
-    ).cache()
-    others = classify_others(stitched, _literal_map(first_head, "bigint")[uri], _literal_map(main_layout)[uri])
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
-        others.withColumn("undated", F.lit(False))
-    )
-    counts = rows.groupBy("uri", "bucket", "reason", "undated").count().collect()
+    return classify_others(stitched, _literal_map(first_head, "bigint")[uri], _literal_map(main_layout)[uri])
+
+
+def _first_unparsed(rows: DataFrame) -> list:
+    """The first ``SAMPLES_PER_REASON`` unparsed lines of each file and reason (small)."""
     rank = F.row_number().over(Window.partitionBy("uri", "reason").orderBy("line"))
-    samples = (
+    return (
         rows.where(F.col("bucket") == s.UNPARSED)
         .withColumn("rank", rank)
         .where(F.col("rank") <= SAMPLES_PER_REASON)
         .select("uri", "line", "reason", F.substring("sample", 1, SAMPLE_CHARS).alias("text"))
         .collect()
     )
-    folded_rows = folded.where(F.col("k") < 0).select(
-        "uri", "k", "n", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")
-    ).collect()
-    records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
-    per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
-    sample_list = _samples(samples, folded_rows, by_uri)
-    result = _summarise(files, per_file, gz_problems, records, sample_list, [folded, stitched, heads])
-    return result
 
 
 def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
