@@ -1,0 +1,182 @@
+"""The catalogue of Kafka log message templates: data in ``templates.yaml``, loaded here.
+
+Each entry names the event type a message becomes, the Kafka versions whose source has that
+exact wording, the loggers that print it, a regex with named groups matched against the
+message after its log-context prefix (``[Consumer clientId=..]``, ``stream-thread [..]``, ...),
+and an example line with the fields it must yield. Code only loads and applies it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .. import schema as s
+
+CATALOGUE_PATH = Path(__file__).with_name("templates.yaml")
+_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
+_MULTILINE_HINTS = ("\\n", "\\s\\S", "\\S\\s", "\\t")
+
+
+@dataclass(frozen=True)
+class Template:
+    """One catalogue entry, ready to apply in Spark (Java regex syntax, numbered groups)."""
+
+    key: str
+    reference_id: str
+    event_type: str
+    versions: str
+    loggers: tuple[str, ...]
+    pattern: str
+    groups: tuple[tuple[str, int], ...]
+    gate: str
+    gate_at_start: bool
+    multiline: bool
+    example: str
+    fields: tuple[tuple[str, str], ...]
+
+
+def java_pattern(pattern: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """Rewrite Python named groups as plain groups (Java names allow no ``_``); keep their numbers."""
+    numbers = re.compile(pattern).groupindex
+    return _NAMED_GROUP.sub("(", pattern), tuple(sorted(numbers.items(), key=lambda item: item[1]))
+
+
+def literal_gate(pattern: str) -> tuple[str, bool]:
+    """The longest run of literal text the pattern requires at its top level, and whether
+    that run starts the match (``^`` then literal text).
+
+    Text inside groups is ignored (a group may be optional, an alternative or a lookahead),
+    so the gate is always safe: every match contains it. Used as a cheap
+    ``startswith``/``contains`` test before the regex.
+    """
+    runs = _top_level_runs(pattern)
+    if not runs:
+        return "", False
+    text, offset = max(runs, key=lambda run: len(run[0]))
+    return text, pattern.startswith("^") and offset == 1
+
+
+def first_word(template: "Template") -> str | None:
+    """The first word every message of the template starts with, when the pattern fixes it."""
+    runs = _top_level_runs(template.pattern)
+    if not runs or runs[0][1] != 1 or not template.pattern.startswith("^"):
+        return None
+    text, _ = runs[0]
+    end = 1 + len(_escaped_prefix(template.pattern[1:], len(text)))
+    complete = " " in text or end >= len(template.pattern) or template.pattern[end] == "$"
+    return text.split(" ", 1)[0] if complete and text.split(" ", 1)[0] else None
+
+
+def _escaped_prefix(body: str, literal_chars: int) -> str:
+    """The pattern text that spells the first ``literal_chars`` literal characters of ``body``."""
+    i = seen = 0
+    while seen < literal_chars:
+        i += 2 if body[i] == "\\" else 1
+        seen += 1
+    return body[:i]
+
+
+def _top_level_runs(pattern: str) -> list[tuple[str, int]]:
+    """(literal text, pattern offset) runs outside groups and classes; none with top-level ``|``."""
+    runs: list[tuple[str, int]] = []
+    current, start, depth, i = "", 0, 0, 0
+
+    def close(next_start: int) -> None:
+        nonlocal current, start
+        if current:
+            runs.append((current, start))
+        current, start = "", next_start
+
+    while i < len(pattern):
+        char = pattern[i]
+        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+        if depth == 0 and char == "|":
+            return []
+        if char == "\\" and nxt and not nxt.isalnum() and depth == 0:
+            piece, width = nxt, 2
+        elif char == "\\":
+            close(i + 2) if depth == 0 else None
+            i += 2
+            continue
+        elif char == "[":
+            close(i) if depth == 0 else None
+            i = _class_end(pattern, i)
+            start = i
+            continue
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+            close(i + 1)
+            i += 1
+            continue
+        elif depth > 0 or char in ".^$*+?{}":
+            close(i + 1) if depth == 0 else None
+            i += 1
+            continue
+        else:
+            piece, width = char, 1
+        if i + width < len(pattern) and pattern[i + width] in "*?{":
+            close(i + width)  # the quantified character is optional
+            i += width
+            continue
+        if not current:
+            start = i
+        current += piece
+        i += width
+    close(len(pattern))
+    return runs
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Index just past the character class that starts at ``pattern[i] == '['``."""
+    i += 2 if pattern[i + 1 : i + 2] == "]" else 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
+
+
+def _template(entry: dict, key: str) -> Template:
+    pattern, groups = java_pattern(entry["pattern"])
+    gate, at_start = literal_gate(pattern)
+    return Template(
+        key=key,
+        reference_id=entry["id"],
+        event_type=entry["event_type"],
+        versions=str(entry["versions"]),
+        loggers=tuple(entry["loggers"]),
+        pattern=pattern,
+        groups=groups,
+        gate=gate,
+        gate_at_start=at_start,
+        multiline=any(hint in entry["pattern"] for hint in _MULTILINE_HINTS),
+        example=entry["example"],
+        fields=tuple(sorted((name, str(value)) for name, value in (entry.get("fields") or {}).items())),
+    )
+
+
+@lru_cache(maxsize=4)
+def load_catalogue(path: str | Path = CATALOGUE_PATH) -> tuple[Template, ...]:
+    """All templates, in file order (the first matching template wins). Validates the data:
+    known event types and field names, unique keys (``G39`` or ``G39.2`` when an id repeats)."""
+    entries = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    repeats, seen = Counter(entry["id"] for entry in entries), Counter()
+    templates = []
+    for entry in entries:
+        seen[entry["id"]] += 1
+        key = entry["id"] if repeats[entry["id"]] == 1 else f"{entry['id']}.{seen[entry['id']]}"
+        template = _template(entry, key)
+        if template.event_type not in s.EVENT_TYPES:
+            raise ValueError(f"{key}: unknown event type {template.event_type!r}")
+        unknown = {name for name, _ in template.groups} - set(s.CATALOGUE_FIELDS)
+        if unknown:
+            raise ValueError(f"{key}: unknown field names {sorted(unknown)}")
+        templates.append(template)
+    return tuple(templates)
+
+
+__all__ = ["CATALOGUE_PATH", "Template", "java_pattern", "literal_gate", "load_catalogue"]

@@ -1,0 +1,167 @@
+"""Parse: Kafka log records -> typed events in ``schema.EVENTS_SCHEMA``, by the catalogue.
+
+The catalogue is applied as data: it becomes a small broadcast table joined to the records
+on the message's first word (templates whose first word is not fixed join every record).
+Each candidate pair is tested with the template's logger list, its literal gate (a plain
+substring test) and then its regex; the first template in catalogue order wins, and one more
+regex extracts all its fields. Rows are sorted by template within each partition before the
+regexes, so Spark compiles each pattern once per partition, not once per row. Records that
+no template matches are Kafka lines the catalogue does not know: counted, never dropped.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..catalogue import Template, first_word, load_catalogue
+from ..layouts._common import SEP
+from . import fields as f
+from .prefix import split_prefix
+
+ANY_WORD = "\u0002any"
+"""Join token of templates whose messages do not start with a fixed word."""
+
+CAPTURED = "\u0003"
+"""Marks a field the template captures, so that an empty capture (an empty partition list)
+differs from a field the template does not have."""
+
+_RECORD_ID = [s.SOURCE_FILE, s.LINE]
+
+
+def _replacement(template: Template) -> str:
+    number = dict(template.groups)
+    return SEP.join(f"{CAPTURED}${number[name]}" if name in number else "" for name in s.CATALOGUE_FIELDS)
+
+
+def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
+    """The templates as a small table: join token, tests, extraction regex and replacement."""
+    rows = [
+        (
+            order, t.key, t.event_type, t.versions, first_word(t) or ANY_WORD, list(t.loggers),
+            t.gate, t.gate_at_start, t.multiline, t.pattern,
+            f"(?:{t.pattern})[\\s\\S]*", _replacement(t),
+        )
+        for order, t in enumerate(templates)
+    ]
+    ddl = (
+        "t_order int, t_key string, t_event_type string, t_versions string, t_word string, "
+        "t_loggers array<string>, t_gate string, t_gate_at_start boolean, t_multiline boolean, "
+        "t_pattern string, t_extraction string, t_replacement string"
+    )
+    return spark.createDataFrame(rows, ddl)
+
+
+def prepare_records(records: DataFrame) -> DataFrame:
+    """Records with the prefix split off (``_prefix``), the logger's class name, the first
+    line of the message proper and its first word."""
+    s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
+    with_prefix = records.select(
+        "*",
+        split_prefix(F.col(s.MESSAGE)).alias("_prefix"),
+        F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1).alias("_logger_name"),
+    )
+    first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
+    return with_prefix.withColumn("_first_line", first_line).withColumn(
+        "_word", F.substring_index(F.col("_first_line"), " ", 1)
+    )
+
+
+def _target() -> Column:
+    return F.when(F.col("t_multiline"), F.col("_prefix.rest")).otherwise(F.col("_first_line"))
+
+
+def match_records(records: DataFrame, templates: tuple[Template, ...] | None = None) -> DataFrame:
+    """Each record that some template matches, with its first matching template's columns."""
+    templates = templates or load_catalogue()
+    catalogue = F.broadcast(catalogue_frame(records.sparkSession, templates))
+    prepared = prepare_records(records)
+    tokens = prepared.withColumn("_token", F.explode(F.array(F.col("_word"), F.lit(ANY_WORD))))
+    candidates = tokens.join(catalogue, F.col("_token") == F.col("t_word"))
+    logger_ok = (F.col("_logger_name") == "") | F.array_contains(F.col("t_loggers"), F.col("_logger_name"))
+    target = _target()
+    gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(
+        target.contains(F.col("t_gate"))
+    )
+    passed = candidates.where(logger_ok & gate_ok).sortWithinPartitions("t_key").where(F.regexp_like(target, F.col("t_pattern")))
+    columns = [c for c in passed.columns if c not in ("_token",)]
+    first = passed.groupBy(*_RECORD_ID).agg(F.min_by(F.struct(*columns), F.col("t_order")).alias("_m"))
+    return first.select("_m.*")
+
+
+def _captures(matched: DataFrame) -> DataFrame:
+    """``_cap``: the matched template's captures in ``CATALOGUE_FIELDS`` order (one regex)."""
+    extract = F.regexp_replace(_target(), F.col("t_extraction"), F.col("t_replacement"))
+    return matched.sortWithinPartitions("t_key").withColumn("_cap", F.split(extract, SEP, len(s.CATALOGUE_FIELDS)))
+
+
+def typed_fields() -> list[Column]:
+    """EVENT_FIELDS columns from the captures (``_cap``) and the prefix (``_prefix``)."""
+    raw = {name: F.col("_cap")[i] for i, name in enumerate(s.CATALOGUE_FIELDS)}
+    text = {name: F.when(value.startswith(CAPTURED), F.expr(f"substring(_cap[{i}], 2)")) for i, (name, value) in enumerate(raw.items())}
+    cap = {name: F.nullif(value, F.lit("")) for name, value in text.items()}
+    prefix = F.col("_prefix")
+    single_changelog = F.when(cap["changelog"].rlike(f.TOPIC_PARTITION) & ~cap["changelog"].contains(","), cap["changelog"])
+    tp = F.coalesce(cap["topic_partition"], single_changelog)
+    values = {
+        s.CLIENT_ID: F.coalesce(cap["client_id"], prefix["client_id"], F.col(s.CLIENT)),
+        s.GROUP_ID: F.coalesce(cap["group_id"], f.null_group(prefix["group_id"])),
+        s.INSTANCE_ID: F.coalesce(cap["instance_id"], prefix["instance_id"]),
+        s.MEMBER_ID: cap["member_id"],
+        s.GENERATION: cap["generation"].try_cast("int"),
+        "protocol": cap["protocol"],
+        "leader_id": cap["leader_id"],
+        "transactional_id": F.coalesce(cap["transactional_id"], prefix["transactional_id"]),
+        "state_updater": prefix["state_updater"],
+        s.TASK: F.coalesce(cap["task"], prefix["task"]),
+        "store": cap["store"],
+        "changelog": cap["changelog"],
+        s.TOPIC: F.coalesce(f.topic_of(tp), cap["topic"]),
+        s.PARTITION: F.coalesce(f.partition_of(tp), cap["partition"].try_cast("int")),
+        s.OFFSET: cap["offset"].try_cast("long"),
+        "offset_epoch": cap["offset_epoch"].try_cast("int"),
+        "end_offset": cap["end_offset"].try_cast("long"),
+        "records": cap["records"].try_cast("long"),
+        s.PARTITIONS: f.partition_list(text["partitions"]),
+        "added_partitions": f.partition_list(text["added_partitions"]),
+        "revoked_partitions": f.partition_list(text["revoked_partitions"]),
+        "owned_partitions": f.partition_list(text["owned_partitions"]),
+        "strategy": f.reset_strategy(cap["strategy"]),
+        "reason": cap["reason"],
+        "error": cap["error"],
+        "state_from": cap["state_from"],
+        "state_to": cap["state_to"],
+        "coordinator": cap["coordinator"],
+        "producer_id": cap["producer_id"].try_cast("long"),
+        "producer_epoch": cap["producer_epoch"].try_cast("int"),
+        "epoch": cap["epoch"].try_cast("int"),
+        "config_kind": cap["config_kind"],
+    }
+    return [values[field.name].cast(field.dataType).alias(field.name) for field in s.EVENT_FIELDS.fields]
+
+
+def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = None) -> DataFrame:
+    """Typed events (``schema.EVENTS_SCHEMA``) of the records a catalogue template matches.
+
+    ``thread`` is the Streams thread of the ``stream-thread [..]`` prefix when there is one,
+    else the layout's thread.
+    """
+    matched = _captures(match_records(records, templates))
+    thread = F.coalesce(F.col("_prefix.stream_thread"), F.col(s.THREAD))
+    provenance = [
+        thread.alias(name) if name == s.THREAD else F.col(name)
+        for name in s.RECORDS_SCHEMA.fieldNames()
+        if name != s.MESSAGE
+    ]
+    return matched.select(
+        F.col("t_event_type").alias(s.EVENT_TYPE),
+        F.col("t_key").alias(s.TEMPLATE_ID),
+        F.col("t_versions").alias(s.KAFKA_VERSIONS),
+        *provenance,
+        *typed_fields(),
+        F.col(s.MESSAGE),
+    )
+
+
+__all__ = ["catalogue_frame", "match_records", "parse_events", "prepare_records"]

@@ -1,0 +1,114 @@
+"""Data checks for forensics/catalogue/templates.yaml (plain pytest, Python ``re`` only)."""
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
+
+PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
+
+LAYOUT = r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ([\s\S]*?) \(([\w.$]+)\)$'
+
+CATALOGUE = Path(__file__).resolve().parents[2] / "forensics" / "catalogue" / "templates.yaml"
+
+ALLOWED_EVENT_TYPES = set(EVENT_TYPES)
+
+ALLOWED_FIELDS = set(CATALOGUE_FIELDS)
+
+REQUIRED_KEYS = {"id", "event_type", "versions", "loggers", "pattern", "example", "fields"}
+VERSION = r"\d+\.\d+(?:\.\d+)?"
+VERSIONS_RE = re.compile(rf"^{VERSION}(?:-{VERSION})?(?:,{VERSION}(?:-{VERSION})?)*$")
+ID_RE = re.compile(r"^(?:G|K|KS|O|S|P)\d+$")
+# regex constructs that Python accepts but Java does not (or that the loader must not see)
+NON_JAVA = [r"(?P=", r"(?(", r"(?<=", r"(?<!", r"(?#", r"\Z", r"(?x", r"(?a", r"(?L"]
+
+ENTRIES = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+
+
+def _test_ids():
+    seen = {}
+    ids = []
+    for entry in ENTRIES:
+        base = f"{entry.get('id')}@{entry.get('versions')}:{entry.get('event_type')}"
+        seen[base] = seen.get(base, 0) + 1
+        ids.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return ids
+
+
+IDS = _test_ids()
+
+
+def _remainder(example):
+    m = re.match(LAYOUT, example)
+    assert m, f"example does not parse with the Kafka default layout: {example!r}"
+    return m, re.sub(PREFIX, "", m.group(3), count=1)
+
+
+def test_catalogue_is_a_non_empty_list():
+    assert isinstance(ENTRIES, list)
+    assert len(ENTRIES) >= 120
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_keys_event_type_and_field_names(entry):
+    missing = REQUIRED_KEYS - set(entry)
+    assert not missing, f"missing keys: {sorted(missing)}"
+    assert ID_RE.match(str(entry["id"])), entry["id"]
+    for extra in entry.get("also", []):
+        assert ID_RE.match(str(extra)), extra
+        assert extra != entry["id"]
+    assert entry["event_type"] in ALLOWED_EVENT_TYPES, entry["event_type"]
+    assert isinstance(entry["versions"], str) and VERSIONS_RE.match(entry["versions"]), entry["versions"]
+    assert isinstance(entry["loggers"], list) and entry["loggers"]
+    assert all(re.match(r"^[A-Z]\w*$", lg) for lg in entry["loggers"]), entry["loggers"]
+    assert isinstance(entry["fields"], dict)
+    assert set(entry["fields"]) <= ALLOWED_FIELDS, set(entry["fields"]) - ALLOWED_FIELDS
+    assert all(isinstance(v, str) for v in entry["fields"].values())
+    pattern = entry["pattern"]
+    assert isinstance(pattern, str) and pattern.startswith("^")
+    for bad in NON_JAVA:
+        assert bad not in pattern, f"non-Java construct {bad!r} in pattern"
+    compiled = re.compile(pattern)
+    assert set(compiled.groupindex) <= ALLOWED_FIELDS, set(compiled.groupindex) - ALLOWED_FIELDS
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_example_layout_and_logger(entry):
+    m, _ = _remainder(entry["example"])
+    simple = m.group(4).rsplit(".", 1)[-1]
+    assert simple in entry["loggers"], f"{simple} not in {entry['loggers']}"
+    if "level" in entry:
+        assert m.group(2) == entry["level"]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_pattern_matches_example_and_yields_fields(entry):
+    _, rest = _remainder(entry["example"])
+    m = re.match(entry["pattern"], rest)
+    assert m, f"pattern {entry['pattern']!r} does not match {rest!r}"
+    got = {k: v for k, v in m.groupdict().items() if v is not None}
+    assert got == entry["fields"]
+
+
+def test_no_duplicate_patterns():
+    seen = {}
+    for i, entry in enumerate(ENTRIES):
+        assert entry["pattern"] not in seen, f"{IDS[i]} repeats the pattern of {IDS[seen[entry['pattern']]]}"
+        seen[entry["pattern"]] = i
+
+
+COMPILED = [(IDS[i], e["event_type"], re.compile(e["pattern"])) for i, e in enumerate(ENTRIES)]
+
+
+@pytest.mark.parametrize("index", range(len(ENTRIES)), ids=IDS)
+def test_no_other_event_type_matches_example(index):
+    entry = ENTRIES[index]
+    _, rest = _remainder(entry["example"])
+    clashes = [
+        test_id
+        for j, (test_id, event_type, regex) in enumerate(COMPILED)
+        if j != index and event_type != entry["event_type"] and regex.match(rest)
+    ]
+    assert not clashes, f"example of {IDS[index]} is also matched by {clashes}"

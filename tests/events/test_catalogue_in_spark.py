@@ -1,0 +1,62 @@
+"""Every catalogue example, ingested and parsed by Spark, becomes its event with its fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from forensics import schema as s
+from forensics.catalogue import load_catalogue
+from forensics.events import parse_events
+from tests.helpers import ingest_paths
+
+TEMPLATES = load_catalogue()
+
+# Catalogue capture name -> (event column, how the column shows the captured text).
+COLUMN_OF = {"topic_partition": None, "thread": s.THREAD}
+
+
+def expected_value(name: str, text: str, event: dict):
+    """The event column value a captured text becomes (lists decoded, numbers typed)."""
+    if name == "topic_partition":
+        topic, _, partition = text.rpartition("-")
+        return {"topic": topic, "partition": int(partition)}
+    column = COLUMN_OF.get(name, name)
+    field = next(f for f in s.EVENT_FIELDS.fields + s.RECORDS_SCHEMA.fields if f.name == column)
+    type_name = field.dataType.simpleString()
+    if type_name == "array<string>":
+        return {column: [p.strip() for p in text.strip().strip("[]").split(",") if p.strip()]}
+    if type_name in ("int", "bigint"):
+        return {column: int(text)}
+    if name == "strategy":
+        words = {"earliest": "earliest", "latest": "latest", "none": "none", "by_duration": "by_duration",
+                 "beginning": "earliest", "end": "latest"}
+        return {column: next(v for w, v in words.items() if w in text.lower())}
+    return {column: text or None}
+
+
+@pytest.fixture(scope="module")
+def events_by_line(spark, tmp_path_factory):
+    path = tmp_path_factory.mktemp("catalogue") / "examples.log"
+    first_lines, line = {}, 1
+    with open(path, "w", encoding="utf-8") as out:
+        for template in TEMPLATES:
+            first_lines[line] = template
+            out.write(template.example + "\n")
+            line += template.example.count("\n") + 1
+    events = parse_events(ingest_paths(spark, path).records).collect()
+    by_line = {row[s.LINE]: row.asDict() for row in events}
+    return {template.key: by_line.get(line) for line, template in first_lines.items()}
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=[t.key for t in TEMPLATES])
+def test_example_parses_to_its_event_type_and_fields(template, events_by_line):
+    event = events_by_line[template.key]
+    assert event is not None, "no event parsed from the example"
+    assert event[s.EVENT_TYPE] == template.event_type
+    for name, text in template.fields:
+        for column, value in expected_value(name, text, event).items():
+            assert event[column] == value, (name, column)
+
+
+def test_every_template_key_is_unique():
+    assert len({t.key for t in TEMPLATES}) == len(TEMPLATES)
