@@ -1,0 +1,173 @@
+"""Kafka CLI offset dumps -> one offsets table (``OFFSETS_SCHEMA``), with Spark native functions only.
+
+Dump kinds, one module each, registered in ``DUMP_KINDS``:
+
+* ``consumer_groups``: ``kafka-consumer-groups.sh --describe`` (offsets, ``--members [--verbose]``,
+  ``--state``), 1.0-4.x;
+* ``consumer_offsets_topic``: ``kafka-console-consumer.sh --topic __consumer_offsets`` with the
+  OffsetsMessageFormatter, 0.10.2-4.x (Scala and JSON renderings);
+* ``get_offsets``: ``kafka-get-offsets.sh`` / GetOffsetShell, 0.10.2-4.x;
+* ``dump_log``: ``kafka-dump-log.sh`` batch lines, 1.x-4.x.
+
+Each module exposes ``KIND``, ``ROW_KINDS``, ``sniff(lines) -> bool`` (on a Python sample, for
+callers that have one), ``skip(value) -> Column`` (lines the tool prints that hold no row) and
+``parse(lines) -> DataFrame`` in OFFSETS_SCHEMA, and optionally ``section(value) -> Column``
+(lines that start a block, such as a table header, whose text later lines need).
+
+Kinds are recognised per line, so one file may hold several dumps one after another. A line
+holding only a time stamp (``# 2024-03-11T14:05:00Z``, ``Tue Mar 11 14:05:00 UTC 2024`` from
+``date``) sets ``snapshot_ts`` for the rows below it, which turns repeated dumps into a time
+series; rows before any stamp get the ``snapshot_ts`` argument, else null.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from types import ModuleType
+from typing import Iterable, Sequence
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from ..ingest.read import read_lines, spark_key
+from . import _common as c
+from . import consumer_groups, consumer_offsets_topic, dump_log, get_offsets
+from ._common import OFFSETS_SCHEMA, ROW_KINDS
+
+
+def _registry(*modules: ModuleType) -> dict[str, ModuleType]:
+    table: dict[str, ModuleType] = {}
+    for module in modules:
+        if module.KIND in table:
+            raise ValueError(f"duplicate dump kind {module.KIND!r}")
+        table[module.KIND] = module
+    return table
+
+
+DUMP_KINDS: dict[str, ModuleType] = _registry(consumer_groups, consumer_offsets_topic, get_offsets, dump_log)
+
+_RAW = "_raw"
+_STAMP = "_stamp"
+_BLANK = "_blank"
+
+
+def sniff(lines: Iterable[str]) -> str | None:
+    """``KIND`` of the first dump kind whose ``sniff`` accepts the sample lines, else None."""
+    sample = list(lines)
+    return next((kind for kind, module in DUMP_KINDS.items() if module.sniff(sample)), None)
+
+
+def _section_start(value: Column) -> Column:
+    starts = [module.section(value) for module in DUMP_KINDS.values() if hasattr(module, "section")]
+    return F.coalesce(*starts) if starts else F.lit(None).cast("string")
+
+
+def prepare_lines(lines: DataFrame, snapshot_ts: datetime | str | None = None) -> DataFrame:
+    """Lines from ``read_lines`` made ready for every ``parse``.
+
+    Adds ``source_file`` (plain path), ``value`` (the line without a stamp glued to its end),
+    ``section`` (see ``_common.SECTION``) and ``snapshot_ts`` (the last stamp above the line, else
+    the argument), all with one window over each file's lines.
+    """
+    base = c.materialise(
+        lines.select(
+            spark_key(F.col("uri")).alias(c.SOURCE_FILE),
+            F.col("line").cast("long").alias(c.LINE),
+            F.col("value").alias(_RAW),
+        ),
+        _has_stamp=F.col(_RAW).rlike(c.STAMP),
+        value=c.before_stamp(F.col(_RAW)),
+    )
+    has_stamp, body = F.col("_has_stamp"), F.col(c.VALUE)
+    marked = base.select(
+        "*",
+        (F.trim(F.col(_RAW)) == "").alias(_BLANK),
+        (has_stamp & body.rlike(r"^[#\s]*$")).alias(_STAMP),
+        F.when(has_stamp, F.array(c.stamp_ts(c.stamp_text(F.col(_RAW))))).alias("_stamp_ts"),
+    )
+    marker = F.when(~F.col(_STAMP) & ~F.col(_BLANK), _section_start(body)).when(F.col(_BLANK) | has_stamp, F.lit(""))
+    earlier = Window.partitionBy(c.SOURCE_FILE).orderBy(c.LINE).rowsBetween(Window.unboundedPreceding, -1)
+    last_stamp = F.last(F.col("_stamp_ts"), ignorenulls=True).over(earlier)
+    fallback = F.lit(snapshot_ts).cast("timestamp") if snapshot_ts is not None else F.lit(None).cast("timestamp")
+    return marked.select(
+        c.SOURCE_FILE,
+        c.LINE,
+        c.VALUE,
+        _RAW,
+        _STAMP,
+        _BLANK,
+        F.nullif(F.last(marker, ignorenulls=True).over(earlier), F.lit("")).alias(c.SECTION),
+        F.when(last_stamp.isNull(), fallback).otherwise(F.element_at(last_stamp, 1)).alias(c.SNAPSHOT_TS),
+    )
+
+
+def parse_lines(prepared: DataFrame) -> DataFrame:
+    """The offsets table of prepared lines: every dump kind's ``parse``, unioned."""
+    frames = [module.parse(prepared) for module in DUMP_KINDS.values()]
+    result = frames[0]
+    for frame in frames[1:]:
+        result = result.unionByName(frame)
+    return result
+
+
+def _read(spark: SparkSession, paths: Sequence[str] | str) -> DataFrame:
+    names = [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
+    sizes = {p: (os.path.getsize(p) if os.path.isfile(p) else None) for p in names}
+    return read_lines(spark, names, sizes)
+
+
+def read_offsets(spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: datetime | str | None = None) -> DataFrame:
+    """Read Kafka CLI offset dumps in place into one DataFrame in ``OFFSETS_SCHEMA``.
+
+    Parameters
+    ----------
+    spark : SparkSession
+    paths : sequence of str
+        Files (local paths or URIs Spark can read); ``.gz`` is read transparently.
+    snapshot_ts : datetime or str, optional
+        Snapshot time of rows that have no time stamp line above them.
+
+    Returns
+    -------
+    DataFrame
+        One row per dump row, with its file and 1-based line number.
+    """
+    return parse_lines(prepare_lines(_read(spark, paths), snapshot_ts))
+
+
+def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
+    """Where every input line went: ``{"lines", "rows", "skipped", "unparsed", "records"}``.
+
+    ``rows`` counts lines that gave offsets rows, ``skipped`` blank lines, stamp lines, headers,
+    notes and other lines the tools print that hold no row, ``unparsed`` the rest, so that
+    ``rows + skipped + unparsed == lines``. ``records`` is the number of offsets rows (more than
+    ``rows`` only when JSON records ran together on one line). One small aggregate is collected.
+    """
+    prepared = prepare_lines(_read(spark, paths))
+    per_line = parse_lines(prepared).groupBy(c.SOURCE_FILE, c.LINE).agg(F.count(F.lit(1)).alias("_records"))
+    skip = F.col(_STAMP) | F.col(_BLANK)
+    for module in DUMP_KINDS.values():
+        skip = skip | module.skip(F.col(c.VALUE))
+    joined = prepared.join(per_line, [c.SOURCE_FILE, c.LINE], "left")
+    is_row = F.col("_records").isNotNull()
+    totals = joined.agg(
+        F.count(F.lit(1)).alias("lines"),
+        F.count(F.when(is_row, 1)).alias("rows"),
+        F.count(F.when(~is_row & skip, 1)).alias("skipped"),
+        F.count(F.when(~is_row & ~skip, 1)).alias("unparsed"),
+        F.coalesce(F.sum("_records"), F.lit(0)).alias("records"),
+    ).collect()[0]
+    return {k: int(totals[k]) for k in ("lines", "rows", "skipped", "unparsed", "records")}
+
+
+__all__ = [
+    "DUMP_KINDS",
+    "OFFSETS_SCHEMA",
+    "ROW_KINDS",
+    "offsets_accounting",
+    "parse_lines",
+    "prepare_lines",
+    "read_offsets",
+    "sniff",
+]
