@@ -1,17 +1,24 @@
 """The analysis behind ``forensics analyze``: one function from paths to the JSON contract.
 
-The JSON's field names are a stable contract (``inputs``, ``accounting``, ``rebalances``,
-``findings``, ...): later stages add fields, never rename or drop them.
+The JSON's field names are a stable contract (``inputs``, ``accounting``, ``events_by_type``,
+``config``, ``rebalances``, ``findings``, ...): later stages add fields, never rename or drop.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from . import __version__
+from . import schema as s
+from .events import parse_events
+from .events.config import config_settings, config_table
 from .ingest import Ingested, ingest, resolve_inputs
+from .offsets import offsets_accounting, read_offsets
+
+UNRECOGNISED_SAMPLES = 20
 
 
 def analyze(
@@ -28,20 +35,54 @@ def analyze(
     if paths:
         ingested = ingest(spark, paths, hosts=hosts, tz=tz, tz_by_source=tz_by_source)
     else:
-        ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], "line long"))
+        ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
+    events = parse_events(ingested.records).cache()
     try:
+        by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+        accounting = dict(ingested.accounting)
+        accounting[s.EVENTS] = sum(by_type.values())
+        accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
         return {
             "tool_version": __version__,
             "spark": {"master": _master(spark), "version": spark.version},
             "inputs": [{"kind": "log", **entry} for entry in ingested.inputs]
             + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
-            "accounting": ingested.accounting,
+            "accounting": accounting,
+            "events_by_type": dict(sorted(by_type.items())),
+            "config": config_table(config_settings(events)),
+            "offsets": _offsets_summary(spark, [d.path for d in dumps if not d.problem]),
             "unparsed_samples": ingested.unparsed_samples,
+            "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
             "rebalances": [],
             "findings": [],
         }
     finally:
+        events.unpersist()
         ingested.release()
+
+
+def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:
+    """The first Kafka records no catalogue template matched (to show gaps in the catalogue)."""
+    missing = records.join(events.select(s.SOURCE_FILE, s.LINE), [s.SOURCE_FILE, s.LINE], "left_anti")
+    rows = missing.orderBy(s.SOURCE_FILE, s.LINE).limit(UNRECOGNISED_SAMPLES).collect()
+    return [
+        {"file": r[s.SOURCE_FILE], "line": r[s.LINE], "logger": r[s.LOGGER], "text": r[s.MESSAGE][:500]} for r in rows
+    ]
+
+
+def _offsets_summary(spark: SparkSession, paths: list[str]) -> dict:
+    """Rows per dump kind, snapshot times and the line accounting of the offset dumps."""
+    if not paths:
+        return {"rows": 0, "by_kind": {}, "snapshots": [], "accounting": {}}
+    table = read_offsets(spark, paths)
+    by_kind = {r["kind"]: r["count"] for r in table.groupBy("kind").count().collect()}
+    snapshots = sorted(str(r[0]) for r in table.select("snapshot_ts").distinct().collect() if r[0] is not None)
+    return {
+        "rows": sum(by_kind.values()),
+        "by_kind": dict(sorted(by_kind.items())),
+        "snapshots": snapshots,
+        "accounting": offsets_accounting(spark, paths),
+    }
 
 
 def _empty_accounting() -> dict:

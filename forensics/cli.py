@@ -53,8 +53,14 @@ def format_summary(result: dict) -> str:
     ):
         share = 100.0 * acc[bucket] / acc["lines"] if acc["lines"] else 0.0
         lines.append(f"  {acc[bucket]:>12,}  {share:5.1f} %  {label}")
+    if "events" in acc:
+        lines.append(f"  {'':>12}           {acc['events']:,} typed events, {acc['unrecognised_kafka']:,} Kafka lines the catalogue does not know")
     for reason, count in acc["unparsed_by_reason"].items():
         lines.append(f"  {'':>12}           {count:,} {reason}")
+    offsets = result.get("offsets") or {}
+    if offsets.get("rows"):
+        kinds = ", ".join(f"{n:,} {kind}" for kind, n in offsets["by_kind"].items())
+        lines.append(f"Offset dumps: {offsets['rows']:,} rows ({kinds}), {len(offsets['snapshots'])} snapshot time(s)")
     lines.append("Inputs:")
     for entry in result["inputs"]:
         if entry.get("kind") == "log":

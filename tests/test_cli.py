@@ -56,14 +56,26 @@ def test_summary_is_printed_when_json_goes_to_a_file(tmp_path):
     assert json.loads(out.read_text())["accounting"]["records"] == 30
 
 
-def test_offsets_alone_is_valid(tmp_path):
-    dump = tmp_path / "describe.txt"
-    dump.write_text("GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG\norders-app orders 0 1500 1500 0\n")
-    done = run_cli("analyze", "--offsets", str(dump), "--master", "local[1]", "--json", "-")
+def test_offsets_alone_is_valid():
+    dumps = ROOT / "tests" / "data" / "offsets"
+    done = run_cli("analyze", "--offsets", str(dumps / "describe_2_3_all_groups.txt"), "--offsets", str(dumps / "describe_time_series.txt"),
+                   "--master", "local[1]", "--json", "-")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert [e["kind"] for e in result["inputs"]] == ["offsets"]
-    assert result["accounting"]["lines"] == 0
+    assert [e["kind"] for e in result["inputs"]] == ["offsets", "offsets"]
+    assert result["accounting"]["lines"] == 0 and result["events_by_type"] == {}
+    assert result["offsets"]["by_kind"]["describe_offsets"] >= 3
+    assert len(result["offsets"]["snapshots"]) == 2
+
+
+def test_json_reports_events_and_catalogue_gaps(sample_json):
+    acc = sample_json["accounting"]
+    assert acc["events"] + acc["unrecognised_kafka"] == acc["records"]
+    assert sum(sample_json["events_by_type"].values()) == acc["events"]
+    assert sample_json["events_by_type"]["streams:checkpoint:missing"] == 1
+    assert {s["text"] for s in sample_json["unrecognised_kafka_samples"]} >= {"Kafka commitId : 3402a8361b734732"}
+    (streams_config,) = sample_json["config"]
+    assert streams_config["settings"]["processing.guarantee"] == "exactly_once"
 
 
 @pytest.mark.parametrize(

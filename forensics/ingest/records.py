@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 
-KAFKA_MARKERS = ("kafka", "o.a.k.", "clientId=", "stream-thread [", "stream-client [", "state-updater [")
+KAFKA_MARKERS = ("kafka", "o.a.k.", "clientId=", "stream-thread [", "stream-client [", "state-updater [", "Config values:")
 """Cheap substring test: a head containing none of these cannot be a Kafka client record."""
 
 KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k)\."
