@@ -3,7 +3,8 @@
 Each module exposes ``NAME``, ``DESCRIPTION``, ``EXAMPLE``, ``FIRST_CHARS`` (a cheap gate
 tested before any regex), ``sniff(sample_lines) -> bool``, ``split(value) -> array column``
 of the fields in ``FIELDS`` order, ``to_utc(ts_text, tz) -> timestamp column`` and either a
-``HEAD`` regex or a ``head(value) -> bool column``.
+``HEAD`` regex (optionally a cheaper ``START`` regex that recognises the same lines) or a
+``head(value) -> bool column``.
 
 A line is recognised per line, in the order of ``LAYOUTS``, so one file may mix layouts;
 a file's layout is the one most of its records use.
@@ -40,7 +41,7 @@ def _first_char_gate(value: Column, chars: str) -> Column:
 def is_head(layout: ModuleType, value: Column) -> Column:
     """True where ``value`` starts a record in ``layout`` (cheap first-character gate first)."""
     gate = _first_char_gate(value, layout.FIRST_CHARS)
-    test = layout.head(value) if hasattr(layout, "head") else value.rlike(layout.HEAD)
+    test = layout.head(value) if hasattr(layout, "head") else value.rlike(getattr(layout, "START", layout.HEAD))
     return F.when(gate, test).otherwise(F.lit(False))
 
 

@@ -18,7 +18,7 @@ EXAMPLE = (
     "state init -> query-coord (join-state init)"
 )
 FIRST_CHARS = "%"
-HEAD = r"^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$"
+HEAD = r"(?s)^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$"
 TEMPLATE = c.replacement(ts_text="$2", level="$1", logger="$3", client="$4", thread="$5", message="$6")
 
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")

@@ -18,7 +18,10 @@ EXAMPLE = (
     "(Re-)joining group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
 )
 FIRST_CHARS = "["
-HEAD = rf"^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(.*?)(?: \(({c.LOGGER})\))?$"
+HEAD = rf"(?s)^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(.*?)(?: \(({c.LOGGER})\))?$"
+START = rf"^\[{c.ISO_DATETIME}\] +(?:{c.LEVELS}) "
+"""Enough to recognise a record's first line; the full ``HEAD`` (whose lazy message group
+costs far more) only runs on the lines that are kept."""
 TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$4", message="$3")
 
 

@@ -24,7 +24,7 @@ EXAMPLE = (
 FIRST_CHARS = "0123456789"
 _THREAD = r"\[([^\]\x01]*)\]"
 HEAD = (
-    rf"^({c.ISO_DATETIME}|{c.TIME_OF_DAY}) +(?:{_THREAD} +)?({c.LEVELS}) +(?:{_THREAD} +)?"
+    rf"(?s)^({c.ISO_DATETIME}|{c.TIME_OF_DAY}) +(?:{_THREAD} +)?({c.LEVELS}) +(?:{_THREAD} +)?"
     rf"({c.LOGGER}) +- (.*)$"
 )
 TEMPLATE = c.replacement(ts_text="$1", level="$3", logger="$5", thread="$2$4", message="$6")

@@ -20,7 +20,7 @@ EXAMPLE = (
 )
 FIRST_CHARS = "0123456789"
 HEAD = (
-    rf"^({c.ISO_DATETIME}) +({c.LEVELS}) +\d+ +--- +(?:\[[^\]\x01]*\] +)?\[ *([^\]\x01]*)\] +"
+    rf"(?s)^({c.ISO_DATETIME}) +({c.LEVELS}) +\d+ +--- +(?:\[[^\]\x01]*\] +)?\[ *([^\]\x01]*)\] +"
     rf"({c.LOGGER}) *: (.*)$"
 )
 TEMPLATE = c.replacement(ts_text="$1", level="$2", thread="$3", logger="$4", message="$5")

@@ -11,6 +11,11 @@ PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stre
 
 LAYOUT = r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ([\s\S]*?) \(([\w.$]+)\)$'
 
+# librdkafka native lines: %LEVEL|epoch.ms|FACILITY|handle| [thrd:NAME]: message (forensics/layouts/librdkafka.py)
+RDKAFKA_LAYOUT = r'^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$'
+# syslog severities 0-7 in log4j's level names (as the librdkafka layout reads them)
+SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
+
 CATALOGUE = Path(__file__).resolve().parents[2] / "forensics" / "catalogue" / "templates.yaml"
 
 ALLOWED_EVENT_TYPES = set(EVENT_TYPES)
@@ -20,7 +25,7 @@ ALLOWED_FIELDS = set(CATALOGUE_FIELDS)
 REQUIRED_KEYS = {"id", "event_type", "versions", "loggers", "pattern", "example", "fields"}
 VERSION = r"\d+\.\d+(?:\.\d+)?"
 VERSIONS_RE = re.compile(rf"^{VERSION}(?:-{VERSION})?(?:,{VERSION}(?:-{VERSION})?)*$")
-ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG)\d+$")
+ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK)\d+$")
 # regex constructs that Python accepts but Java does not (or that the loader must not see)
 NON_JAVA = [r"(?P=", r"(?(", r"(?<=", r"(?<!", r"(?#", r"\Z", r"(?x", r"(?a", r"(?L"]
 
@@ -40,10 +45,23 @@ def _test_ids():
 IDS = _test_ids()
 
 
-def _remainder(example):
+def _parse(example):
+    """(level, logger simple name, message remainder) of an example line.
+
+    librdkafka lines (``%7|...``): the syslog level digit, the facility as the logger and the
+    message after ``[thrd:...]: `` as is (no Kafka log-context prefix). Other lines: the
+    Kafka default log4j layout, with the log-context prefix stripped."""
+    if example.startswith("%"):
+        m = re.match(RDKAFKA_LAYOUT, example)
+        assert m, f"example does not parse as a librdkafka log line: {example!r}"
+        return SYSLOG_LEVELS[int(m.group(1))], m.group(3), m.group(6)
     m = re.match(LAYOUT, example)
     assert m, f"example does not parse with the Kafka default layout: {example!r}"
-    return m, re.sub(PREFIX, "", m.group(3), count=1)
+    return m.group(2), m.group(4).rsplit(".", 1)[-1], re.sub(PREFIX, "", m.group(3), count=1)
+
+
+def _remainder(example):
+    return _parse(example)[2]
 
 
 def test_catalogue_is_a_non_empty_list():
@@ -76,16 +94,15 @@ def test_keys_event_type_and_field_names(entry):
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
 def test_example_layout_and_logger(entry):
-    m, _ = _remainder(entry["example"])
-    simple = m.group(4).rsplit(".", 1)[-1]
+    level, simple, _ = _parse(entry["example"])
     assert simple in entry["loggers"], f"{simple} not in {entry['loggers']}"
     if "level" in entry:
-        assert m.group(2) == entry["level"]
+        assert level == entry["level"]
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
 def test_pattern_matches_example_and_yields_fields(entry):
-    _, rest = _remainder(entry["example"])
+    rest = _remainder(entry["example"])
     m = re.match(entry["pattern"], rest)
     assert m, f"pattern {entry['pattern']!r} does not match {rest!r}"
     got = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -105,7 +122,7 @@ COMPILED = [(IDS[i], e["event_type"], re.compile(e["pattern"])) for i, e in enum
 @pytest.mark.parametrize("index", range(len(ENTRIES)), ids=IDS)
 def test_no_other_event_type_matches_example(index):
     entry = ENTRIES[index]
-    _, rest = _remainder(entry["example"])
+    rest = _remainder(entry["example"])
     clashes = [
         test_id
         for j, (test_id, event_type, regex) in enumerate(COMPILED)
