@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 
 from . import __version__
 from . import schema as s

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..errors import ForensicsError
+from ..registry import literal_map
 from .gzip_check import gzip_problem
 from .paths import InputFile, infer_host, resolve_inputs
 from .read import read_lines, readable_paths, spark_key
@@ -53,12 +54,6 @@ class Ingested:
         """Drop the cached intermediate data from the Spark session."""
         for frame in self.cached:
             frame.unpersist()
-
-
-def _literal_map(mapping: Mapping[str, object], value_type: str = "string") -> Column:
-    """A map literal (small: one entry per input file) typed ``map<string, value_type>``."""
-    entries = F.create_map(*[F.lit(x) for item in mapping.items() for x in item])
-    return entries.cast(f"map<string,{value_type}>")
 
 
 def _file_for(key: str, read_paths: Mapping[str, InputFile]) -> InputFile:
@@ -108,9 +103,9 @@ def ingest(
     stitched = stitch(folded.where(F.col("k") >= 0)).cache()
     heads = assemble_records(
         stitched,
-        host_of=_literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
-        tz_of=_literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
-        source_of=_literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
+        host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
+        tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
+        source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
     ).cache()
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
         _classify_others(stitched, facts).withColumn("undated", F.lit(False))
@@ -135,7 +130,7 @@ def _classify_others(stitched: DataFrame, facts) -> DataFrame:
             heads_by_layout[row["uri"]][row["layout"]] += row["lines"]
     main_layout = {u: c.most_common(1)[0][0] for u, c in heads_by_layout.items()}
     uri = F.col("uri")
-    return classify_others(stitched, _literal_map(first_head, "bigint")[uri], _literal_map(main_layout)[uri])
+    return classify_others(stitched, literal_map(first_head, "bigint")[uri], literal_map(main_layout)[uri])
 
 
 def _first_unparsed(rows: DataFrame) -> list:

@@ -17,20 +17,12 @@ from types import ModuleType
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from ..registry import registry
 from . import json_lines, librdkafka, log4j, logback, spring_boot
 from ._common import FIELDS
 
 
-def _registry(*modules: ModuleType) -> dict[str, ModuleType]:
-    table: dict[str, ModuleType] = {}
-    for module in modules:
-        if module.NAME in table:
-            raise ValueError(f"duplicate layout name {module.NAME!r}")
-        table[module.NAME] = module
-    return table
-
-
-LAYOUTS: dict[str, ModuleType] = _registry(log4j, logback, spring_boot, json_lines, librdkafka)
+LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka)
 
 
 def _first_char_gate(value: Column, chars: str) -> Column:

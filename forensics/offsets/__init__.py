@@ -31,21 +31,13 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from ..ingest.read import read_lines, spark_key
+from ..registry import registry
 from . import _common as c
 from . import consumer_groups, consumer_offsets_topic, dump_log, get_offsets
 from ._common import OFFSETS_SCHEMA, ROW_KINDS
 
 
-def _registry(*modules: ModuleType) -> dict[str, ModuleType]:
-    table: dict[str, ModuleType] = {}
-    for module in modules:
-        if module.KIND in table:
-            raise ValueError(f"duplicate dump kind {module.KIND!r}")
-        table[module.KIND] = module
-    return table
-
-
-DUMP_KINDS: dict[str, ModuleType] = _registry(consumer_groups, consumer_offsets_topic, get_offsets, dump_log)
+DUMP_KINDS: dict[str, ModuleType] = registry("KIND", consumer_groups, consumer_offsets_topic, get_offsets, dump_log)
 
 _RAW = "_raw"
 _STAMP = "_stamp"

@@ -11,97 +11,28 @@ from typing import Iterable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import (
-    BooleanType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
+from pyspark.sql.types import IntegerType, LongType, StringType, StructField
 
 from ..layouts._common import iso_to_utc
-
-# Column names of the offsets table.
-SOURCE_FILE = "source_file"
-LINE = "line"
-SNAPSHOT_TS = "snapshot_ts"
-KIND = "kind"
-GROUP_ID = "group_id"
-TOPIC = "topic"
-PARTITION = "partition"
-CURRENT_OFFSET = "current_offset"
-LOG_END_OFFSET = "log_end_offset"
-LAG = "lag"
-LEADER_EPOCH = "leader_epoch"
-CONSUMER_ID = "consumer_id"
-HOST = "host"
-CLIENT_ID = "client_id"
-INSTANCE_ID = "instance_id"
-MEMBER_ASSIGNMENT = "member_assignment"
-COORDINATOR = "coordinator"
-STATE = "state"
-ASSIGNMENT_STRATEGY = "assignment_strategy"
-MEMBERS = "members"
-COMMIT_TS = "commit_ts"
-EXPIRE_TS = "expire_ts"
-METADATA = "metadata"
-BASE_OFFSET = "base_offset"
-LAST_OFFSET = "last_offset"
-PRODUCER_ID = "producer_id"
-PRODUCER_EPOCH = "producer_epoch"
-IS_TRANSACTIONAL = "is_transactional"
-IS_CONTROL = "is_control"
-RECORD_COUNT = "record_count"
-
-_S, _L, _I, _T, _B = StringType(), LongType(), IntegerType(), TimestampType(), BooleanType()
-
-OFFSETS_SCHEMA = StructType(
-    [
-        StructField(SOURCE_FILE, _S, False),
-        StructField(LINE, _L, False),
-        StructField(SNAPSHOT_TS, _T, True),
-        StructField(KIND, _S, False),
-        StructField(GROUP_ID, _S, True),
-        StructField(TOPIC, _S, True),
-        StructField(PARTITION, _I, True),
-        StructField(CURRENT_OFFSET, _L, True),
-        StructField(LOG_END_OFFSET, _L, True),
-        StructField(LAG, _L, True),
-        StructField(LEADER_EPOCH, _I, True),
-        StructField(CONSUMER_ID, _S, True),
-        StructField(HOST, _S, True),
-        StructField(CLIENT_ID, _S, True),
-        StructField(INSTANCE_ID, _S, True),
-        StructField(MEMBER_ASSIGNMENT, _S, True),
-        StructField(COORDINATOR, _S, True),
-        StructField(STATE, _S, True),
-        StructField(ASSIGNMENT_STRATEGY, _S, True),
-        StructField(MEMBERS, _I, True),
-        StructField(COMMIT_TS, _T, True),
-        StructField(EXPIRE_TS, _T, True),
-        StructField(METADATA, _S, True),
-        StructField(BASE_OFFSET, _L, True),
-        StructField(LAST_OFFSET, _L, True),
-        StructField(PRODUCER_ID, _L, True),
-        StructField(PRODUCER_EPOCH, _I, True),
-        StructField(IS_TRANSACTIONAL, _B, True),
-        StructField(IS_CONTROL, _B, True),
-        StructField(RECORD_COUNT, _I, True),
-    ]
+from ..registry import literal_map
+from ..schema import (  # noqa: F401 (re-exported for the dump modules; the table is defined in schema.py)
+    SOURCE_FILE,
+    LINE,
+    SNAPSHOT_TS,
+    KIND,
+    OFFSETS_SCHEMA,
+    DESCRIBE_OFFSETS,
+    DESCRIBE_MEMBERS,
+    DESCRIBE_STATE,
+    CONSUMER_OFFSETS_COMMIT,
+    LOG_OFFSETS,
+    DUMP_LOG_BATCH,
+    ROW_KINDS,
 )
 
-# Row kinds (values of the ``kind`` column).
-DESCRIBE_OFFSETS = "describe_offsets"
-DESCRIBE_MEMBERS = "describe_members"
-DESCRIBE_STATE = "describe_state"
-CONSUMER_OFFSETS_COMMIT = "consumer_offsets_commit"
-LOG_OFFSETS = "log_offsets"
-DUMP_LOG_BATCH = "dump_log_batch"
-ROW_KINDS = (DESCRIBE_OFFSETS, DESCRIBE_MEMBERS, DESCRIBE_STATE, CONSUMER_OFFSETS_COMMIT, LOG_OFFSETS, DUMP_LOG_BATCH)
-
 # Columns of the prepared lines every ``parse`` receives (see ``offsets.prepare_lines``).
+_L, _I = LongType(), IntegerType()
+
 VALUE = "value"
 SECTION = "section"
 """The last section-start line (a table header, a ``Dumping <file>`` line) of the current block,
@@ -128,10 +59,6 @@ _ZONE_OFFSETS = {
 }
 
 
-def _literal_map(mapping: dict[str, str]) -> Column:
-    return F.create_map(*[F.lit(x) for item in mapping.items() for x in item])
-
-
 def stamp_text(value: Column) -> Column:
     """The stamp at the end of ``value`` as ISO text with an offset (null if none or zone unknown)."""
     parts = F.split(F.regexp_replace(value, STAMP, "$2\u0001$3\u0001$4\u0001$5\u0001$6\u0001$7"), "\u0001")
@@ -139,11 +66,11 @@ def stamp_text(value: Column) -> Column:
 
 
 def _stamp_iso(iso: Column, month: Column, day: Column, time: Column, zone: Column, year: Column) -> Column:
-    month_number = _literal_map({m: f"{i + 1:02d}" for i, m in enumerate(_MONTHS)})[month]
+    month_number = literal_map({m: f"{i + 1:02d}" for i, m in enumerate(_MONTHS)})[month]
     offset = (
         F.when(zone == "", F.lit("+00:00"))
         .when(zone.rlike(r"^[+-]\d{4}$"), F.concat(F.substring(zone, 1, 3), F.lit(":"), F.substring(zone, 4, 2)))
-        .otherwise(_literal_map(_ZONE_OFFSETS)[zone])
+        .otherwise(literal_map(_ZONE_OFFSETS)[zone])
     )
     date_iso = F.concat(year, F.lit("-"), month_number, F.lit("-"), F.lpad(day, 2, "0"), F.lit("T"), time, offset)
     return F.when(iso != "", iso).otherwise(date_iso)

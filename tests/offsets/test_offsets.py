@@ -287,8 +287,10 @@ def test_every_module_is_registered():
 
 
 def test_duplicate_kind_names_raise():
-    with pytest.raises(ValueError, match="duplicate dump kind"):
-        offsets._registry(offsets.get_offsets, offsets.get_offsets)
+    from forensics.registry import registry
+
+    with pytest.raises(ValueError, match="duplicate KIND 'log_offsets'|duplicate KIND"):
+        registry("KIND", offsets.get_offsets, offsets.get_offsets)
 
 
 def test_stamp_formats(spark):
