@@ -1,0 +1,40 @@
+"""Model: the group's history derived from typed events, as pure DataFrame functions.
+
+``build_model(events)`` estimates the hosts' clock offsets from the protocol, puts every event
+on the reference clock, then derives the members' generations, the partition ownership
+intervals and the rebalances. Each table is a DataFrame; small ones are cached by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+
+from .clock import clock_skew, correct_clocks
+from .members import with_members
+from .ownership import ownership_intervals
+from .rebalances import rebalances
+
+
+@dataclass(frozen=True)
+class Model:
+    """The modelled incident: events on one clock, and the tables derived from them."""
+
+    events: DataFrame
+    clock_skew: DataFrame
+    members: DataFrame
+    ownership: DataFrame
+    rebalances: DataFrame
+
+
+def build_model(events: DataFrame) -> Model:
+    """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``)."""
+    skew = clock_skew(events)
+    on_one_clock = correct_clocks(events, skew)
+    members = with_members(on_one_clock)
+    ownership = ownership_intervals(members)
+    return Model(on_one_clock, skew, members, ownership, rebalances(members, ownership))
+
+
+__all__ = ["Model", "build_model", "clock_skew", "correct_clocks", "ownership_intervals", "rebalances", "with_members"]

@@ -1,0 +1,102 @@
+"""Ownership intervals: who owned each partition, from when to when, and how it ended.
+
+Built from the members' own assignment lines: ``Setting newly assigned partitions`` (eager,
+<= 2.3, the whole assignment) and ``Adding newly assigned partitions`` (2.4+, only what was
+added) start an interval; ``Revoking``/``Revoke previously assigned partitions`` and ``Lost
+previously assigned partitions`` end it; so does the member leaving the group (LeaveGroup,
+poll or session timeout, fencing, its Streams thread shutting down).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..events.fields import partition_of, topic_of
+from .members import GENERATION_NOW, MEMBER, member_order
+
+ASSIGNED = "consumer:group:assigned"
+RELEASES = {"consumer:group:revoked": "revoked", "consumer:group:lost": "lost"}
+MEMBER_LEFT = (
+    "consumer:group:leave", "consumer:group:poll_timeout", "consumer:group:session_timeout", "consumer:group:fenced",
+)
+THREAD_GONE = ("PENDING_SHUTDOWN", "DEAD")
+END_OF_LOGS = "end of logs"
+STREAMS_THREAD = r"^(.*-StreamThread-\d+)-consumer$"
+"""A Kafka Streams thread's main consumer is named after the thread."""
+
+OWNERSHIP_COLUMNS = (
+    s.GROUP_ID, s.TOPIC, s.PARTITION, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID, s.INSTANCE_ID, s.GENERATION,
+    "from_ts", "to_ts", "ended", s.SOURCE_FILE, "from_line", "to_line",
+)
+
+
+def partition_changes(members: DataFrame) -> DataFrame:
+    """One row per partition a member's line acquires or releases: ``change`` is ``acquired``,
+    ``revoked`` or ``lost``; ``tp`` the ``topic-N`` text."""
+    kinds = F.create_map(F.lit(ASSIGNED), F.lit("acquired"), *[F.lit(x) for kv in RELEASES.items() for x in kv])
+    lists = members.where(F.col(s.EVENT_TYPE).isin(ASSIGNED, *RELEASES) & F.col(s.PARTITIONS).isNotNull())
+    return lists.select(
+        s.GROUP_ID, MEMBER, s.HOST, s.CLIENT_ID,
+        F.coalesce(F.nullif(F.regexp_extract(s.CLIENT_ID, STREAMS_THREAD, 1), F.lit("")), F.col(s.THREAD)).alias(s.THREAD),
+        s.MEMBER_ID, s.INSTANCE_ID, GENERATION_NOW, s.TS, s.SOURCE_FILE, s.LINE,
+        kinds[F.col(s.EVENT_TYPE)].alias("change"), F.explode(s.PARTITIONS).alias("tp"),
+    )
+
+
+def member_exits(members: DataFrame) -> DataFrame:
+    """Lines after which a member owns nothing: it left, was fenced or timed out, its Streams
+    thread shut down, or it gave up all partitions without listing them."""
+    gone = (
+        F.col(s.EVENT_TYPE).isin(*MEMBER_LEFT)
+        | ((F.col(s.EVENT_TYPE) == "streams:thread:state") & F.col("state_to").isin(*THREAD_GONE))
+        | (F.col(s.EVENT_TYPE).isin(*RELEASES) & F.col(s.PARTITIONS).isNull())
+    )
+    reason = F.when(F.col(s.EVENT_TYPE).isin(*RELEASES), F.create_map(*[F.lit(x) for kv in RELEASES.items() for x in kv])[F.col(s.EVENT_TYPE)]).otherwise(F.lit("member left"))
+    return members.where(gone & F.col(MEMBER).isNotNull()).select(
+        MEMBER, F.col(s.TS).alias("exit_ts"), F.col(s.LINE).alias("exit_line"), reason.alias("exit_reason")
+    )
+
+
+def ownership_intervals(members: DataFrame) -> DataFrame:
+    """One row per partition per owner interval (``OWNERSHIP_COLUMNS``).
+
+    ``from_ts``/``to_ts`` are the owner's acquire and release lines (``to_ts`` null while it
+    still owned the partition when its logs end), ``ended`` is ``revoked``, ``lost``,
+    ``member left``, ``reassigned`` (acquired again with no release logged) or ``end of logs``.
+    ``source_file`` with ``from_line``/``to_line`` are the evidence.
+    """
+    changes = partition_changes(members)
+    per_partition = Window.partitionBy(s.GROUP_ID, MEMBER, "tp").orderBy(*member_order())
+    nxt = changes.select(
+        "*",
+        F.lead("change").over(per_partition).alias("next_change"),
+        F.lead(s.TS).over(per_partition).alias("next_ts"),
+        F.lead(s.LINE).over(per_partition).alias("next_line"),
+    )
+    acquired = nxt.where(F.col("change") == "acquired")
+    exits = member_exits(members)
+    with_exit = acquired.join(exits, MEMBER, "left").where(
+        F.col("exit_ts").isNull() | (F.col("exit_ts") > F.col(s.TS)) | ((F.col("exit_ts") == F.col(s.TS)) & (F.col("exit_line") > F.col(s.LINE)))
+    )
+    first_exit = with_exit.groupBy(*acquired.columns).agg(F.min_by(F.struct("exit_ts", "exit_line", "exit_reason"), "exit_ts").alias("exit"))
+    release_first = F.col("next_ts").isNotNull() & (F.col("exit.exit_ts").isNull() | (F.col("next_ts") <= F.col("exit.exit_ts")))
+    ended = (
+        F.when(release_first, F.when(F.col("next_change") == "acquired", F.lit("reassigned")).otherwise(F.col("next_change")))
+        .when(F.col("exit.exit_ts").isNotNull(), F.col("exit.exit_reason"))
+        .otherwise(F.lit(END_OF_LOGS))
+    )
+    return first_exit.select(
+        s.GROUP_ID,
+        topic_of(F.col("tp")).alias(s.TOPIC),
+        partition_of(F.col("tp")).alias(s.PARTITION),
+        s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID, s.INSTANCE_ID,
+        F.col(GENERATION_NOW).alias(s.GENERATION),
+        F.col(s.TS).alias("from_ts"),
+        F.when(release_first, F.col("next_ts")).otherwise(F.col("exit.exit_ts")).alias("to_ts"),
+        ended.alias("ended"),
+        s.SOURCE_FILE,
+        F.col(s.LINE).alias("from_line"),
+        F.when(release_first, F.col("next_line")).otherwise(F.col("exit.exit_line")).alias("to_line"),
+    )
