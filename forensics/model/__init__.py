@@ -15,6 +15,7 @@ from .clock import clock_skew, correct_clocks
 from .members import with_members
 from .ownership import ownership_intervals
 from .rebalances import rebalances
+from .restores import restore_episodes
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Model:
     members: DataFrame
     ownership: DataFrame
     rebalances: DataFrame
+    restores: DataFrame
 
 
 def build_model(events: DataFrame) -> Model:
@@ -34,7 +36,7 @@ def build_model(events: DataFrame) -> Model:
     on_one_clock = correct_clocks(events, skew)
     members = with_members(on_one_clock)
     ownership = ownership_intervals(members)
-    return Model(on_one_clock, skew, members, ownership, rebalances(members, ownership))
+    return Model(on_one_clock, skew, members, ownership, rebalances(members, ownership), restore_episodes(members))
 
 
-__all__ = ["Model", "build_model", "clock_skew", "correct_clocks", "ownership_intervals", "rebalances", "with_members"]
+__all__ = ["Model", "build_model", "clock_skew", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]

@@ -23,14 +23,17 @@ JOINED = ("consumer:group:joined", "consumer:group:synced")
 EPOCH_STEP = "consumer:group:member_state"
 """KIP-848 member state transitions carry the member epoch instead of a group generation."""
 STREAMS_CONSUMER_SUFFIX = "-consumer"
+RESTORE_CONSUMER = r"-restore-consumer$"
 
 
 def member_client(events: DataFrame) -> Column:
     """The consumer client an event belongs to: its client id, or for a Streams thread line
-    without one, the thread's main consumer (``<thread>-consumer``)."""
+    without one, the thread's main consumer (``<thread>-consumer``); a thread's restore
+    consumer counts as its main consumer (same thread, same generation)."""
     thread_consumer = F.concat(F.col(s.THREAD), F.lit(STREAMS_CONSUMER_SUFFIX))
     from_thread = F.when(F.col(s.EVENT_TYPE).startswith("streams:") & F.col(s.THREAD).isNotNull(), thread_consumer)
-    return F.coalesce(F.col(s.CLIENT_ID), from_thread)
+    client = F.regexp_replace(F.col(s.CLIENT_ID), RESTORE_CONSUMER, STREAMS_CONSUMER_SUFFIX)
+    return F.coalesce(client, from_thread)
 
 
 def member_order() -> list[Column]:

@@ -1,0 +1,134 @@
+"""Restore episodes of Kafka Streams tasks: per assignment of a task to a thread, what
+happened to each of its changelog partitions before the task ran.
+
+KAFKA-7672 (seed 000): under exactly-once a task that finds no checkpoint resets its changelog
+to offset 0 and wipes its store; it must then restore the changelog completely before it runs.
+An episode shows whether the checkpoint was found, where the changelog was reset to, the
+restore's start and end offsets and records, whether it completed, and when the task (or its
+thread) went RUNNING; plus the task's previous owner and the gap since it let the task go.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..events.fields import partition_of, topic_of
+from .members import GENERATION_NOW, MEMBER
+from .ownership import STREAMS_THREAD
+
+TASK_OPENED = ("streams:task:created", "streams:task:initialized", "streams:checkpoint:missing", "streams:checkpoint:loaded")
+TASK_DONE = ("streams:task:restored", "streams:task:running")
+TASK_CLOSED = ("streams:task:closed_clean", "streams:task:closed_dirty", "streams:task:suspended", "streams:task:migrated", "streams:task:recycled")
+RESTORE = ("streams:restore:start", "streams:restore:progress", "streams:restore:finished")
+
+EPISODE = ["host", "thread", GENERATION_NOW]
+
+
+def _thread(events: DataFrame) -> Column:
+    from_client = F.nullif(F.regexp_extract(F.regexp_replace(s.CLIENT_ID, "-restore-consumer$", "-consumer"), STREAMS_THREAD, 1), F.lit(""))
+    return F.coalesce(F.col(s.THREAD), from_client)
+
+
+def _changelog_of(events: DataFrame) -> Column:
+    """The changelog partition an event names, as ``topic-N``."""
+    tp = F.concat(F.col(s.TOPIC), F.lit("-"), F.col(s.PARTITION).cast("string"))
+    return F.coalesce(F.when(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull(), tp), F.col("changelog"))
+
+
+def task_episodes(members: DataFrame) -> DataFrame:
+    """Per thread assignment (host, thread, generation) and task: when the task was opened
+    (first line naming it; task lists such as "current active tasks: [0_1, 1_1]" name each),
+    whether it ran, and when the thread let it go."""
+    task_lines = members.where(F.col(s.TASK).isNotNull() & F.col(s.EVENT_TYPE).startswith("streams:"))
+    task_ids = F.filter(F.split(F.col(s.TASK), r"[\[\]{},\s]+"), lambda task: task.rlike(r"^\d+_\d+$"))
+    per_task = task_lines.withColumn("thread", _thread(task_lines)).withColumn(s.TASK, F.explode(task_ids))
+    return per_task.groupBy(*EPISODE, s.TASK).agg(
+        F.min(s.TS).alias("opened_ts"),
+        F.min(F.when(F.col(s.EVENT_TYPE).isin(*TASK_DONE), F.col(s.TS))).alias("task_running_ts"),
+        F.max(F.when(F.col(s.EVENT_TYPE).isin(*TASK_CLOSED), F.col(s.TS))).alias("task_closed_ts"),
+        F.first(s.SOURCE_FILE).alias(s.SOURCE_FILE),
+        F.min(s.LINE).alias("opened_line"),
+        F.collect_set(F.when(F.col(s.EVENT_TYPE).isin(*TASK_OPENED) & (F.col(s.EVENT_TYPE) != "streams:task:created"), F.col("changelog"))).alias("_changelogs"),
+        F.max((F.col(s.EVENT_TYPE) == "streams:checkpoint:missing").cast("int")).alias("_missing"),
+        F.max((F.col(s.EVENT_TYPE) == "streams:checkpoint:loaded").cast("int")).alias("_loaded"),
+        F.max((F.col(s.EVENT_TYPE) == "streams:store:wiped").cast("int")).alias("_wiped"),
+    )
+
+
+def changelog_activity(members: DataFrame) -> DataFrame:
+    """Per thread assignment and changelog partition: resets of the restore consumer and the
+    restore's start offset, end offset, records and completion."""
+    lines = members.where(
+        F.col(s.EVENT_TYPE).isin(*RESTORE)
+        | ((F.col(s.EVENT_TYPE) == "consumer:offset:reset") & F.col(s.CLIENT_ID).rlike("-restore-consumer$"))
+    )
+    lines = lines.withColumn("thread", _thread(lines)).withColumn("changelog_tp", _changelog_of(lines))
+    return lines.groupBy(*EPISODE, "changelog_tp").agg(
+        F.min_by(s.OFFSET, F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col(s.TS))).alias("reset_offset"),
+        F.min(F.when(F.col(s.EVENT_TYPE) == "streams:restore:start", F.col(s.OFFSET))).alias("restore_from"),
+        F.max(F.when(F.col(s.EVENT_TYPE) == "streams:restore:start", F.col("end_offset"))).alias("restore_to"),
+        F.sum(F.when(F.col(s.EVENT_TYPE) == "streams:restore:finished", F.col("records"))).alias("records_restored"),
+        F.max(F.when(F.col(s.EVENT_TYPE) == "streams:restore:finished", F.col(s.TS))).alias("restore_finished_ts"),
+        F.collect_list(F.struct(s.SOURCE_FILE, s.LINE)).alias("_evidence"),
+    )
+
+
+def thread_generations(members: DataFrame) -> DataFrame:
+    """Per thread assignment: when the thread went RUNNING (``State transition ... to RUNNING``)
+    and its last line in that generation (when it let its tasks go, at the latest)."""
+    lines = members.withColumn("thread", _thread(members)).where(F.col("thread").isNotNull())
+    running = (F.col(s.EVENT_TYPE) == "streams:thread:state") & (F.col("state_to") == "RUNNING")
+    return lines.groupBy(*EPISODE).agg(
+        F.max(F.when(running, F.col(s.TS))).alias("thread_running_ts"),
+        F.max(s.TS).alias("thread_last_ts"),
+    )
+
+
+def restore_episodes(members: DataFrame) -> DataFrame:
+    """One row per task assignment and changelog partition (a task with no changelog line
+    gets one row with a null changelog).
+
+    Columns: ``host``, ``thread``, ``generation``, ``task``, ``changelog`` (``topic-N``),
+    ``checkpoint_found`` (false: "No checkpoint found" / "did not find checkpoint offset";
+    true: "initialized from checkpoint"; null: not logged), ``store_wiped``,
+    ``reset_offset`` (the restore consumer's reset), ``restore_from``/``restore_to``,
+    ``records_restored``, ``restore_completed`` (true: restore finished or the task logged
+    "Restored and ready to run"; false: the task's thread went RUNNING with neither),
+    ``opened_ts``, ``running_ts`` (the task's
+    own RUNNING line, else its thread's), ``previous_host``/``previous_thread``,
+    ``previous_released_ts``, ``same_instance`` and ``gap_ms`` (from the previous owner's
+    last line for the task to this opening), with ``source_file``/``opened_line``.
+    """
+    tasks = task_episodes(members).join(thread_generations(members), EPISODE, "left")
+    previous = Window.partitionBy(s.TASK).orderBy("opened_ts", "host", "thread")
+    released = F.coalesce(F.col("task_closed_ts"), F.col("thread_last_ts"))
+    with_previous = tasks.select(
+        "*",
+        F.lag("host").over(previous).alias("previous_host"),
+        F.lag("thread").over(previous).alias("previous_thread"),
+        F.lag(released).over(previous).alias("previous_released_ts"),
+    )
+    per_changelog = with_previous.select(
+        "*", F.explode_outer(F.when(F.size("_changelogs") > 0, F.col("_changelogs"))).alias("changelog")
+    )
+    activity = changelog_activity(members).withColumnRenamed("changelog_tp", "changelog")
+    with_previous = per_changelog.join(activity, [*EPISODE, "changelog"], "left")
+    running = F.coalesce(F.col("task_running_ts"), F.when(F.col("thread_running_ts") >= F.col("opened_ts"), F.col("thread_running_ts")))
+    completed = (
+        F.when(F.col("restore_finished_ts").isNotNull() | F.col("task_running_ts").isNotNull(), F.lit(True))
+        .when(running.isNotNull(), F.lit(False))
+    )
+    return with_previous.select(
+        "host", "thread", F.col(GENERATION_NOW).alias(s.GENERATION), s.TASK, "changelog",
+        topic_of(F.col("changelog")).alias(s.TOPIC), partition_of(F.col("changelog")).alias(s.PARTITION),
+        F.when(F.col("_missing") == 1, F.lit(False)).when(F.col("_loaded") == 1, F.lit(True)).alias("checkpoint_found"),
+        (F.col("_wiped") == 1).alias("store_wiped"),
+        "reset_offset", "restore_from", "restore_to", "records_restored", completed.alias("restore_completed"),
+        "opened_ts", running.alias("running_ts"),
+        "previous_host", "previous_thread", "previous_released_ts",
+        (F.col("previous_host") == F.col("host")).alias("same_instance"),
+        ((F.unix_micros("opened_ts") - F.unix_micros("previous_released_ts")) / 1000).cast("long").alias("gap_ms"),
+        s.SOURCE_FILE, "opened_line",
+    )
