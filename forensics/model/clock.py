@@ -19,6 +19,8 @@ from .members import JOINED
 
 CORRECTION_THRESHOLD_MS = 500
 """Smallest estimated offset that is corrected (protocol answers reach members within ms)."""
+PROTOCOL_JITTER_MS = 20
+"""Least uncertainty of an estimate: the coordinator's answers reach members within tens of ms."""
 TS_RAW = "ts_raw"
 
 
@@ -49,19 +51,20 @@ def clock_skew(events: DataFrame) -> DataFrame:
     diffs = marks.join(ref_marks, [s.GROUP_ID, s.GENERATION, s.EVENT_TYPE]).withColumn(
         "diff_ms", _millis(F.col("mark")) - _millis(F.col("ref_mark"))
     )
-    stats = diffs.groupBy(s.HOST, "reference").agg(
+    stats = diffs.where(F.col(s.HOST) != F.col("reference")).groupBy(s.HOST, "reference").agg(
         F.percentile_approx("diff_ms", 0.5).alias("offset_ms"),
-        ((F.max("diff_ms") - F.min("diff_ms")) / 2).alias("uncertainty_ms"),
+        F.greatest((F.max("diff_ms") - F.min("diff_ms")) / 2, F.lit(PROTOCOL_JITTER_MS)).alias("uncertainty_ms"),
         F.countDistinct(s.GROUP_ID, s.GENERATION).alias("samples"),
     )
     hosts = events.select(s.HOST).where(F.col(s.HOST).isNotNull()).distinct().crossJoin(ref_host)
     joined = hosts.join(stats.drop("reference"), s.HOST, "left")
     corrected = F.coalesce(F.abs(F.col("offset_ms")) >= CORRECTION_THRESHOLD_MS, F.lit(False))
+    is_reference = F.col(s.HOST) == F.col("reference")
     return joined.select(
         s.HOST,
         "reference",
-        F.round("offset_ms").cast("long").alias("offset_ms"),
-        F.round("uncertainty_ms").cast("long").alias("uncertainty_ms"),
+        F.when(is_reference, F.lit(0)).otherwise(F.round("offset_ms")).cast("long").alias("offset_ms"),
+        F.when(is_reference, F.lit(0)).otherwise(F.round("uncertainty_ms")).cast("long").alias("uncertainty_ms"),
         F.coalesce(F.col("samples"), F.lit(0)).alias("samples"),
         corrected.alias("corrected"),
     )

@@ -77,9 +77,8 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
     )
     acquired = nxt.where(F.col("change") == "acquired")
     exits = member_exits(members)
-    with_exit = acquired.join(exits, MEMBER, "left").where(
-        F.col("exit_ts").isNull() | (F.col("exit_ts") > F.col(s.TS)) | ((F.col("exit_ts") == F.col(s.TS)) & (F.col("exit_line") > F.col(s.LINE)))
-    )
+    after = (F.col("exit_ts") > F.col(s.TS)) | ((F.col("exit_ts") == F.col(s.TS)) & (F.col("exit_line") > F.col(s.LINE)))
+    with_exit = acquired.join(exits.withColumnRenamed(MEMBER, "_exit_member"), (F.col(MEMBER) == F.col("_exit_member")) & after, "left")
     first_exit = with_exit.groupBy(*acquired.columns).agg(F.min_by(F.struct("exit_ts", "exit_line", "exit_reason"), "exit_ts").alias("exit"))
     release_first = F.col("next_ts").isNotNull() & (F.col("exit.exit_ts").isNull() | (F.col("next_ts") <= F.col("exit.exit_ts")))
     ended = (

@@ -12,7 +12,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from .members import GENERATION_NEXT, GENERATION_NOW, JOINED, MEMBER
+from .members import EPOCH_STEP, GENERATION_NOW, JOINED, MEMBER
 from .ownership import ASSIGNED
 
 STARTS = (
@@ -24,9 +24,11 @@ STARTS = (
 """Lines that show a member taking part in (or causing) the next rebalance."""
 
 COOPERATIVE = "cooperative"
+KIP848 = "consumer (KIP-848)"
 EAGER = "eager"
 EAGER_ASSIGNORS = ("range", "roundrobin", "sticky")
 
+FIRST_GENERATION = "first generation in the logs (earlier history not logged)"
 TRIGGERS = (
     ("consumer:group:poll_timeout", "member left: poll timeout (max.poll.interval.ms)"),
     ("consumer:group:session_timeout", "member left: session timeout (session.timeout.ms)"),
@@ -38,23 +40,50 @@ def _ms(end: Column, start: Column) -> Column:
     return ((F.unix_micros(end) - F.unix_micros(start)) / 1000).cast("long")
 
 
-def generation_members(members: DataFrame) -> DataFrame:
-    """Per group and generation: the members that joined it and when the protocol completed."""
-    joined = members.where(F.col(s.EVENT_TYPE).isin(*JOINED) & F.col(s.GENERATION).isNotNull())
-    return joined.groupBy(s.GROUP_ID, s.GENERATION).agg(
-        F.sort_array(F.collect_set(MEMBER)).alias("members"),
-        F.sort_array(F.collect_set(s.MEMBER_ID)).alias("member_ids"),
-        F.sort_array(F.collect_set(s.INSTANCE_ID)).alias("instance_ids"),
-        F.max(F.when(F.col(s.EVENT_TYPE) == JOINED[0], F.col(s.TS))).alias("joined_ts"),
-        F.first("protocol", ignorenulls=True).alias("protocol"),
+def generation_mark() -> Column:
+    """The generation a line says its member is in: ``joined``/``synced`` lines (classic
+    protocol) or the member epoch of a KIP-848 member state transition."""
+    return (
+        F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION))
+        .when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("epoch"))
     )
 
 
-def generation_starts(members: DataFrame) -> DataFrame:
-    """Per group and generation: the first sign of the rebalance and the trigger lines."""
-    signals = members.where(F.col(s.EVENT_TYPE).isin(*STARTS) & F.col(GENERATION_NEXT).isNotNull())
+def generation_members(members: DataFrame) -> DataFrame:
+    """Per group and generation: the members that reached it and when the protocol completed
+    (the last member's ``Successfully joined`` line, or its first line at the new epoch)."""
+    marked = members.withColumn("_mark", generation_mark()).where(F.col("_mark").isNotNull() & F.col(s.GROUP_ID).isNotNull())
+    first_join = F.when(F.col(s.EVENT_TYPE) != JOINED[1], F.col(s.TS))
+    per_member = marked.groupBy(s.GROUP_ID, "_mark", MEMBER).agg(
+        F.min(first_join).alias("t"), F.first(s.MEMBER_ID, ignorenulls=True).alias(s.MEMBER_ID),
+        F.first(s.INSTANCE_ID, ignorenulls=True).alias(s.INSTANCE_ID), F.first("protocol", ignorenulls=True).alias("protocol"),
+        F.max(s.EVENT_TYPE).alias(s.EVENT_TYPE),
+    )
+    return per_member.groupBy(s.GROUP_ID, F.col("_mark").alias(s.GENERATION)).agg(
+        F.sort_array(F.collect_set(MEMBER)).alias("members"),
+        F.sort_array(F.collect_set(s.MEMBER_ID)).alias("member_ids"),
+        F.sort_array(F.collect_set(s.INSTANCE_ID)).alias("instance_ids"),
+        F.max("t").alias("joined_ts"),
+        F.first("protocol", ignorenulls=True).alias("protocol"),
+        F.max((F.col(s.EVENT_TYPE) == EPOCH_STEP).cast("int")).alias("_kip848"),
+    )
+
+
+def generation_starts(members: DataFrame, generations: DataFrame) -> DataFrame:
+    """Per group and generation: the first sign of the rebalance into it, on any member.
+
+    A signal (revocation, JoinGroup attempt, rejoin request, a member leaving or timing out)
+    belongs to the first generation the group completed after it: a member that leaves takes
+    part in the rebalance that follows even though it joins none.
+    """
+    signals = members.where(F.col(s.EVENT_TYPE).isin(*STARTS) & F.col(s.GROUP_ID).isNotNull())
+    completed = generations.select(s.GROUP_ID, F.col(s.GENERATION).alias("_g"), F.col("joined_ts").alias("_joined"))
+    candidates = signals.join(completed, s.GROUP_ID).where(F.col("_joined") >= F.col(s.TS))
+    signal_id = [s.SOURCE_FILE, s.LINE]
+    nearest = Window.partitionBy(*signal_id).orderBy("_joined")
+    attributed = candidates.withColumn("_rank", F.row_number().over(nearest)).where(F.col("_rank") == 1)
     flags = [F.max((F.col(s.EVENT_TYPE) == event).cast("int")).alias(f"_{i}") for i, (event, _) in enumerate(TRIGGERS)]
-    return signals.groupBy(s.GROUP_ID, F.col(GENERATION_NEXT).alias(s.GENERATION)).agg(
+    return attributed.groupBy(s.GROUP_ID, F.col("_g").alias(s.GENERATION)).agg(
         F.min(s.TS).alias("start_ts"),
         F.min_by(F.struct(s.SOURCE_FILE, s.LINE), s.TS).alias("start_evidence"),
         F.collect_set(F.when(F.col(s.EVENT_TYPE) == "consumer:group:join_requested", F.col("reason"))).alias("rejoin_reasons"),
@@ -89,12 +118,13 @@ def moved_partitions(ownership: DataFrame) -> DataFrame:
 
 
 def _trigger(joined_members: Column, left_members: Column) -> Column:
-    rule = F.when(F.lit(False), F.lit(None))
+    rule = F.when(F.col("_first"), F.lit(FIRST_GENERATION))
     for i, (_, text) in enumerate(TRIGGERS):
         rule = rule.when(F.col(f"_{i}") == 1, F.lit(text))
     reasons = F.lower(F.concat_ws(" ", F.col("rejoin_reasons")))
     return (
-        rule.when(F.size(left_members) > 0, F.lit("member left (shutdown or crash)"))
+        rule.when(reasons.contains("revoke"), F.lit("cooperative follow-up round (partitions revoked in the previous one)"))
+        .when(F.size(left_members) > 0, F.lit("member left (shutdown or crash)"))
         .when(F.size(joined_members) > 0, F.lit("member joined (scale-up or restart)"))
         .when(reasons.rlike("metadata|partition"), F.lit("partition count or subscription change"))
         .when(reasons.contains("coordinator"), F.lit("coordinator change"))
@@ -113,18 +143,29 @@ def rebalances(members: DataFrame, ownership: DataFrame) -> DataFrame:
     ``protocol`` and ``protocol_type`` (eager or cooperative), ``moved`` partitions and the
     ``trigger``, with ``start_file``/``start_line`` as evidence.
     """
+    generations = generation_members(members)
     table = (
-        generation_members(members)
-        .join(generation_starts(members), [s.GROUP_ID, s.GENERATION], "left")
+        generations
+        .join(generation_starts(members, generations), [s.GROUP_ID, s.GENERATION], "left")
         .join(generation_assignments(members), [s.GROUP_ID, s.GENERATION], "left")
         .join(moved_partitions(ownership), [s.GROUP_ID, s.GENERATION], "left")
     )
-    previous = F.lag("members").over(Window.partitionBy(s.GROUP_ID).orderBy(s.GENERATION))
-    with_previous = table.withColumn("_previous", F.coalesce(previous, F.array().cast("array<string>")))
+    by_generation = Window.partitionBy(s.GROUP_ID).orderBy(s.GENERATION)
+    previous = F.lag("members").over(by_generation)
+    earlier = F.array_distinct(F.flatten(F.collect_list("members").over(by_generation.rowsBetween(Window.unboundedPreceding, -1))))
+    kip848 = F.col("_kip848") == 1
+    # KIP-848 members step through epochs one by one: compare with every member seen before,
+    # and count as leaving only those that said so; classic members all join each generation.
+    baseline = F.when(kip848, earlier).otherwise(F.coalesce(previous, F.array().cast("array<string>")))
+    with_previous = table.withColumn("_previous", baseline).withColumn("_first", previous.isNull())
     joined_members = F.when(previous.isNull(), F.array().cast("array<string>")).otherwise(F.array_except("members", "_previous"))
-    left_members = F.array_union(F.array_except("_previous", "members"), F.coalesce(F.col("leaving"), F.array().cast("array<string>")))
+    no_one = F.array().cast("array<string>")
+    left_members = F.array_union(
+        F.when(kip848, no_one).otherwise(F.array_except("_previous", "members")), F.coalesce(F.col("leaving"), no_one)
+    )
     protocol_type = (
-        F.when(F.lower("protocol").contains("cooperative"), F.lit(COOPERATIVE))
+        F.when(kip848, F.lit(KIP848))
+        .when(F.lower("protocol").contains("cooperative"), F.lit(COOPERATIVE))
         .when(F.lower("protocol").isin(*EAGER_ASSIGNORS), F.lit(EAGER))
     )
     start = F.coalesce(F.col("start_ts"), F.col("joined_ts"))

@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..events.fields import partition_of, topic_of
-from .members import GENERATION_NOW, MEMBER
+from .members import GENERATION_NOW
 from .ownership import STREAMS_THREAD
 
 TASK_OPENED = ("streams:task:created", "streams:task:initialized", "streams:checkpoint:missing", "streams:checkpoint:loaded")
