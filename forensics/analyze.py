@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from . import __version__
 from . import schema as s
 from .events import parse_events
 from .events.config import config_settings, config_table
 from .ingest import Ingested, ingest, resolve_inputs
+from .model import Model, build_model
 from .offsets import offsets_accounting, read_offsets
 
 UNRECOGNISED_SAMPLES = 20
@@ -35,29 +37,63 @@ def analyze(
         ingested = ingest(spark, paths, hosts=hosts, tz=tz, tz_by_source=tz_by_source)
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
-    events = parse_events(ingested.records).cache()
-    try:
-        by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
-        accounting = dict(ingested.accounting)
-        accounting[s.EVENTS] = sum(by_type.values())
-        accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
-        return {
-            "tool_version": __version__,
-            "spark": {"master": _master(spark), "version": spark.version},
-            "inputs": [{"kind": "log", **entry} for entry in ingested.inputs]
-            + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
-            "accounting": accounting,
-            "events_by_type": dict(sorted(by_type.items())),
-            "config": config_table(config_settings(events)),
-            "offsets": _offsets_summary(spark, [d.path for d in dumps if not d.problem]),
-            "unparsed_samples": ingested.unparsed_samples,
-            "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
-            "rebalances": [],
-            "findings": [],
-        }
-    finally:
-        events.unpersist()
-        ingested.release()
+    events = parse_events(ingested.records).localCheckpoint()
+    model = build_model(events)
+    by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+    accounting = dict(ingested.accounting)
+    accounting[s.EVENTS] = sum(by_type.values())
+    accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
+    return {
+        "tool_version": __version__,
+        "spark": {"master": _master(spark), "version": spark.version},
+        "inputs": [{"kind": "log", **entry} for entry in ingested.inputs]
+        + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
+        "accounting": accounting,
+        "events_by_type": dict(sorted(by_type.items())),
+        "config": config_table(config_settings(events)),
+        "offsets": _offsets_summary(spark, [d.path for d in dumps if not d.problem]),
+        "unparsed_samples": ingested.unparsed_samples,
+        "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
+        "clock_skew": _json_rows(model.clock_skew.orderBy(s.HOST)),
+        "rebalances": _rebalances(model),
+        "ownership": _ownership(model),
+        "restores": _json_rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
+        "findings": [],
+    }
+
+
+def _json_value(value):
+    if hasattr(value, "isoformat"):
+        return value.isoformat(timespec="milliseconds") + "Z"
+    return value
+
+
+def _json_rows(frame: DataFrame) -> list[dict]:
+    """Rows of a small model table as JSON-ready dicts (times in ISO 8601, UTC)."""
+    return [{k: _json_value(v) for k, v in row.asDict().items()} for row in frame.collect()]
+
+
+def _rebalances(model: Model) -> list[dict]:
+    """``rebalances``: one entry per group and generation (see ``model.rebalances``)."""
+    table = model.rebalances.orderBy(s.GROUP_ID, s.GENERATION)
+    renamed = table.select(
+        F.col(s.GROUP_ID).alias("group"), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
+        "duration_ms", "trigger", "members", F.col("moved").alias("moved_partitions"), F.col("joined_ts").alias("joined"),
+        "members_joined", "members_left", "leader", "protocol", "protocol_type", "member_ids", "instance_ids",
+        F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
+    )
+    return [{**row, "evidence": row["evidence"].asDict() if row["evidence"] else None} for row in _json_rows(renamed)]
+
+
+def _ownership(model: Model) -> list[dict]:
+    """``ownership``: one entry per partition and owner interval (see ``model.ownership``)."""
+    table = model.ownership.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "from_ts")
+    renamed = table.select(
+        F.col(s.GROUP_ID).alias("group"), s.TOPIC, s.PARTITION, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID,
+        s.INSTANCE_ID, s.GENERATION, F.col("from_ts").alias("from"), F.col("to_ts").alias("to"), "ended",
+        F.struct(F.col(s.SOURCE_FILE).alias("file"), "from_line", "to_line").alias("evidence"),
+    )
+    return [{**row, "evidence": row["evidence"].asDict()} for row in _json_rows(renamed)]
 
 
 def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:

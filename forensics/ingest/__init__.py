@@ -48,12 +48,6 @@ class Ingested:
     accounting: dict
     records: DataFrame
     unparsed_samples: list[dict] = field(default_factory=list)
-    cached: list[DataFrame] = field(default_factory=list, repr=False)
-
-    def release(self) -> None:
-        """Drop the cached intermediate data from the Spark session."""
-        for frame in self.cached:
-            frame.unpersist()
 
 
 def _file_for(key: str, read_paths: Mapping[str, InputFile]) -> InputFile:
@@ -90,23 +84,23 @@ def ingest(
     files = resolve_inputs(paths, hosts, tz, tz_by_source)
     read_paths = readable_paths(files)
     if not read_paths:
-        return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [], [])
+        return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [])
 
     with ThreadPoolExecutor(max_workers=1) as background:
         gz_future = background.submit(_gzip_problems, files)
         lines = read_lines(spark, list(read_paths), {p: f.size for p, f in read_paths.items()})
-        folded = fold_lines(lines).cache()
+        folded = fold_lines(lines).localCheckpoint()  # small; later plans start from it
         facts = file_facts(folded).select("*", spark_key(F.col("uri")).alias("key")).collect()
         gz_problems = gz_future.result()
 
     by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in facts}
-    stitched = stitch(folded.where(F.col("k") >= 0)).cache()
+    stitched = stitch(folded.where(F.col("k") >= 0)).localCheckpoint()
     heads = assemble_records(
         stitched,
         host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
         tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
         source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
-    ).cache()
+    ).localCheckpoint()
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
         _classify_others(stitched, facts).withColumn("undated", F.lit(False))
     )
@@ -117,7 +111,7 @@ def ingest(
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
-    return _summarise(files, per_file, gz_problems, records, samples, [folded, stitched, heads])
+    return _summarise(files, per_file, gz_problems, records, samples)
 
 
 def _classify_others(stitched: DataFrame, facts) -> DataFrame:
@@ -184,7 +178,7 @@ def _samples(samples, folded_rows, by_uri) -> list[dict]:
     return sorted(found, key=lambda x: (x["file"], x["line"]))
 
 
-def _summarise(files, per_file, gz_problems, records, samples, cached) -> Ingested:
+def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
     inputs, totals, reasons = [], Counter(), Counter()
     for file in files:
         entry = per_file.get(file.path)
@@ -218,7 +212,7 @@ def _summarise(files, per_file, gz_problems, records, samples, cached) -> Ingest
     }
     if sum(accounting[b] for b in s.BUCKETS) != accounting["lines"]:
         raise AssertionError(f"line accounting does not add up: {accounting}")
-    return Ingested(inputs, accounting, records, samples, cached)
+    return Ingested(inputs, accounting, records, samples)
 
 
 __all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "resolve_inputs"]

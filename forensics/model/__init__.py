@@ -29,13 +29,29 @@ class Model:
     rebalances: DataFrame
     restores: DataFrame
 
+    def cache(self) -> "Model":
+        """The same model with every table cached (they are small; each is reused)."""
+        return Model(*[frame.cache() for frame in self._frames()])
+
+    def unpersist(self) -> None:
+        for frame in self._frames():
+            frame.unpersist()
+
+    def _frames(self) -> list[DataFrame]:
+        return [self.events, self.clock_skew, self.members, self.ownership, self.rebalances, self.restores]
+
 
 def build_model(events: DataFrame) -> Model:
-    """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``)."""
-    skew = clock_skew(events)
+    """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``).
+
+    The clock offsets, the members' events and the ownership intervals are small and feed
+    every later table, so they are materialised (``localCheckpoint``) as they are built:
+    that keeps each later query plan short instead of re-deriving them again and again.
+    """
+    skew = clock_skew(events).localCheckpoint()
     on_one_clock = correct_clocks(events, skew)
-    members = with_members(on_one_clock)
-    ownership = ownership_intervals(members)
+    members = with_members(on_one_clock).localCheckpoint()
+    ownership = ownership_intervals(members).localCheckpoint()
     return Model(on_one_clock, skew, members, ownership, rebalances(members, ownership), restore_episodes(members))
 
 

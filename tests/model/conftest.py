@@ -1,0 +1,31 @@
+"""Model fixtures: each multi-host scenario under tests/data/model, modelled once per module."""
+
+from __future__ import annotations
+
+import pytest
+
+from forensics.events import parse_events
+from forensics.model import Model, build_model
+from tests.helpers import ingest_paths
+
+
+def model_of(spark, data_dir, scenario: str) -> Model:
+    return build_model(parse_events(ingest_paths(spark, data_dir / "model" / scenario).records).localCheckpoint()).cache()
+
+
+@pytest.fixture(scope="module")
+def model(request, spark, data_dir) -> Model:
+    """The model of the scenario named by the test module's ``SCENARIO`` (cached, then released)."""
+    modelled = model_of(spark, data_dir, request.module.SCENARIO)
+    yield modelled
+    modelled.unpersist()
+    spark.catalog.clearCache()
+
+
+def rows(frame, *columns, order=None) -> list[tuple]:
+    """The given columns of every row, sorted (times as HH:MM:SS.mmm text)."""
+    def show(value):
+        return value.strftime("%H:%M:%S.%f")[:-3] if hasattr(value, "strftime") else value
+
+    result = [tuple(show(r[c]) for c in columns) for r in frame.select(*columns).collect()]
+    return sorted(result, key=lambda row: tuple("" if v is None else str(v) for v in row))
