@@ -99,3 +99,16 @@ def test_missing_java_is_one_sentence_naming_the_package(tmp_path):
     assert done.returncode != 0
     assert "openjdk-17-jre-headless" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_json_reconstructs_the_sample_rebalances(sample_json):
+    assert {"clock_skew", "rebalances", "ownership"} <= set(sample_json)
+    by_generation = {r["generation"]: r for r in sample_json["rebalances"]}
+    assert sorted(by_generation) == [322, 323]
+    last = by_generation[323]
+    assert {"group", "generation", "start", "end", "duration_ms", "trigger", "members", "moved_partitions"} <= set(last)
+    assert last["trigger"] == "member left (shutdown or crash)"
+    assert last["members_left"] == ["host-b/AuditTrailBatch-StreamThread-1-consumer"]
+    assert last["start"] == "2018-10-23T08:27:07.684Z" and last["duration_ms"] == 45469
+    taken = [o for o in sample_json["ownership"] if o["topic"] == "AuditTrailBatch-store1-repartition"]
+    assert [(o["host"], o["generation"], o["ended"]) for o in taken] == [("host-b", 322, "member left"), ("host-a", 323, "end of logs")]
