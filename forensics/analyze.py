@@ -38,7 +38,8 @@ def analyze(
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
     events = parse_events(ingested.records).localCheckpoint()
-    model = build_model(events)
+    offsets_table = read_offsets(spark, [d.path for d in dumps if not d.problem]) if any(not d.problem for d in dumps) else None
+    model = build_model(events, offsets_table)
     by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
@@ -58,6 +59,7 @@ def analyze(
         "rebalances": _rebalances(model),
         "ownership": _ownership(model),
         "restores": _json_rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
+        "commits": _json_rows(model.commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")),
         "findings": [],
     }
 

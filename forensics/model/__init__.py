@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 
 from .clock import clock_skew, correct_clocks
+from .commits import commit_lineage
 from .members import with_members
 from .ownership import ownership_intervals
 from .rebalances import rebalances
@@ -28,6 +29,7 @@ class Model:
     ownership: DataFrame
     rebalances: DataFrame
     restores: DataFrame
+    commits: DataFrame
 
     def cache(self) -> "Model":
         """The same model with every table cached (they are small; each is reused)."""
@@ -38,11 +40,12 @@ class Model:
             frame.unpersist()
 
     def _frames(self) -> list[DataFrame]:
-        return [self.events, self.clock_skew, self.members, self.ownership, self.rebalances, self.restores]
+        return [self.events, self.clock_skew, self.members, self.ownership, self.rebalances, self.restores, self.commits]
 
 
-def build_model(events: DataFrame) -> Model:
-    """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``).
+def build_model(events: DataFrame, offsets: DataFrame | None = None) -> Model:
+    """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``) and, optionally,
+    the offset dumps' ``offsets`` table (``schema.OFFSETS_SCHEMA``).
 
     The clock offsets, the members' events and the ownership intervals are small and feed
     every later table, so they are materialised (``localCheckpoint``) as they are built:
@@ -52,7 +55,10 @@ def build_model(events: DataFrame) -> Model:
     on_one_clock = correct_clocks(events, skew)
     members = with_members(on_one_clock).localCheckpoint()
     ownership = ownership_intervals(members).localCheckpoint()
-    return Model(on_one_clock, skew, members, ownership, rebalances(members, ownership), restore_episodes(members))
+    return Model(
+        on_one_clock, skew, members, ownership, rebalances(members, ownership), restore_episodes(members),
+        commit_lineage(members, ownership, offsets),
+    )
 
 
-__all__ = ["Model", "build_model", "clock_skew", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]
+__all__ = ["Model", "build_model", "clock_skew", "commit_lineage", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]

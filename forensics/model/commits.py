@@ -1,0 +1,119 @@
+"""Commit lineage: every committed offset and offset reset of each partition, in order,
+attributed to the member that made it and to the ownership interval it fell in.
+
+Kafka brokers accept a commit from any member of the current generation, owner or not
+(seed 003, alpakka-kafka #1121/#1123): a member that lost a partition in a rebalance can
+still commit it late, after the new owner committed further. Such a commit falls in no
+interval of its committer (``in_own_interval`` false) and is the evidence of a zombie commit.
+Commits read from offset dumps have no committer; they are attributed to whoever owned the
+partition at the commit (or snapshot) time.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from .members import MEMBER
+
+LOG_KINDS = {
+    "consumer:offset:committed": "commit",
+    "consumer:offset:commit_failed": "commit failed",
+    "consumer:offset:reset": "reset",
+    "consumer:offset:out_of_range": "out of range",
+    "consumer:offset:no_committed": "no committed offset",
+    "consumer:offset:set_committed": "position from commit",
+}
+DUMP_KINDS = {s.CONSUMER_OFFSETS_COMMIT: "dump commit", s.DESCRIBE_OFFSETS: "dump snapshot"}
+
+HISTORY_COLUMNS = (
+    s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, "kind", s.OFFSET, "strategy", MEMBER, s.HOST, s.CLIENT_ID,
+    s.GENERATION, "source", s.SOURCE_FILE, s.LINE,
+)
+
+
+def log_offsets(members: DataFrame) -> DataFrame:
+    """Commits, resets and position events of group consumers (not Streams restore consumers).
+
+    A reset's strategy comes from the member's ``Seeking to <strategy> offset`` line just
+    before it (2.3+), where there is one.
+    """
+    kinds = F.create_map(*[F.lit(x) for kv in LOG_KINDS.items() for x in kv])
+    relevant = members.where(
+        F.col(s.EVENT_TYPE).isin(*LOG_KINDS, "consumer:offset:seek_strategy")
+        & F.col(s.TOPIC).isNotNull()
+        & ~F.coalesce(F.col(s.CLIENT_ID), F.lit("")).rlike("-restore-consumer$")
+    )
+    per_partition = Window.partitionBy(MEMBER, s.TOPIC, s.PARTITION).orderBy(s.TS, s.SOURCE_FILE, s.LINE)
+    seek = F.when(F.col(s.EVENT_TYPE) == "consumer:offset:seek_strategy", F.col("strategy"))
+    with_strategy = relevant.withColumn(
+        "strategy", F.coalesce(F.col("strategy"), F.last(seek, ignorenulls=True).over(per_partition.rowsBetween(Window.unboundedPreceding, -1)))
+    )
+    return with_strategy.where(F.col(s.EVENT_TYPE) != "consumer:offset:seek_strategy").select(
+        s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, kinds[F.col(s.EVENT_TYPE)].alias("kind"), s.OFFSET,
+        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("strategy")).alias("strategy"),
+        MEMBER, s.HOST, s.CLIENT_ID, F.col("generation_now").alias(s.GENERATION),
+        F.lit("log").alias("source"), s.SOURCE_FILE, s.LINE,
+    )
+
+
+def dump_offsets(offsets: DataFrame) -> DataFrame:
+    """Committed offsets from offset dumps: ``__consumer_offsets`` commits at their commit time
+    and ``kafka-consumer-groups.sh --describe`` current offsets at their snapshot time."""
+    kinds = F.create_map(*[F.lit(x) for kv in DUMP_KINDS.items() for x in kv])
+    rows = offsets.where(F.col(s.KIND).isin(*DUMP_KINDS) & F.col(s.CURRENT_OFFSET).isNotNull())
+    null_text = F.lit(None).cast("string")
+    return rows.select(
+        s.GROUP_ID, s.TOPIC, s.PARTITION,
+        F.coalesce(F.col(s.COMMIT_TS), F.col(s.SNAPSHOT_TS)).alias(s.TS),
+        kinds[F.col(s.KIND)].alias("kind"), F.col(s.CURRENT_OFFSET).alias(s.OFFSET), null_text.alias("strategy"),
+        null_text.alias(MEMBER), null_text.alias(s.HOST), null_text.alias(s.CLIENT_ID), F.lit(None).cast("int").alias(s.GENERATION),
+        F.lit("dump").alias("source"), s.SOURCE_FILE, s.LINE,
+    )
+
+
+def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame | None = None) -> DataFrame:
+    """One row per committed offset, reset or position event of a partition (``HISTORY_COLUMNS``),
+    with ``previous_offset`` (the partition's last commit before it) and its attribution:
+
+    ``owner`` (host/client owning the partition at that time, latest interval first),
+    ``owner_generation``, ``in_own_interval`` (log rows: the committer owned the partition in
+    the generation it committed with, as the broker's generation check sees it; a commit in
+    the member's own revocation callback counts as owned; false is a commit from a member
+    that did not own the partition then), and ``sequence`` (order within the partition).
+    """
+    history = log_offsets(members)
+    if offsets is not None:
+        history = history.unionByName(dump_offsets(offsets))
+    owner = F.concat_ws("/", s.HOST, s.CLIENT_ID)
+    intervals = ownership.select(
+        F.col(s.GROUP_ID).alias("_g"), F.col(s.TOPIC).alias("_t"), F.col(s.PARTITION).alias("_p"),
+        owner.alias("owner"), F.col(s.GENERATION).alias("owner_generation"), "from_ts", "to_ts",
+    )
+    same_partition = (F.col(s.GROUP_ID) == F.col("_g")) & (F.col(s.TOPIC) == F.col("_t")) & (F.col(s.PARTITION) == F.col("_p"))
+    inside = same_partition & (F.col("from_ts") <= F.col(s.TS)) & (F.col("to_ts").isNull() | (F.col(s.TS) <= F.col("to_ts")))
+    latest_first = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind").orderBy(F.col("from_ts").desc_nulls_last())
+    at_time = (
+        history.join(intervals, inside, "left")
+        .withColumn("_rank", F.row_number().over(latest_first))
+        .where(F.col("_rank") == 1)
+        .drop("_g", "_t", "_p", "from_ts", "to_ts", "_rank")
+    )
+    own = intervals.select(
+        "_g", "_t", "_p", F.col("owner").alias("_member"), F.col("owner_generation").alias("_generation"), F.lit(True).alias("_own")
+    ).distinct()
+    owned_then = (
+        (F.col(s.GROUP_ID) == F.col("_g")) & (F.col(s.TOPIC) == F.col("_t")) & (F.col(s.PARTITION) == F.col("_p"))
+        & (F.col(MEMBER) == F.col("_member")) & (F.col(s.GENERATION) == F.col("_generation"))
+    )
+    attributed = at_time.join(own, owned_then, "left")
+    ordered = Window.partitionBy(s.GROUP_ID, s.TOPIC, s.PARTITION).orderBy(s.TS, s.SOURCE_FILE, s.LINE)
+    commit = F.col("kind").isin("commit", "dump commit", "dump snapshot")
+    return attributed.select(
+        *HISTORY_COLUMNS,
+        F.row_number().over(ordered).alias("sequence"),
+        F.last(F.when(commit, F.col(s.OFFSET)), ignorenulls=True).over(ordered.rowsBetween(Window.unboundedPreceding, -1)).alias("previous_offset"),
+        "owner", "owner_generation",
+        F.when(F.col("source") == "log", F.coalesce(F.col("_own"), F.lit(False))).alias("in_own_interval"),
+    )
