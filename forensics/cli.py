@@ -99,9 +99,13 @@ def analyze(paths, offsets, tz, tz_source, hosts, master, json_out, quiet, debug
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
         from .analyze import analyze as run_analysis
-        from .spark import get_session
+        from .ingest import check_time_zone, resolve_inputs
+        from .spark import get_session, resolve_master
 
-        spark = get_session(master)
+        # Mistakes in paths, zones or the master are reported before Spark starts.
+        check_time_zone(tz)
+        resolve_inputs(list(paths) + list(offsets))
+        spark = get_session(resolve_master(master))
         result = run_analysis(
             spark, paths, offsets, tz=tz, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source")
         )
