@@ -82,9 +82,13 @@ def _rebalances(model: Model) -> list[dict]:
         F.col(s.GROUP_ID).alias("group"), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
         "duration_ms", "trigger", "members", F.col("moved").alias("moved_partitions"), F.col("joined_ts").alias("joined"),
         "members_joined", "members_left", "leader", "protocol", "protocol_type", "member_ids", "instance_ids",
+        F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), F.date_format(a["assigned_ts"], "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").alias("at"))).alias("assignments"),
         F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
     )
-    return [{**row, "evidence": row["evidence"].asDict() if row["evidence"] else None} for row in _json_rows(renamed)]
+    return [
+        {**row, "evidence": row["evidence"].asDict() if row["evidence"] else None, "assignments": [a.asDict() for a in row["assignments"]]}
+        for row in _json_rows(renamed)
+    ]
 
 
 def _ownership(model: Model) -> list[dict]:

@@ -99,7 +99,10 @@ def generation_assignments(members: DataFrame) -> DataFrame:
     )
     leader = F.when(F.col(s.EVENT_TYPE) == "consumer:group:assignment_finished", F.col(MEMBER))
     first_per_member = assigned.where(F.col(s.EVENT_TYPE) == ASSIGNED).groupBy(s.GROUP_ID, GENERATION_NOW, MEMBER).agg(F.min(s.TS).alias("t"))
-    running = first_per_member.groupBy(s.GROUP_ID, F.col(GENERATION_NOW).alias(s.GENERATION)).agg(F.max("t").alias("end_ts"))
+    running = first_per_member.groupBy(s.GROUP_ID, F.col(GENERATION_NOW).alias(s.GENERATION)).agg(
+        F.max("t").alias("end_ts"),
+        F.sort_array(F.collect_list(F.struct(F.col(MEMBER).alias("member"), F.col("t").alias("assigned_ts")))).alias("assignments"),
+    )
     leaders = assigned.groupBy(s.GROUP_ID, F.coalesce(F.col(s.GENERATION), F.col(GENERATION_NOW)).alias(s.GENERATION)).agg(
         F.first(leader, ignorenulls=True).alias("leader")
     )
@@ -138,7 +141,8 @@ def rebalances(members: DataFrame, ownership: DataFrame) -> DataFrame:
 
     Columns: ``group_id``, ``generation``, ``start_ts`` (first sign of the rebalance on any
     member), ``joined_ts`` (last member told it joined), ``end_ts`` (last member assigned:
-    processing again), ``duration_ms`` (stop-the-world, start to end), ``members``,
+    processing again), ``duration_ms`` (stop-the-world, start to end), ``assignments``
+    (when each member got its assignment), ``members``,
     ``members_joined``/``members_left`` (against the previous generation), ``leader``,
     ``protocol`` and ``protocol_type`` (eager or cooperative), ``moved`` partitions and the
     ``trigger``, with ``start_file``/``start_line`` as evidence.
@@ -175,6 +179,7 @@ def rebalances(members: DataFrame, ownership: DataFrame) -> DataFrame:
         s.GROUP_ID, s.GENERATION,
         start.alias("start_ts"), "joined_ts", end.alias("end_ts"), _ms(end, start).alias("duration_ms"),
         "members", "member_ids", "instance_ids", "members_joined", "members_left", "leader",
+        F.coalesce(F.col("assignments"), F.array()).alias("assignments"),
         "protocol", protocol_type.alias("protocol_type"),
         F.coalesce(F.col("moved"), F.array().cast("array<string>")).alias("moved"),
         _trigger(F.col("members_joined"), F.col("members_left")).alias("trigger"),

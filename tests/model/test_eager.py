@@ -21,6 +21,9 @@ def test_rebalance_into_generation_6_timing_and_trigger(model):
     assert row["joined_ts"].strftime("%H:%M:%S.%f")[:-3] == "10:00:33.473"
     assert row["end_ts"].strftime("%H:%M:%S.%f")[:-3] == "10:00:33.500"  # host-b's assignment, the last
     assert row["duration_ms"] == 3285
+    assert [(a["member"], a["assigned_ts"].strftime("%H:%M:%S.%f")[:-3]) for a in row["assignments"]] == [
+        (A, "10:00:33.495"), (B, "10:00:33.500"),
+    ]
     assert (row["members_joined"], row["members_left"]) == ([B], [])
     assert row["trigger"] == "member joined (scale-up or restart)"
     assert row["moved"] == [f"orders-{p}: {A} -> {B}" for p in (3, 4, 5)]
