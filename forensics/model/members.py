@@ -3,8 +3,7 @@
 A member is one consumer client of one group on one host (``host``/``client_id``); a Kafka
 Streams thread is the member of its ``<thread>-consumer`` client. Its own lines are in the
 order it wrote them, so each event learns the generation the member was in when it wrote the
-line (``generation_now``) and the generation it joins next (``generation_next``): a revocation
-or a JoinGroup attempt belongs to the rebalance into ``generation_next``.
+line (``generation_now``).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from .. import schema as s
 
 MEMBER = "member"
 GENERATION_NOW = "generation_now"
-GENERATION_NEXT = "generation_next"
 
 JOINED = ("consumer:group:joined", "consumer:group:synced")
 """Events that name the generation the member is in (classic protocol)."""
@@ -36,13 +34,22 @@ def member_client(events: DataFrame) -> Column:
     return F.coalesce(client, from_thread)
 
 
+def generation_mark() -> Column:
+    """The generation a line says its member is in: ``joined``/``synced`` lines (classic
+    protocol) or the member epoch of a KIP-848 member state transition; else null."""
+    return (
+        F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION))
+        .when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("epoch"))
+    )
+
+
 def member_order() -> list[Column]:
     """How a member's own lines are ordered: its clock, then file and line."""
     return [F.col(s.TS), F.col(s.SOURCE_FILE), F.col(s.LINE)]
 
 
 def with_members(events: DataFrame) -> DataFrame:
-    """Events with ``member`` (host/client), ``generation_now`` and ``generation_next``, and the
+    """Events with ``member`` (host/client), ``generation_now``, and the
     member's ``group_id``, ``instance_id`` and latest ``member_id`` filled from its other lines.
 
     The group of a member is the one its consumer lines name (Streams thread lines carry
@@ -56,18 +63,13 @@ def with_members(events: DataFrame) -> DataFrame:
     )
     by_member = Window.partitionBy(MEMBER)
     group = F.coalesce(F.col(s.GROUP_ID), F.first(F.col(s.GROUP_ID), ignorenulls=True).over(by_member))
-    generation = (
-        F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION))
-        .when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("epoch"))
-    )
+    generation = generation_mark()
     ordered = Window.partitionBy(MEMBER).orderBy(*member_order())
     upto = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    after = ordered.rowsBetween(Window.currentRow, Window.unboundedFollowing)
     return with_member.select(
         *[c for c in with_member.columns if c not in (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID, "_client")],
         group.alias(s.GROUP_ID),
         F.last(s.MEMBER_ID, ignorenulls=True).over(upto).alias(s.MEMBER_ID),
         F.coalesce(F.col(s.INSTANCE_ID), F.first(s.INSTANCE_ID, ignorenulls=True).over(by_member)).alias(s.INSTANCE_ID),
         F.last(generation, ignorenulls=True).over(upto).alias(GENERATION_NOW),
-        F.first(generation, ignorenulls=True).over(after).alias(GENERATION_NEXT),
     )

@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..events.fields import partition_of, topic_of
+from ..registry import literal_map
 from .members import GENERATION_NOW, MEMBER, member_order
 
 ASSIGNED = "consumer:group:assigned"
@@ -35,7 +36,7 @@ OWNERSHIP_COLUMNS = (
 def partition_changes(members: DataFrame) -> DataFrame:
     """One row per partition a member's line acquires or releases: ``change`` is ``acquired``,
     ``revoked`` or ``lost``; ``tp`` the ``topic-N`` text."""
-    kinds = F.create_map(F.lit(ASSIGNED), F.lit("acquired"), *[F.lit(x) for kv in RELEASES.items() for x in kv])
+    kinds = literal_map({ASSIGNED: "acquired", **RELEASES})
     lists = members.where(F.col(s.EVENT_TYPE).isin(ASSIGNED, *RELEASES) & F.col(s.PARTITIONS).isNotNull())
     return lists.select(
         s.GROUP_ID, MEMBER, s.HOST, s.CLIENT_ID,
@@ -53,7 +54,7 @@ def member_exits(members: DataFrame) -> DataFrame:
         | ((F.col(s.EVENT_TYPE) == "streams:thread:state") & F.col("state_to").isin(*THREAD_GONE))
         | (F.col(s.EVENT_TYPE).isin(*RELEASES) & F.col(s.PARTITIONS).isNull())
     )
-    reason = F.when(F.col(s.EVENT_TYPE).isin(*RELEASES), F.create_map(*[F.lit(x) for kv in RELEASES.items() for x in kv])[F.col(s.EVENT_TYPE)]).otherwise(F.lit("member left"))
+    reason = F.coalesce(literal_map(RELEASES)[F.col(s.EVENT_TYPE)], F.lit("member left"))
     return members.where(gone & F.col(MEMBER).isNotNull()).select(
         MEMBER, F.col(s.TS).alias("exit_ts"), F.col(s.LINE).alias("exit_line"), reason.alias("exit_reason")
     )

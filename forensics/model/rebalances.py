@@ -12,7 +12,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from .members import EPOCH_STEP, GENERATION_NOW, JOINED, MEMBER
+from .members import EPOCH_STEP, GENERATION_NOW, JOINED, MEMBER, generation_mark
 from .ownership import ASSIGNED
 
 STARTS = (
@@ -38,15 +38,6 @@ TRIGGERS = (
 
 def _ms(end: Column, start: Column) -> Column:
     return ((F.unix_micros(end) - F.unix_micros(start)) / 1000).cast("long")
-
-
-def generation_mark() -> Column:
-    """The generation a line says its member is in: ``joined``/``synced`` lines (classic
-    protocol) or the member epoch of a KIP-848 member state transition."""
-    return (
-        F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION))
-        .when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("epoch"))
-    )
 
 
 def generation_members(members: DataFrame) -> DataFrame:
