@@ -61,6 +61,21 @@ def format_summary(result: dict) -> str:
     if offsets.get("rows"):
         kinds = ", ".join(f"{n:,} {kind}" for kind, n in offsets["by_kind"].items())
         lines.append(f"Offset dumps: {offsets['rows']:,} rows ({kinds}), {len(offsets['snapshots'])} snapshot time(s)")
+    skewed = [c for c in result.get("clock_skew", []) if c.get("corrected")]
+    for clock in skewed:
+        lines.append(
+            f"Clock of {clock['host']} corrected by {-clock['offset_ms']:+,} ms (+/- {clock['uncertainty_ms']} ms, "
+            f"reference {clock['reference']}, {clock['samples']} generation(s))"
+        )
+    if result.get("rebalances"):
+        lines.append("Rebalances:")
+    for rebalance in result.get("rebalances", []):
+        duration = "?" if rebalance["duration_ms"] is None else f"{rebalance['duration_ms']:,} ms"
+        lines.append(
+            f"  {rebalance['group']} generation {rebalance['generation']}: {rebalance['start']}, stopped {duration}, "
+            f"{len(rebalance['members'])} member(s), {len(rebalance['moved_partitions'])} partition(s) moved; "
+            f"{rebalance['trigger']}"
+        )
     lines.append("Inputs:")
     for entry in result["inputs"]:
         if entry.get("kind") == "log":

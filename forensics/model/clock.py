@@ -4,9 +4,9 @@ The group coordinator answers every member's JoinGroup (and SyncGroup) of one ge
 the same moment, so each member's ``Successfully joined group with generation N`` line is
 written within milliseconds of the others'. Per host, the median difference to a reference
 host over the generations both saw estimates that host's clock offset; the spread of those
-differences is its uncertainty. Offsets at or above ``CORRECTION_THRESHOLD_MS`` are
-corrected (``ts`` becomes the reference clock; the original is kept as ``ts_raw``) and
-reported; smaller ones are reported only.
+differences is its uncertainty. Offsets of at least ``CORRECTION_THRESHOLD_MS`` known to
+better than that are corrected (``ts`` becomes the reference clock; the original is kept as
+``ts_raw``); all estimates are reported, corrected or not.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def clock_skew(events: DataFrame) -> DataFrame:
     )
     hosts = events.select(s.HOST).where(F.col(s.HOST).isNotNull()).distinct().crossJoin(ref_host)
     joined = hosts.join(stats.drop("reference"), s.HOST, "left")
-    corrected = F.coalesce(F.abs(F.col("offset_ms")) >= CORRECTION_THRESHOLD_MS, F.lit(False))
+    precise = F.col("uncertainty_ms") < CORRECTION_THRESHOLD_MS
+    corrected = F.coalesce((F.abs(F.col("offset_ms")) >= CORRECTION_THRESHOLD_MS) & precise, F.lit(False))
     is_reference = F.col(s.HOST) == F.col("reference")
     return joined.select(
         s.HOST,
