@@ -38,7 +38,8 @@ def analyze(
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
     events = parse_events(ingested.records).localCheckpoint()
-    offsets_table = read_offsets(spark, [d.path for d in dumps if not d.problem]) if any(not d.problem for d in dumps) else None
+    dump_paths = [d.path for d in dumps if not d.problem]
+    offsets_table = read_offsets(spark, dump_paths).localCheckpoint() if dump_paths else None
     model = build_model(events, offsets_table)
     by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
     accounting = dict(ingested.accounting)
@@ -52,7 +53,7 @@ def analyze(
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),
         "config": config_table(config_settings(events)),
-        "offsets": _offsets_summary(spark, [d.path for d in dumps if not d.problem]),
+        "offsets": _offsets_summary(spark, dump_paths, offsets_table),
         "unparsed_samples": ingested.unparsed_samples,
         "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
         "clock_skew": _json_rows(model.clock_skew.orderBy(s.HOST)),
@@ -111,11 +112,10 @@ def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:
     ]
 
 
-def _offsets_summary(spark: SparkSession, paths: list[str]) -> dict:
+def _offsets_summary(spark: SparkSession, paths: list[str], table: DataFrame | None) -> dict:
     """Rows per dump kind, snapshot times and the line accounting of the offset dumps."""
-    if not paths:
+    if table is None:
         return {"rows": 0, "by_kind": {}, "snapshots": [], "accounting": {}}
-    table = read_offsets(spark, paths)
     by_kind = {r["kind"]: r["count"] for r in table.groupBy("kind").count().collect()}
     snapshots = sorted(str(r[0]) for r in table.select("snapshot_ts").distinct().collect() if r[0] is not None)
     return {
