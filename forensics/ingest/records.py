@@ -59,7 +59,7 @@ def fold_lines(lines: DataFrame) -> DataFrame:
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
     candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS))
-    irrelevant_key = F.lit(-1) - F.array_position(F.array(*map(F.lit, _LAYOUT_NAMES)), F.col("layout"))
+    irrelevant_key = -F.array_position(F.array(*map(F.lit, _LAYOUT_NAMES)), F.col("layout"))  # -1 - index, as FOLDS
     frame = first.isin(" ", "\t") & value.rlike(STACK_FRAME)
     key = (
         F.when(candidate, F.col("line"))
