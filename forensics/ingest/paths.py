@@ -10,7 +10,7 @@ import fnmatch
 import glob
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..errors import ForensicsError
@@ -30,7 +30,6 @@ class InputFile:
     tz_given: bool = False
     size: int | None = None
     problem: str | None = None
-    aliases: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def compressed(self) -> bool:

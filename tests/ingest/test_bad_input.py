@@ -8,6 +8,7 @@ import os
 import pytest
 
 from forensics.errors import ForensicsError
+from forensics.schema import UNPARSED_REASONS
 from tests.helpers import buckets, ingest_paths, records_by_line
 
 KAFKA_LINE = (
@@ -39,6 +40,7 @@ def test_binary_junk_is_unparsed_as_binary_data(spark, tmp_path):
     assert entry["records"] == 2
     assert entry["unparsed"] == entry["lines"] - 2
     assert set(result.accounting["unparsed_by_reason"]) == {"binary data"}
+    assert set(result.accounting["unparsed_by_reason"]) <= set(UNPARSED_REASONS)
 
 
 def test_invalid_utf8_line_is_unparsed_as_undecodable(spark, tmp_path):

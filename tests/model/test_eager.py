@@ -30,6 +30,12 @@ def test_rebalance_into_generation_6_timing_and_trigger(model):
     assert (row["start_file"].endswith("host-b/app.log"), row["start_line"]) == (True, 6)
 
 
+def test_ownership_table_has_its_documented_columns(model):
+    from forensics.model.ownership import OWNERSHIP_COLUMNS
+
+    assert tuple(model.ownership.columns) == OWNERSHIP_COLUMNS
+
+
 def test_ownership_intervals_exact(model):
     expected = []
     for p in range(6):
