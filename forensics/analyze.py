@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 from . import __version__
 from . import schema as s
 from .events import parse_events
+from .detect import detect, findings_json
 from .events.config import config_settings, config_table
 from .ingest import Ingested, ingest, resolve_inputs
 from .model import Model, build_model
@@ -61,7 +62,7 @@ def analyze(
         "ownership": _ownership(model),
         "restores": _json_rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
         "commits": _json_rows(model.commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")),
-        "findings": [],
+        "findings": findings_json(detect(model)),
     }
 
 

@@ -295,3 +295,47 @@ LOG_OFFSETS = "log_offsets"
 DUMP_LOG_BATCH = "dump_log_batch"
 ROW_KINDS = (DESCRIBE_OFFSETS, DESCRIBE_MEMBERS, DESCRIBE_STATE, CONSUMER_OFFSETS_COMMIT, LOG_OFFSETS, DUMP_LOG_BATCH)
 
+
+# Findings: the detectors' one output schema (forensics.detect). Stable JSON field names.
+DETECTOR = "detector"
+SEVERITY = "severity"
+VERDICT = "verdict"
+OFFSET_FROM = "offset_from"
+OFFSET_TO = "offset_to"
+EVIDENCE = "evidence"
+
+VERDICTS = ("loss", "duplication", "delay", "expected")
+"""``loss``: records never processed; ``duplication``: records processed twice; ``delay``: the
+group stood still or redid work; ``expected``: allowed by the configured delivery guarantee
+(or a setting that makes an incident possible), still quantified where it has a range."""
+SEVERITIES = ("critical", "warning", "info")
+
+EVIDENCE_TYPE = ArrayType(StructType([StructField("file", _S, True), StructField("line", _L, True)]))
+
+FINDINGS_SCHEMA = StructType(
+    [
+        StructField(DETECTOR, _S, False),
+        StructField(SEVERITY, _S, False),
+        StructField(VERDICT, _S, False),
+        StructField(GROUP_ID, _S, True),
+        StructField(TOPIC, _S, True),
+        StructField(PARTITION, _I, True),
+        StructField(TASK, _S, True),
+        StructField(OFFSET_FROM, _L, True),
+        StructField(OFFSET_TO, _L, True),
+        StructField(RECORDS, _L, True),
+        StructField("exact", _B, True),
+        StructField("classification", _S, True),
+        StructField(HOST, _S, True),
+        StructField("member", _S, True),
+        StructField("start", _T, True),
+        StructField("end", _T, True),
+        StructField(EVIDENCE, EVIDENCE_TYPE, False),
+        StructField("explanation", _S, False),
+        StructField("kafka_reference", _S, False),
+        StructField("remedy", _S, False),
+    ]
+)
+"""One row per finding. ``offset_from``/``offset_to`` is the half-open range affected and
+``records`` its size; ``exact`` false when the range is only a bound; ``evidence`` the file
+and line of every log or dump line that proves it. In the JSON ``group_id`` is ``group``."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
 
+from ..events.config import config_settings
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -21,7 +22,8 @@ from .restores import restore_episodes
 
 @dataclass(frozen=True)
 class Model:
-    """The modelled incident: events on one clock, and the tables derived from them."""
+    """The modelled incident: events on one clock, the tables derived from them, the clients'
+    settings (``events.config.config_settings``) and the offset dumps' table, if any."""
 
     events: DataFrame
     clock_skew: DataFrame
@@ -30,35 +32,41 @@ class Model:
     rebalances: DataFrame
     restores: DataFrame
     commits: DataFrame
+    settings: DataFrame
+    offsets: DataFrame | None = None
 
     def cache(self) -> "Model":
         """The same model with every table cached (they are small; each is reused)."""
-        return Model(*[frame.cache() for frame in self._frames()])
+        return Model(*[frame.cache() for frame in self._frames()], offsets=self.offsets)
 
     def unpersist(self) -> None:
         for frame in self._frames():
             frame.unpersist()
 
     def _frames(self) -> list[DataFrame]:
-        return [self.events, self.clock_skew, self.members, self.ownership, self.rebalances, self.restores, self.commits]
+        return [
+            self.events, self.clock_skew, self.members, self.ownership, self.rebalances, self.restores, self.commits,
+            self.settings,
+        ]
 
 
 def build_model(events: DataFrame, offsets: DataFrame | None = None) -> Model:
     """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``) and, optionally,
     the offset dumps' ``offsets`` table (``schema.OFFSETS_SCHEMA``).
 
-    The clock offsets, the members' events and the ownership intervals are small and feed
-    every later table, so they are materialised (``localCheckpoint``) as they are built:
-    that keeps each later query plan short instead of re-deriving them again and again.
+    Every table but the events is small and feeds later tables and the detectors, so each is
+    materialised (``localCheckpoint``) as it is built: that keeps each later query plan short
+    instead of re-deriving the tables again and again.
     """
     skew = clock_skew(events).localCheckpoint()
     on_one_clock = correct_clocks(events, skew)
     members = with_members(on_one_clock).localCheckpoint()
     ownership = ownership_intervals(members).localCheckpoint()
-    return Model(
-        on_one_clock, skew, members, ownership, rebalances(members, ownership), restore_episodes(members),
-        commit_lineage(members, ownership, offsets),
-    )
+    derived = [
+        rebalances(members, ownership), restore_episodes(members), commit_lineage(members, ownership, offsets),
+        config_settings(members),
+    ]
+    return Model(on_one_clock, skew, members, ownership, *[table.localCheckpoint() for table in derived], offsets=offsets)
 
 
 __all__ = ["Model", "build_model", "clock_skew", "commit_lineage", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]

@@ -24,37 +24,62 @@ LOG_KINDS = {
     "consumer:offset:out_of_range": "out of range",
     "consumer:offset:no_committed": "no committed offset",
     "consumer:offset:set_committed": "position from commit",
+    "consumer:offset:seek": "seek",
 }
 DUMP_KINDS = {s.CONSUMER_OFFSETS_COMMIT: "dump commit", s.DESCRIBE_OFFSETS: "dump snapshot"}
 
 HISTORY_COLUMNS = (
     s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, "kind", s.OFFSET, "strategy", MEMBER, s.HOST, s.CLIENT_ID,
-    s.GENERATION, "source", s.SOURCE_FILE, s.LINE,
+    s.GENERATION, "source", s.SOURCE_FILE, s.LINE, "strategy_line",
 )
+
+OFFSET_MAP_ENTRY = r"([^\s{},=]+)-(\d+)=OffsetAndMetadata\{offset=(\d+)"
+"""One entry of the ``{topic-N=OffsetAndMetadata{offset=O, ...}, ...}`` map a failed commit prints."""
+
+
+def per_partition_failures(members: DataFrame) -> DataFrame:
+    """Failed commits that print an offsets map ("Offset commit with offsets {...} failed",
+    "Asynchronous auto-commit of offsets {...} failed"): one row per partition in the map."""
+    maps = members.where(
+        (F.col(s.EVENT_TYPE) == "consumer:offset:commit_failed") & F.col(s.TOPIC).isNull()
+        & F.col(s.MESSAGE).contains("OffsetAndMetadata{")
+    )
+    entries = F.arrays_zip(*[F.regexp_extract_all(s.MESSAGE, F.lit(OFFSET_MAP_ENTRY), F.lit(i)).alias(f"_{i}") for i in (1, 2, 3)])
+    exploded = maps.withColumn("_entry", F.explode(entries))
+    return exploded.withColumns({
+        s.TOPIC: F.col("_entry._1"),
+        s.PARTITION: F.col("_entry._2").cast("int"),
+        s.OFFSET: F.col("_entry._3").cast("long"),
+    }).drop("_entry")
 
 
 def log_offsets(members: DataFrame) -> DataFrame:
-    """Commits, resets and position events of group consumers (not Streams restore consumers).
+    """Commits, failed commits, resets, seeks and position events of group consumers (not
+    Streams restore consumers).
 
     A reset's strategy comes from the member's ``Seeking to <strategy> offset`` line just
-    before it (2.3+), where there is one.
+    before it (2.3+), where there is one (``strategy_line``).
     """
     kinds = F.create_map(*[F.lit(x) for kv in LOG_KINDS.items() for x in kv])
+    members = members.unionByName(per_partition_failures(members))
     relevant = members.where(
         F.col(s.EVENT_TYPE).isin(*LOG_KINDS, "consumer:offset:seek_strategy")
         & F.col(s.TOPIC).isNotNull()
         & ~F.coalesce(F.col(s.CLIENT_ID), F.lit("")).rlike("-restore-consumer$")
     )
     per_partition = Window.partitionBy(MEMBER, s.TOPIC, s.PARTITION).orderBy(s.TS, s.SOURCE_FILE, s.LINE)
-    seek = F.when(F.col(s.EVENT_TYPE) == "consumer:offset:seek_strategy", F.col("strategy"))
-    with_strategy = relevant.withColumn(
-        "strategy", F.coalesce(F.col("strategy"), F.last(seek, ignorenulls=True).over(per_partition.rowsBetween(Window.unboundedPreceding, -1)))
+    is_seek = F.col(s.EVENT_TYPE) == "consumer:offset:seek_strategy"
+    before = per_partition.rowsBetween(Window.unboundedPreceding, -1)
+    seek = F.when(is_seek, F.struct(F.col("strategy").alias("strategy"), F.col(s.LINE).alias("line")))
+    with_strategy = relevant.withColumn("_seek", F.last(seek, ignorenulls=True).over(before)).withColumn(
+        "strategy", F.coalesce(F.col("strategy"), F.col("_seek.strategy"))
     )
     return with_strategy.where(F.col(s.EVENT_TYPE) != "consumer:offset:seek_strategy").select(
         s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, kinds[F.col(s.EVENT_TYPE)].alias("kind"), s.OFFSET,
         F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("strategy")).alias("strategy"),
         MEMBER, s.HOST, s.CLIENT_ID, F.col("generation_now").alias(s.GENERATION),
         F.lit("log").alias("source"), s.SOURCE_FILE, s.LINE,
+        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("_seek.line")).alias("strategy_line"),
     )
 
 
@@ -69,7 +94,7 @@ def dump_offsets(offsets: DataFrame) -> DataFrame:
         F.coalesce(F.col(s.COMMIT_TS), F.col(s.SNAPSHOT_TS)).alias(s.TS),
         kinds[F.col(s.KIND)].alias("kind"), F.col(s.CURRENT_OFFSET).alias(s.OFFSET), null_text.alias("strategy"),
         null_text.alias(MEMBER), null_text.alias(s.HOST), null_text.alias(s.CLIENT_ID), F.lit(None).cast("int").alias(s.GENERATION),
-        F.lit("dump").alias("source"), s.SOURCE_FILE, s.LINE,
+        F.lit("dump").alias("source"), s.SOURCE_FILE, s.LINE, F.lit(None).cast("long").alias("strategy_line"),
     )
 
 

@@ -21,16 +21,18 @@ JOINED = ("consumer:group:joined", "consumer:group:synced")
 EPOCH_STEP = "consumer:group:member_state"
 """KIP-848 member state transitions carry the member epoch instead of a group generation."""
 STREAMS_CONSUMER_SUFFIX = "-consumer"
-RESTORE_CONSUMER = r"-restore-consumer$"
+THREAD_CLIENT = r"(?:-restore-consumer|(?<=-StreamThread-\d{1,4})-(?:\d+_\d+-)?producer)$"
+"""A Streams thread's restore consumer and producer (one per thread, or per task under
+``exactly_once`` before 2.6) are named after the thread."""
 
 
 def member_client(events: DataFrame) -> Column:
     """The consumer client an event belongs to: its client id, or for a Streams thread line
     without one, the thread's main consumer (``<thread>-consumer``); a thread's restore
-    consumer counts as its main consumer (same thread, same generation)."""
+    consumer and producers count as its main consumer (same thread, same generation)."""
     thread_consumer = F.concat(F.col(s.THREAD), F.lit(STREAMS_CONSUMER_SUFFIX))
     from_thread = F.when(F.col(s.EVENT_TYPE).startswith("streams:") & F.col(s.THREAD).isNotNull(), thread_consumer)
-    client = F.regexp_replace(F.col(s.CLIENT_ID), RESTORE_CONSUMER, STREAMS_CONSUMER_SUFFIX)
+    client = F.regexp_replace(F.col(s.CLIENT_ID), THREAD_CLIENT, STREAMS_CONSUMER_SUFFIX)
     return F.coalesce(client, from_thread)
 
 

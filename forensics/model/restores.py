@@ -44,8 +44,13 @@ def task_episodes(members: DataFrame) -> DataFrame:
     task_lines = members.where(F.col(s.TASK).isNotNull() & F.col(s.EVENT_TYPE).startswith("streams:"))
     task_ids = F.filter(F.split(F.col(s.TASK), r"[\[\]{},\s]+"), lambda task: task.rlike(r"^\d+_\d+$"))
     per_task = task_lines.withColumn("thread", _thread(task_lines)).withColumn(s.TASK, F.explode(task_ids))
+    line = F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))
+    closed = F.col(s.EVENT_TYPE).isin(*TASK_CLOSED)
     return per_task.groupBy(*EPISODE, s.TASK).agg(
+        F.first(s.GROUP_ID, ignorenulls=True).alias(s.GROUP_ID),
         F.min(s.TS).alias("opened_ts"),
+        F.collect_list(line).alias("_task_evidence"),
+        F.max_by(F.when(closed, line), F.when(closed, F.col(s.TS))).alias("closed_evidence"),
         F.min(F.when(F.col(s.EVENT_TYPE).isin(*TASK_DONE), F.col(s.TS))).alias("task_running_ts"),
         F.max(F.when(F.col(s.EVENT_TYPE).isin(*TASK_CLOSED), F.col(s.TS))).alias("task_closed_ts"),
         F.first(s.SOURCE_FILE).alias(s.SOURCE_FILE),
@@ -71,7 +76,7 @@ def changelog_activity(members: DataFrame) -> DataFrame:
         F.max(F.when(F.col(s.EVENT_TYPE) == "streams:restore:start", F.col("end_offset"))).alias("restore_to"),
         F.sum(F.when(F.col(s.EVENT_TYPE) == "streams:restore:finished", F.col("records"))).alias("records_restored"),
         F.max(F.when(F.col(s.EVENT_TYPE) == "streams:restore:finished", F.col(s.TS))).alias("restore_finished_ts"),
-        F.collect_list(F.struct(s.SOURCE_FILE, s.LINE)).alias("_evidence"),
+        F.collect_list(F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))).alias("_changelog_evidence"),
     )
 
 
@@ -80,8 +85,10 @@ def thread_generations(members: DataFrame) -> DataFrame:
     and its last line in that generation (when it let its tasks go, at the latest)."""
     lines = members.withColumn("thread", _thread(members)).where(F.col("thread").isNotNull())
     running = (F.col(s.EVENT_TYPE) == "streams:thread:state") & (F.col("state_to") == "RUNNING")
+    line = F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))
     return lines.groupBy(*EPISODE).agg(
         F.max(F.when(running, F.col(s.TS))).alias("thread_running_ts"),
+        F.max_by(F.when(running, line), F.when(running, F.col(s.TS))).alias("running_evidence"),
         F.max(s.TS).alias("thread_last_ts"),
     )
 
@@ -109,6 +116,7 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         F.lag("host").over(previous).alias("previous_host"),
         F.lag("thread").over(previous).alias("previous_thread"),
         F.lag(released).over(previous).alias("previous_released_ts"),
+        F.lag("closed_evidence").over(previous).alias("previous_closed_evidence"),
     )
     per_changelog = with_previous.select(
         "*", F.explode_outer(F.when(F.size("_changelogs") > 0, F.col("_changelogs"))).alias("changelog")
@@ -120,15 +128,21 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         F.when(F.col("restore_finished_ts").isNotNull() | F.col("task_running_ts").isNotNull(), F.lit(True))
         .when(running.isNotNull(), F.lit(False))
     )
+    evidence = F.array_sort(F.array_distinct(F.filter(F.flatten(F.array(
+        F.col("_task_evidence"), F.coalesce(F.col("_changelog_evidence"), F.array()),
+        F.array(F.when(running.isNotNull(), F.col("running_evidence"))),
+    )), lambda e: e.isNotNull())))
     return with_previous.select(
-        "host", "thread", F.col(GENERATION_NOW).alias(s.GENERATION), s.TASK, "changelog",
+        s.GROUP_ID, "host", "thread", F.col(GENERATION_NOW).alias(s.GENERATION), s.TASK, "changelog",
         topic_of(F.col("changelog")).alias(s.TOPIC), partition_of(F.col("changelog")).alias(s.PARTITION),
         F.when(F.col("_missing") == 1, F.lit(False)).when(F.col("_loaded") == 1, F.lit(True)).alias("checkpoint_found"),
         (F.col("_wiped") == 1).alias("store_wiped"),
         "reset_offset", "restore_from", "restore_to", "records_restored", completed.alias("restore_completed"),
+        "restore_finished_ts",
         "opened_ts", running.alias("running_ts"),
         "previous_host", "previous_thread", "previous_released_ts",
         (F.col("previous_host") == F.col("host")).alias("same_instance"),
         ((F.unix_micros("opened_ts") - F.unix_micros("previous_released_ts")) / 1000).cast("long").alias("gap_ms"),
-        s.SOURCE_FILE, "opened_line",
+        s.SOURCE_FILE, "opened_line", evidence.alias("evidence"),
+        F.col("previous_closed_evidence").alias("previous_evidence"),
     )

@@ -1,0 +1,57 @@
+"""Detectors: pure functions from the modelled incident to findings in one schema.
+
+Each detector is named after the incident class it finds (the names are a stable vocabulary,
+used as-is in ``forensics analyze --json`` under ``findings``) and returns a DataFrame in
+``schema.FINDINGS_SCHEMA``. ``detect`` runs them all.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..model import Model
+from .config import risky_config
+from .group import fenced, poll_timeout, rebalance_storm, session_timeout
+from .offsets import backward_commit, out_of_range_reset, reprocessing, reset_to_latest_gap
+from .restores import redundant_restore, skipped_restore
+
+DETECTORS = {
+    detector.__name__: detector
+    for detector in (
+        skipped_restore, redundant_restore, reset_to_latest_gap, out_of_range_reset, backward_commit, reprocessing,
+        rebalance_storm, poll_timeout, session_timeout, fenced, risky_config,
+    )
+}
+"""Detector name -> function(Model) -> findings DataFrame."""
+
+FINDING_ORDER = (s.DETECTOR, s.GROUP_ID, s.TOPIC, s.PARTITION, s.TASK, s.OFFSET_FROM, "start", s.HOST, "member")
+
+
+def detect(model: Model, detectors=None) -> DataFrame:
+    """The findings of ``detectors`` (names; all by default) on ``model``, in one DataFrame."""
+    names = list(DETECTORS) if detectors is None else list(detectors)
+    unknown = [name for name in names if name not in DETECTORS]
+    if unknown:
+        raise ValueError(f"unknown detectors {unknown}; known: {sorted(DETECTORS)}")
+    return reduce(DataFrame.unionByName, [DETECTORS[name](model) for name in names])
+
+
+def findings_json(findings: DataFrame) -> list[dict]:
+    """Findings as JSON-ready dicts in a stable order (``group_id`` is ``group``; times ISO 8601 UTC)."""
+    rows = findings.orderBy(*[F.col(c).asc_nulls_first() for c in FINDING_ORDER]).collect()
+    return [{_json_name(k): _json_value(v) for k, v in row.asDict(recursive=True).items()} for row in rows]
+
+
+def _json_name(field: str) -> str:
+    return "group" if field == s.GROUP_ID else field
+
+
+def _json_value(value):
+    return value.isoformat(timespec="milliseconds") + "Z" if hasattr(value, "isoformat") else value
+
+
+__all__ = ["DETECTORS", "detect", "findings_json"]

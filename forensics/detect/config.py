@@ -1,0 +1,114 @@
+"""Settings that make the incident classes possible, read from the clients' config blocks."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..model import Model
+from ._finding import findings, line, lines
+
+KAFKA_7672_VERSIONS = r"^(1\.1|2\.0|2\.1)\."
+"""Kafka Streams versions with KAFKA-7672 (1.1.0 up to 2.2.0, where it was fixed)."""
+VERSION = r"[Vv]ersion\s*:\s*(\d+\.\d+\.\S+)"
+
+
+def _blocks(model: Model) -> DataFrame:
+    """One row per config block: its group (``group.id`` or ``application.id``), host, evidence
+    line, and its settings as a map."""
+    group = F.coalesce(F.col(s.GROUP_ID), F.col("application_id"))
+    return model.settings.groupBy(s.SOURCE_FILE, s.LINE, s.HOST, group.alias("_group")).agg(
+        F.map_from_entries(F.collect_list(F.struct("key", "value"))).alias("_settings")
+    ).where(F.col("_group").isNotNull())
+
+
+def _risk(rows: DataFrame, setting: str, explanation, reference: str, remedy: str, topic=None) -> DataFrame:
+    return findings(
+        rows, "risky_config",
+        severity="warning", verdict="expected", group=F.col("_group"), topic=topic, classification=setting,
+        host=F.col("_host"), start=F.col("_at"), evidence=lines(F.col("_evidence")),
+        explanation=explanation, kafka_reference=reference, remedy=remedy,
+    )
+
+
+def latest_reset_risk(model: Model, blocks: DataFrame) -> DataFrame:
+    """``auto.offset.reset=latest`` in a group that met partitions with no committed offset
+    (new partitions, first start, expired commits): records written before the consumer
+    arrived are skipped (seed 001)."""
+    latest = blocks.where(F.col("_settings")["auto.offset.reset"] == "latest")
+    no_commit = model.members.where(F.col(s.EVENT_TYPE) == "consumer:offset:no_committed").select(
+        F.col(s.GROUP_ID).alias("_group"), s.TOPIC, line().alias("_seen")
+    )
+    risky = latest.join(no_commit, "_group")
+    grouped = risky.groupBy("_group", s.TOPIC).agg(
+        F.min(s.HOST).alias("_host"), F.array_union(F.collect_set(line()), F.array(F.min("_seen"))).alias("_evidence"),
+        F.lit(None).cast("timestamp").alias("_at"),
+    )
+    return _risk(
+        grouped, "auto.offset.reset",
+        F.format_string(
+            "Group %s uses auto.offset.reset=latest and found partitions of %s with no committed offset: a partition added "
+            "(or whose commits expired) while producers write to it starts at its log end, skipping what was written before.",
+            F.col("_group"), F.col(s.TOPIC),
+        ),
+        "auto.offset.reset; partitions added with kafka-topics --alter",
+        "Use auto.offset.reset=earliest for groups that must not skip records.",
+        topic=F.col(s.TOPIC),
+    )
+
+
+def heartbeat_risk(blocks: DataFrame) -> DataFrame:
+    """``session.timeout.ms`` under three ``heartbeat.interval.ms``: one or two late heartbeats
+    expire the session (Kafka's documentation asks for at most a third)."""
+    settings = F.col("_settings")
+    short = blocks.where(
+        settings["session.timeout.ms"].cast("long") < 3 * settings["heartbeat.interval.ms"].cast("long")
+    ).withColumn("_session", settings["session.timeout.ms"]).withColumn("_heartbeat", settings["heartbeat.interval.ms"])
+    grouped = short.groupBy("_group").agg(
+        F.min(s.HOST).alias("_host"), F.collect_list(line()).alias("_evidence"), F.lit(None).cast("timestamp").alias("_at"),
+        F.min("_session").alias("_session"), F.max("_heartbeat").alias("_heartbeat"),
+    )
+    return _risk(
+        grouped, "session.timeout.ms",
+        F.format_string(
+            "Group %s has session.timeout.ms=%s but heartbeat.interval.ms=%s: fewer than three heartbeats fit in a session, "
+            "so a single delayed heartbeat can get a member removed and trigger a rebalance.",
+            F.col("_group"), F.col("_session"), F.col("_heartbeat"),
+        ),
+        "session.timeout.ms, heartbeat.interval.ms (at most a third of the session timeout)",
+        "Set heartbeat.interval.ms to at most a third of session.timeout.ms.",
+    )
+
+
+def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
+    """Kafka Streams with ``processing.guarantee=exactly_once`` on a version with KAFKA-7672:
+    a task that finds no checkpoint may go RUNNING without restoring its state."""
+    eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once")
+    versions = model.events.where(F.col(s.EVENT_TYPE) == "consumer:version").select(
+        F.col(s.HOST).alias("_version_host"), F.regexp_extract(s.MESSAGE, VERSION, 1).alias("_version"), line().alias("_version_line"),
+    ).where(F.col("_version").rlike(KAFKA_7672_VERSIONS))
+    affected = eos.join(versions, F.col(s.HOST) == F.col("_version_host"))
+    grouped = affected.groupBy("_group").agg(
+        F.min(s.HOST).alias("_host"), F.min("_version").alias("_version"),
+        F.array_union(F.collect_set(line()), F.array(F.min("_version_line"))).alias("_evidence"),
+        F.lit(None).cast("timestamp").alias("_at"),
+    )
+    return _risk(
+        grouped, "processing.guarantee",
+        F.format_string(
+            "Application %s runs Kafka Streams %s with processing.guarantee=exactly_once: in this version a task that finds "
+            "no checkpoint can go RUNNING without restoring its state store (KAFKA-7672).",
+            F.col("_group"), F.col("_version"),
+        ),
+        "KAFKA-7672 (Kafka Streams 1.1.0-2.1.x with exactly_once)",
+        "Upgrade Kafka Streams to 2.2.0 or later.",
+    )
+
+
+def risky_config(model: Model) -> DataFrame:
+    """Settings that make the other detectors' incidents possible, one finding per group and
+    setting: ``auto.offset.reset=latest`` with partitions lacking commits, a heartbeat interval
+    above a third of the session timeout, exactly-once on a Streams version with KAFKA-7672."""
+    blocks = _blocks(model)
+    return latest_reset_risk(model, blocks).unionByName(heartbeat_risk(blocks)).unionByName(eos_restore_risk(model, blocks))

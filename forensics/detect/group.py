@@ -1,0 +1,182 @@
+"""Members dropping out of a group: timeouts, fencing, rebalance storms (seed 002)."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..model import Model
+from ..model.members import GENERATION_NOW, MEMBER
+from ._finding import findings, line, lines
+
+STORM_REBALANCES = 8
+STORM_WINDOW_S = 600
+"""A rebalance storm: at least ``STORM_REBALANCES`` rebalances of one group within
+``STORM_WINDOW_S`` seconds (a rolling restart of N members causes about 2N)."""
+
+MEMBER_EPISODE = (s.GROUP_ID, MEMBER, GENERATION_NOW)
+
+
+def _per_member(lines_of: DataFrame, kind: Column | None = None) -> DataFrame:
+    """One row per member and generation: its first such line (and its ``kind``), all of
+    their evidence."""
+    lines_of = lines_of.withColumn("_kind", kind if kind is not None else F.lit(None).cast("string"))
+    return lines_of.groupBy(*MEMBER_EPISODE).agg(
+        F.min(s.TS).alias("_at"),
+        F.first(s.HOST, ignorenulls=True).alias(s.HOST),
+        F.first(s.CLIENT_ID, ignorenulls=True).alias(s.CLIENT_ID),
+        F.first(s.TASK, ignorenulls=True).alias(s.TASK),
+        F.min_by(F.col("_kind"), F.col(s.TS)).alias("_kind"),
+        F.collect_list(line()).alias("_evidence"),
+    )
+
+
+def _setting(model: Model, key: str) -> DataFrame:
+    """One setting of each client, by host and client id (from its config block)."""
+    return model.settings.where(F.col("key") == key).groupBy(
+        F.col(s.HOST).alias("_host"), F.col(s.CLIENT_ID).alias("_client")
+    ).agg(F.max("value").alias("_setting"))
+
+
+def _with_setting(rows: DataFrame, model: Model, key: str) -> DataFrame:
+    client = F.regexp_replace(F.col(MEMBER), r"^[^/]*/", "")
+    on = (F.col(s.HOST) == F.col("_host")) & (client == F.col("_client"))
+    return rows.join(_setting(model, key), on, "left")
+
+
+def _timeout_finding(rows: DataFrame, detector: str, setting: str, default_ms: int, what: str, remedy: str) -> DataFrame:
+    value = F.coalesce(
+        F.concat(F.col("_setting"), F.lit(" ms")),
+        F.lit(f"not in the logs; the default is {default_ms} ms"),
+    )
+    return findings(
+        rows, detector,
+        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), host=F.col(s.HOST), member=F.col(MEMBER),
+        start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
+        explanation=F.format_string("%s %s (%s = %s), so group %s rebalanced without it from %s.", F.col(MEMBER), F.lit(what),
+                                    F.lit(setting), value, F.col(s.GROUP_ID),
+                                    F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")),
+        kafka_reference=setting, remedy=remedy,
+    )
+
+
+def poll_timeout(model: Model) -> DataFrame:
+    """A member left its group because more than ``max.poll.interval.ms`` passed between two
+    ``poll()`` calls (slow processing of a batch): the group rebalances, and what the member
+    processed but had not committed is processed again by the next owner."""
+    timeouts = model.members.where((F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout") & F.col(MEMBER).isNotNull())
+    rows = _with_setting(_per_member(timeouts), model, "max.poll.interval.ms")
+    return _timeout_finding(
+        rows, "poll_timeout", "max.poll.interval.ms", 300_000, "went longer than max.poll.interval.ms between two poll() calls and left the group",
+        "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
+    )
+
+
+def session_timeout_lines(members: DataFrame) -> Column:
+    """Lines showing the coordinator expired a member's session: no heartbeat reached it within
+    ``session.timeout.ms`` (heartbeat answered UNKNOWN_MEMBER_ID, "member id is not valid",
+    or the client's own "session timed out without receiving a heartbeat response")."""
+    message = F.coalesce(F.col(s.MESSAGE), F.lit(""))
+    reason = F.coalesce(F.col("reason"), F.lit(""))
+    return (
+        (F.col(s.EVENT_TYPE) == "consumer:group:session_timeout")
+        | ((F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed")
+           & ((F.col("error") == "UNKNOWN_MEMBER_ID") | message.rlike(r"member id \S+ is not valid")))
+        | ((F.col(s.EVENT_TYPE) == "consumer:group:generation_reset") & reason.contains("UNKNOWN_MEMBER_ID") & reason.contains("HEARTBEAT"))
+        | ((F.col(s.EVENT_TYPE) == "consumer:group:coordinator_unavailable") & F.lower(reason).contains("session timed out"))
+    )
+
+
+def session_timeout(model: Model) -> DataFrame:
+    """The coordinator removed a member whose heartbeats stopped for ``session.timeout.ms``
+    (process paused by GC, network partition, heartbeat thread starved); a member that had
+    already left on a poll timeout in the same generation is reported as ``poll_timeout``."""
+    members = model.members.where(F.col(MEMBER).isNotNull())
+    polled = members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout").select(MEMBER, GENERATION_NOW).distinct()
+    expired = members.where(session_timeout_lines(members)).join(polled, [MEMBER, GENERATION_NOW], "left_anti")
+    rows = _with_setting(_per_member(expired), model, "session.timeout.ms")
+    return _timeout_finding(
+        rows, "session_timeout", "session.timeout.ms", 45_000, "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
+        "Find what stalled the client (GC pauses, CPU starvation, network); raise session.timeout.ms or use static membership "
+        "(group.instance.id) so short outages do not rebalance.",
+    )
+
+
+FENCE_KINDS = (
+    ("producer:fenced", "producer"),
+    ("streams:task:migrated", "task migrated"),
+)
+
+
+def _fence_kind() -> Column:
+    rule = F.when(
+        (F.col(s.EVENT_TYPE) == "consumer:group:fenced") & F.lower(F.col(s.MESSAGE)).contains("instance"), F.lit("static member")
+    ).when(F.col(s.EVENT_TYPE) == "consumer:group:fenced", F.lit("member epoch"))
+    for event, kind in FENCE_KINDS:
+        rule = rule.when(F.col(s.EVENT_TYPE) == event, F.lit(kind))
+    return rule
+
+
+def fenced(model: Model) -> DataFrame:
+    """A zombie was fenced: a producer with an older epoch (``ProducerFencedException``
+    under exactly-once), a Streams thread whose tasks migrated while it was out of the group
+    (``TaskMigratedException``), or a static member whose ``group.instance.id`` another
+    instance took over. One finding per member and generation."""
+    lines_of = model.members.where(
+        F.col(s.EVENT_TYPE).isin("consumer:group:fenced", *[event for event, _ in FENCE_KINDS]) & F.col(MEMBER).isNotNull()
+    )
+    rows = _per_member(lines_of, _fence_kind())
+    return findings(
+        rows, "fenced",
+        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), task=F.col(s.TASK), classification=F.col("_kind"),
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
+        explanation=F.format_string(
+            "%s was fenced (%s) at %s: it had dropped out of group %s while others took over its work; its uncommitted "
+            "work was aborted and is redone by the new owner.",
+            F.col(MEMBER), F.col("_kind"), F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'"),
+            F.coalesce(F.col(s.GROUP_ID), F.lit("(unknown)")),
+        ),
+        kafka_reference="Zombie fencing: ProducerFencedException (KIP-98, KIP-447), TaskMigratedException, static membership (KIP-345)",
+        remedy="Find why the member stalled (poll or session timeout, GC pause); two instances must never share a group.instance.id.",
+    )
+
+
+def rebalance_storm(model: Model) -> DataFrame:
+    """At least ``STORM_REBALANCES`` rebalances of a group within ``STORM_WINDOW_S`` seconds:
+    the group barely processes. Reported once per storm with its trigger chain and the member
+    that joined or left most often (a crash-looping instance, a join/leave loop)."""
+    rebalances = model.rebalances.where(F.col("start_ts").isNotNull())
+    by_time = Window.partitionBy(s.GROUP_ID).orderBy(F.unix_seconds("start_ts")).rangeBetween(0, STORM_WINDOW_S)
+    dense = rebalances.withColumn("_dense", F.count(F.lit(1)).over(by_time) >= STORM_REBALANCES)
+    covering = Window.partitionBy(s.GROUP_ID).orderBy(F.unix_seconds("start_ts")).rangeBetween(-STORM_WINDOW_S, 0)
+    covered = dense.withColumn("_in", F.max(F.col("_dense").cast("int")).over(covering) == 1)
+    ordered = Window.partitionBy(s.GROUP_ID).orderBy("start_ts", s.GENERATION)
+    islands = covered.withColumn(
+        "_island", F.sum((F.col("_in") != F.coalesce(F.lag("_in").over(ordered), F.lit(False))).cast("int")).over(ordered)
+    ).where(F.col("_in"))
+    movers = F.explode(F.array_union(F.coalesce(F.col("members_joined"), F.array()), F.coalesce(F.col("members_left"), F.array())))
+    churn = islands.select(s.GROUP_ID, "_island", movers.alias("_mover")).groupBy(s.GROUP_ID, "_island", "_mover").count()
+    top = churn.groupBy(s.GROUP_ID, "_island").agg(F.max_by(F.struct("_mover", "count"), "count").alias("_top"))
+    storms = islands.groupBy(s.GROUP_ID, "_island").agg(
+        F.count(F.lit(1)).alias("_count"), F.min("start_ts").alias("_start"), F.max("end_ts").alias("_end"),
+        F.min(s.GENERATION).alias("_first"), F.max(s.GENERATION).alias("_last"),
+        F.array_sort(F.collect_list(F.struct(s.GENERATION, "trigger"))).alias("_triggers"),
+        F.collect_list(line("start_file", "start_line")).alias("_evidence"),
+    ).join(top, [s.GROUP_ID, "_island"], "left")
+    chain = F.concat_ws("; ", F.transform("_triggers", lambda t: F.concat(F.lit("gen "), t[s.GENERATION].cast("string"), F.lit(": "), t["trigger"])))
+    return findings(
+        storms, "rebalance_storm",
+        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), member=F.col("_top._mover"),
+        start=F.col("_start"), end=F.col("_end"), evidence=lines(F.col("_evidence")),
+        explanation=F.format_string(
+            "Group %s rebalanced %d times in %d s (generations %d to %d; threshold %d within %d s)%s. Triggers: %s.",
+            F.col(s.GROUP_ID), F.col("_count"), (F.unix_seconds("_end") - F.unix_seconds("_start")).cast("int"),
+            F.col("_first"), F.col("_last"), F.lit(STORM_REBALANCES), F.lit(STORM_WINDOW_S),
+            F.when(F.col("_top._mover").isNotNull(), F.format_string("; %s joined or left %d of them", F.col("_top._mover"), F.col("_top.count"))).otherwise(F.lit("")),
+            chain,
+        ),
+        kafka_reference="Rebalance triggers: member join/leave, session.timeout.ms, max.poll.interval.ms; static membership (KIP-345)",
+        remedy="Stop the member that keeps joining and leaving (crash loop, failing health check); use static membership "
+        "(group.instance.id) and cooperative-sticky assignment so restarts do not stop the whole group.",
+    )

@@ -1,0 +1,216 @@
+"""Offsets that skipped or repeated records: resets, backward commits, replays."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import schema as s
+from ..model import Model
+from ..model.members import MEMBER
+from ._finding import findings, line, lines, one
+
+PARTITION_KEY = (s.GROUP_ID, s.TOPIC, s.PARTITION)
+EXACTLY_ONCE = r"^exactly_once"
+"""``processing.guarantee`` values under which a record processed twice is a violation."""
+
+
+def _tp() -> Column:
+    return F.concat_ws("-", F.col(s.TOPIC), F.col(s.PARTITION).cast("string"))
+
+
+def _member_history(commits: DataFrame) -> Window:
+    return Window.partitionBy(*PARTITION_KEY, MEMBER).orderBy("sequence")
+
+
+def _settings_by_group(model: Model, key: str) -> DataFrame:
+    """Per group, the values of one setting in its clients' config blocks."""
+    group = F.coalesce(F.col(s.GROUP_ID), F.col("application_id"))
+    return model.settings.where(F.col("key") == key).groupBy(group.alias("_group")).agg(F.collect_set("value").alias("_values"))
+
+
+def _log_start(offsets: DataFrame | None) -> DataFrame | None:
+    """Per topic partition, the first offset ``kafka-dump-log`` shows (its log start)."""
+    if offsets is None:
+        return None
+    batches = offsets.where((F.col(s.KIND) == s.DUMP_LOG_BATCH) & F.col(s.TOPIC).isNotNull())
+    return batches.groupBy(F.col(s.TOPIC).alias("_topic"), F.col(s.PARTITION).alias("_partition")).agg(
+        F.min_by(F.struct(F.col(s.BASE_OFFSET).alias("start"), line().alias("evidence")), s.BASE_OFFSET).alias("_log_start")
+    )
+
+
+def reset_to_latest_gap(model: Model) -> DataFrame:
+    """A partition with no committed offset was reset to its log end (``auto.offset.reset=latest``):
+    every record before that offset was never consumed (seed 001: a partition added while the
+    producers already wrote to it; also a first deployment, or commits expired after
+    ``offsets.retention.minutes``).
+
+    The range starts at the log start when a ``kafka-dump-log`` dump shows it (exact), else at
+    offset 0 (``exact`` false: an upper bound, the start may have been deleted by retention).
+    """
+    commits = model.commits
+    before = _member_history(commits)
+    marked = commits.select(
+        "*",
+        F.lag("kind").over(before).alias("_previous_kind"),
+        F.lag(line()).over(before).alias("_previous_line"),
+    )
+    resets = marked.where((F.col("kind") == "reset") & (F.col("_previous_kind") == "no committed offset"))
+    latest_configured = _settings_by_group(model, "auto.offset.reset")
+    resets = resets.join(latest_configured, F.col(s.GROUP_ID) == F.col("_group"), "left")
+    latest = F.lower(F.col("strategy")) == "latest"
+    by_config = F.col("strategy").isNull() & F.array_contains(F.coalesce(F.col("_values"), F.array()), "latest")
+    resets = resets.where(latest | by_config)
+    starts = _log_start(model.offsets)
+    if starts is not None:
+        resets = resets.join(starts, (F.col(s.TOPIC) == F.col("_topic")) & (F.col(s.PARTITION) == F.col("_partition")), "left")
+    else:
+        resets = resets.withColumn("_log_start", F.lit(None).cast("struct<start:bigint,evidence:struct<file:string,line:bigint>>"))
+    start = F.coalesce(F.col("_log_start.start"), F.lit(0))
+    gaps = resets.withColumn("_from", start).where(F.col(s.OFFSET) > F.col("_from"))
+    exact = F.col("_log_start.start").isNotNull()
+    return findings(
+        gaps, "reset_to_latest_gap",
+        severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=F.col("_from"), offset_to=F.col(s.OFFSET), records=F.col(s.OFFSET) - F.col("_from"), exact=exact,
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        evidence=lines(one(F.col("_previous_line")), one(line(number="strategy_line")), one(line()), one(F.col("_log_start.evidence"))),
+        explanation=F.format_string(
+            "Group %s had no committed offset for %s, so %s started at the log end (auto.offset.reset=latest), offset %d: "
+            "records [%d, %d) were never consumed%s.",
+            F.col(s.GROUP_ID), _tp(), F.col(MEMBER), F.col(s.OFFSET), F.col("_from"), F.col(s.OFFSET),
+            F.when(exact, F.lit("")).otherwise(F.lit(" (at most: the log start is not in the offset dumps; add a kafka-dump-log or kafka-get-offsets --time -2 dump)")),
+        ),
+        kafka_reference="auto.offset.reset=latest; partitions added while producers write to them",
+        remedy="Use auto.offset.reset=earliest for groups that must see every record, or create new partitions before "
+        "producers use them; re-consume the range by resetting the group's offset for this partition to its start.",
+    )
+
+
+def out_of_range_reset(model: Model) -> DataFrame:
+    """A fetch position was out of range (retention deleted it, or the log was truncated after
+    an unclean leader election) and was reset per ``auto.offset.reset``: a reset forward
+    skipped [position, new offset), a reset backward replays [new offset, position)."""
+    commits = model.commits
+    after = _member_history(commits)
+    marked = commits.select(
+        "*",
+        F.lead(F.struct("kind", s.OFFSET, s.TS, "strategy", line().alias("evidence"),
+                        line(number="strategy_line").alias("strategy_evidence"))).over(after).alias("_next"),
+    )
+    resets = marked.where(
+        (F.col("kind") == "out of range") & (F.col("_next.kind") == "reset") & (F.col("_next.offset") != F.col(s.OFFSET))
+    )
+    forward = F.col("_next.offset") > F.col(s.OFFSET)
+    low = F.least(F.col(s.OFFSET), F.col("_next.offset"))
+    high = F.greatest(F.col(s.OFFSET), F.col("_next.offset"))
+    return findings(
+        resets, "out_of_range_reset",
+        severity=F.when(forward, F.lit("critical")).otherwise(F.lit("warning")),
+        verdict=F.when(forward, F.lit("loss")).otherwise(F.lit("duplication")),
+        group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=low, offset_to=high, records=high - low, exact=F.lit(True),
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col("_next.ts"),
+        evidence=lines(one(line()), one(F.col("_next.strategy_evidence")), one(F.col("_next.evidence"))),
+        explanation=F.format_string(
+            "%s's fetch position %d on %s was out of range and was reset to %s offset %d: %s.",
+            F.col(MEMBER), F.col(s.OFFSET), _tp(), F.coalesce(F.col("_next.strategy"), F.lit("the")), F.col("_next.offset"),
+            F.when(forward, F.format_string("records [%d, %d) were skipped, never consumed", low, high))
+            .otherwise(F.format_string("records [%d, %d) are consumed a second time", low, high)),
+        ),
+        kafka_reference="OffsetOutOfRangeException; auto.offset.reset; retention.ms / retention.bytes; unclean.leader.election.enable",
+        remedy="Keep consumer lag well inside the topic's retention (or raise retention.ms); with auto.offset.reset=none the "
+        "consumer fails instead of skipping, so the skip can be handled deliberately.",
+    )
+
+
+def backward_commit(model: Model) -> DataFrame:
+    """A committed offset lower than the partition's previous commit (seed 003, alpakka-kafka
+    #1121/#1123, Burrow's REWIND): the group's position went back, and whoever owns the
+    partition next reprocesses [new commit, previous commit).
+
+    ``classification``: ``zombie`` (the committer no longer owned the partition: brokers accept
+    commits from any member of the current generation), ``reset`` (the committer reset or
+    seeked its position since the previous commit), ``replay`` (an owner resumed from an older
+    commit and committed behind the last one). Dump commits count only for partitions with
+    no commit in the logs (the logs name the committer; the dump would repeat them).
+    """
+    commits = model.commits
+    history = _member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
+    repositioned = F.last(F.when(F.col("kind").isin("reset", "seek"), F.col("sequence")), ignorenulls=True).over(history)
+    logged = F.sum((F.col("kind") == "commit").cast("int")).over(Window.partitionBy(*PARTITION_KEY))
+    marked = commits.withColumn("_repositioned", repositioned).withColumn("_logged", logged)
+    candidates = marked.where((F.col("kind") == "commit") | ((F.col("kind") == "dump commit") & (F.col("_logged") == 0)))
+    ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
+    previous = F.lag(F.struct(s.OFFSET, "sequence", MEMBER, s.TS, line().alias("evidence"))).over(ordered)
+    backward = candidates.withColumn("_previous", previous).where(F.col(s.OFFSET) < F.col("_previous.offset"))
+    kind = (
+        F.when(F.col("in_own_interval") == F.lit(False), F.lit("zombie"))
+        .when(F.col("_repositioned") > F.col("_previous.sequence"), F.lit("reset"))
+        .otherwise(F.lit("replay"))
+    )
+    why = (
+        F.when(kind == "zombie", F.lit("after it had lost the partition in a rebalance"))
+        .when(kind == "reset", F.lit("after its position was reset"))
+        .otherwise(F.lit("resuming from an older commit"))
+    )
+    records = F.col("_previous.offset") - F.col(s.OFFSET)
+    return findings(
+        backward, "backward_commit",
+        severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET), offset_to=F.col("_previous.offset"), records=records, exact=F.lit(True), classification=kind,
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_previous.ts"), end=F.col(s.TS),
+        evidence=lines(one(F.col("_previous.evidence")), one(line())),
+        explanation=F.format_string(
+            "%s committed offset %d for %s %s, after %s had committed %d: the committed offset went back %d records, which "
+            "the partition's next owner will process again (external lag monitors show it stuck).",
+            F.coalesce(F.col(MEMBER), F.lit("an unknown member")), F.col(s.OFFSET), _tp(), why,
+            F.coalesce(F.col("_previous.member"), F.lit("the group")), F.col("_previous.offset"), records,
+        ),
+        kafka_reference="alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own",
+        remedy="Commit only partitions the consumer still owns: drop pending commits in onPartitionsRevoked/onPartitionsLost "
+        "(alpakka-kafka 2.0.4+ does), and never commit an offset below the last one committed.",
+    )
+
+
+def reprocessing(model: Model) -> DataFrame:
+    """Records processed twice after a failed commit (``CommitFailedException``: the member was
+    no longer in the generation) or a crash before commit: the old owner had processed up to
+    the offset it failed to commit, the next owner resumed from the older committed offset.
+    The verdict is ``expected`` under at-least-once and ``duplication`` when the group is
+    configured for exactly-once (``processing.guarantee=exactly_once*``)."""
+    commits = model.commits
+    ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
+    resumes = commits.where(F.col("kind") == "position from commit").withColumn("_since", F.lag("sequence", 1, 0).over(ordered))
+    failed = commits.where((F.col("kind") == "commit failed") & F.col(s.OFFSET).isNotNull()).select(
+        *[F.col(c).alias(f"_f_{c}") for c in PARTITION_KEY], F.col("sequence").alias("_f_sequence"),
+        F.struct(F.col(s.OFFSET).alias("offset"), F.col(MEMBER).alias("member"), line().alias("evidence")).alias("_failure"),
+    )
+    same = [F.col(c) == F.col(f"_f_{c}") for c in PARTITION_KEY]
+    between = (F.col("_f_sequence") > F.col("_since")) & (F.col("_f_sequence") < F.col("sequence"))
+    paired = resumes.join(failed, same[0] & same[1] & same[2] & between)
+    per_resume = paired.groupBy(*resumes.columns).agg(F.max_by("_failure", "_failure.offset").alias("_failure"))
+    twice = per_resume.where(F.col("_failure.offset") > F.col(s.OFFSET))
+    guarantee = _settings_by_group(model, "processing.guarantee")
+    twice = twice.join(guarantee, F.col(s.GROUP_ID) == F.col("_group"), "left")
+    exactly_once = F.exists(F.coalesce(F.col("_values"), F.array()), lambda value: value.rlike(EXACTLY_ONCE))
+    records = F.col("_failure.offset") - F.col(s.OFFSET)
+    return findings(
+        twice, "reprocessing",
+        severity=F.when(exactly_once, F.lit("warning")).otherwise(F.lit("info")),
+        verdict=F.when(exactly_once, F.lit("duplication")).otherwise(F.lit("expected")),
+        group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET), offset_to=F.col("_failure.offset"), records=records, exact=F.lit(True),
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        evidence=lines(one(F.col("_failure.evidence")), one(line())),
+        explanation=F.format_string(
+            "%s failed to commit offset %d for %s; %s then resumed from the committed offset %d, so records [%d, %d) "
+            "(%d) were processed twice%s.",
+            F.col("_failure.member"), F.col("_failure.offset"), _tp(), F.col(MEMBER), F.col(s.OFFSET), F.col(s.OFFSET),
+            F.col("_failure.offset"), records,
+            F.when(exactly_once, F.lit(" although the group is configured for exactly-once")).otherwise(F.lit(" (allowed under at-least-once)")),
+        ),
+        kafka_reference="CommitFailedException; at-least-once delivery; max.poll.interval.ms / max.poll.records",
+        remedy="Commit synchronously in onPartitionsRevoked, keep each poll loop well inside max.poll.interval.ms "
+        "(lower max.poll.records), and make processing idempotent or transactional (exactly-once).",
+    )
