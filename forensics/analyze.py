@@ -16,9 +16,9 @@ from . import schema as s
 from .events import parse_events
 from .detect import detect, findings_json
 from .events.config import config_settings, config_table
-from .ingest import Ingested, ingest, resolve_inputs
+from .ingest import Ingested, InputFile, check_time_zone, ingest_files, resolve_inputs
 from .model import Model, build_model
-from .offsets import offsets_accounting, read_offsets
+from .offsets import offsets_accounting, read_offsets, sniff_file
 
 UNRECOGNISED_SAMPLES = 20
 
@@ -33,9 +33,13 @@ def analyze(
 ) -> dict:
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result."""
     paths, offsets = list(paths), list(offsets)
-    dumps = resolve_inputs(offsets) if offsets else []
-    if paths:
-        ingested = ingest(spark, paths, hosts=hosts, tz=tz, tz_by_source=tz_by_source)
+    logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
+    dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
+    if logs:
+        check_time_zone(tz)
+        for zone in (tz_by_source or {}).values():
+            check_time_zone(zone)
+        ingested = ingest_files(spark, logs)
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
     events = parse_events(ingested.records).localCheckpoint()
@@ -64,6 +68,13 @@ def analyze(
         "commits": _json_rows(model.commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")),
         "findings": findings_json(detect(model)),
     }
+
+
+def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[InputFile]]:
+    """Log files and offset dumps among ``files``: a dump found inside a log directory (an
+    incident folder usually holds both) goes to the offsets parser, recognised by its content."""
+    dumps = [f for f in files if not f.problem and not f.is_uri and sniff_file(f.path)]
+    return [f for f in files if f not in dumps], dumps
 
 
 def _json_value(value):

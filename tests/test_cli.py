@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent
-SAMPLE = ROOT / "sample_logs"
+SAMPLE = ROOT / "tests" / "data" / "cli" / "kafka-7672"
+"""A hand-written KAFKA-7672 incident (two hosts, logback and gzipped log4j) with fixed counts."""
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -50,7 +51,7 @@ def test_json_accounting_of_the_sample_incident(sample_json):
 
 def test_summary_is_printed_when_json_goes_to_a_file(tmp_path):
     out = tmp_path / "result.json"
-    done = run_cli("analyze", str(SAMPLE / "kafka-7672-skipped-restore" / "host-a"), "--master", "local[1]", "--json", str(out))
+    done = run_cli("analyze", str(SAMPLE / "host-a"), "--master", "local[1]", "--json", str(out))
     assert done.returncode == 0, done.stderr
     assert "Analysed 1 file(s), 59 lines:" in done.stdout
     assert json.loads(out.read_text())["accounting"]["records"] == 30

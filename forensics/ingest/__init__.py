@@ -81,7 +81,11 @@ def ingest(
     check_time_zone(tz)
     for zone in (tz_by_source or {}).values():
         check_time_zone(zone)
-    files = resolve_inputs(paths, hosts, tz, tz_by_source)
+    return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source))
+
+
+def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
+    """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records."""
     read_paths = readable_paths(files)
     if not read_paths:
         return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [])
@@ -215,4 +219,4 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
     return Ingested(inputs, accounting, records, samples)
 
 
-__all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "resolve_inputs"]
+__all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "ingest_files", "resolve_inputs"]

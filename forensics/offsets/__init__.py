@@ -22,6 +22,7 @@ series; rows before any stamp get the ``snapshot_ts`` argument, else null.
 
 from __future__ import annotations
 
+import gzip
 import os
 from datetime import datetime
 from types import ModuleType
@@ -48,6 +49,21 @@ def sniff(lines: Iterable[str]) -> str | None:
     """``KIND`` of the first dump kind whose ``sniff`` accepts the sample lines, else None."""
     sample = list(lines)
     return next((kind for kind, module in DUMP_KINDS.items() if module.sniff(sample)), None)
+
+
+SNIFF_LINES = 50
+
+
+def sniff_file(path: str) -> str | None:
+    """``KIND`` of the offset dump a local file (plain or ``.gz``) holds, from its first lines;
+    None for anything else (a log, an unreadable or damaged file, a URI)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            sample = [line.rstrip("\r\n") for _, line in zip(range(SNIFF_LINES), handle)]
+    except (OSError, EOFError, ValueError):
+        return None
+    return sniff(sample) if sample else None
 
 
 def _section_start(value: Column) -> Column:
@@ -162,4 +178,5 @@ __all__ = [
     "prepare_lines",
     "read_offsets",
     "sniff",
+    "sniff_file",
 ]

@@ -11,7 +11,7 @@ def test_task_1_1_episode_shows_the_skipped_restore(spark):
     from tests.conftest import DATA
     from tests.helpers import ingest_paths
 
-    sample = DATA.parent.parent / "sample_logs" / "kafka-7672-skipped-restore"
+    sample = DATA / "cli" / "kafka-7672"
     model = build_model(parse_events(ingest_paths(spark, sample).records).localCheckpoint())
     episodes = {(r["host"], r["task"]): r.asDict() for r in model.restores.collect()}
     assert set(episodes) == {("host-a", "0_5"), ("host-b", "1_1"), ("host-a", "1_1")}
@@ -24,3 +24,5 @@ def test_task_1_1_episode_shows_the_skipped_restore(spark):
     }
     assert episode["running_ts"].strftime("%H:%M:%S.%f")[:-3] == "08:27:54.653"
     assert episode["gap_ms"] == 50447  # host-b's thread died at 08:27:02.706; task opened 08:27:53.153
+    assert [(e["file"].rsplit("/", 2)[-2], e["line"]) for e in episode["evidence"]][:2] == [("host-a", 40), ("host-a", 41)]
+    assert episode["group_id"] == "AuditTrailBatch"

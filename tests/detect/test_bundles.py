@@ -1,0 +1,77 @@
+"""The sample incidents under sample_logs/: each bundle's findings equal its EXPECTED.json.
+
+All bundles are analysed together in one run (their groups, hosts and topics are distinct), and
+the findings are split by the bundle their evidence lies in; one bundle also goes through the
+command line as a user would run it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forensics.analyze import analyze
+from forensics.detect import DETECTORS
+from forensics.simulate.truth import by_bundle, compare, key
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
+BUNDLES = sorted(p.parent.name for p in SAMPLES.glob("*/EXPECTED.json"))
+HEALTHY = "healthy_control"
+
+
+def expected(bundle: str) -> list[dict]:
+    return json.loads((SAMPLES / bundle / "EXPECTED.json").read_text())["findings"]
+
+
+@pytest.fixture(scope="module")
+def result(spark) -> dict:
+    return analyze(spark, [str(SAMPLES)])
+
+
+@pytest.fixture(scope="module")
+def found(result) -> dict[str, list[dict]]:
+    return by_bundle(result["findings"], str(SAMPLES))
+
+
+def test_there_is_a_bundle_per_detector_and_a_healthy_control():
+    assert set(BUNDLES) >= set(DETECTORS) | {HEALTHY}
+
+
+@pytest.mark.parametrize("bundle", BUNDLES)
+def test_bundle_findings_equal_expected(found, bundle):
+    missing, unexpected, evidence = compare(expected(bundle), found.get(bundle, []), str(SAMPLES / bundle))
+    assert missing == [], f"{bundle}: not found"
+    assert unexpected == [], f"{bundle}: found but not expected"
+    assert evidence == []
+
+
+def test_healthy_control_yields_no_loss_or_duplication(found):
+    assert expected(HEALTHY) == []
+    assert [f for f in found.get(HEALTHY, []) if f["verdict"] in ("loss", "duplication")] == []
+
+
+def test_every_line_of_the_samples_is_understood(result):
+    assert result["accounting"]["unparsed"] == 0
+    assert result["accounting"]["unrecognised_kafka"] == 0
+    assert result["offsets"]["accounting"].get("unparsed", 0) == 0
+
+
+def test_findings_carry_plain_explanations_and_remedies(result):
+    for finding in result["findings"]:
+        assert finding["explanation"].endswith(".") and finding["remedy"] and finding["kafka_reference"]
+        assert finding["evidence"], key(finding)
+
+
+def test_command_line_lists_a_bundles_expected_findings(tmp_path):
+    bundle = "backward_commit"
+    run = subprocess.run(
+        [sys.executable, "-m", "forensics.cli", "analyze", str(SAMPLES / bundle), "--json", "-"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    findings = json.loads(run.stdout)["findings"]
+    assert sorted(map(key, findings)) == sorted(map(key, expected(bundle)))
