@@ -23,3 +23,6 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) out test-artifacts .pytest_cache
+
+samples: $(STAMP)
+	$(BIN)/python -m forensics.simulate sample_logs

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from typing import Callable
 
 import click
@@ -76,6 +77,7 @@ def format_summary(result: dict) -> str:
             f"{len(rebalance['members'])} member(s), {len(rebalance['moved_partitions'])} partition(s) moved; "
             f"{rebalance['trigger']}"
         )
+    lines.extend(format_findings(result.get("findings", [])))
     lines.append("Inputs:")
     for entry in result["inputs"]:
         if entry.get("kind") == "log":
@@ -89,6 +91,29 @@ def format_summary(result: dict) -> str:
         if entry.get("problem"):
             lines.append(f"      problem: {entry['problem']}")
     return "\n".join(lines)
+
+
+def format_findings(findings: list[dict]) -> list[str]:
+    """One line per finding, verdict first: what was hit, where, and the range affected."""
+    if not findings:
+        return ["Findings: none"]
+    verdicts = Counter(f["verdict"] for f in findings)
+    lines = [f"Findings: {len(findings)} (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) + ")"]
+    for finding in findings:
+        where = " ".join(
+            part for part in (
+                finding["group"],
+                f"{finding['topic']}-{finding['partition']}" if finding["topic"] is not None and finding["partition"] is not None else finding["topic"],
+                f"task {finding['task']}" if finding["task"] else None,
+                finding["classification"],
+            ) if part
+        )
+        span = ""
+        if finding["offset_from"] is not None and finding["offset_to"] is not None:
+            bound = "" if finding["exact"] else " at most"
+            span = f"  offsets [{finding['offset_from']:,}, {finding['offset_to']:,}){bound} {finding['records']:,} records"
+        lines.append(f"  {finding['verdict'].upper():<12} {finding['detector']:<20} {where}{span}")
+    return lines
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

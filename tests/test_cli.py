@@ -54,6 +54,8 @@ def test_summary_is_printed_when_json_goes_to_a_file(tmp_path):
     done = run_cli("analyze", str(SAMPLE / "host-a"), "--master", "local[1]", "--json", str(out))
     assert done.returncode == 0, done.stderr
     assert "Analysed 1 file(s), 59 lines:" in done.stdout
+    assert "Findings: 2 (1 expected, 1 loss)" in done.stdout
+    assert "  LOSS         skipped_restore      AuditTrailBatch AuditTrailBatch-store1-changelog-1 task 1_1\n" in done.stdout
     assert json.loads(out.read_text())["accounting"]["records"] == 30
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -175,20 +177,36 @@ def backward_commit(model: Model) -> DataFrame:
 
 def reprocessing(model: Model) -> DataFrame:
     """Records processed twice after a failed commit (``CommitFailedException``: the member was
-    no longer in the generation) or a crash before commit: the old owner had processed up to
-    the offset it failed to commit, the next owner resumed from the older committed offset.
-    The verdict is ``expected`` under at-least-once and ``duplication`` when the group is
-    configured for exactly-once (``processing.guarantee=exactly_once*``)."""
+    no longer in the generation, e.g. after a poll or session timeout) or a crash before
+    commit: the old owner had processed up to the offset P it failed to commit, and the
+    partition resumed from the older committed offset C, so [C, P) was processed twice.
+
+    The resume paired with a failed commit is the partition's first "Setting offset ... to the
+    committed offset" after the failing member's last successful commit, by another member or
+    by the same member in another generation; the failure may come before it or after it (a
+    stalled member commits late). The verdict is ``expected`` under at-least-once and
+    ``duplication`` when the group is configured for exactly-once (``processing.guarantee``).
+    """
     commits = model.commits
-    ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
-    resumes = commits.where(F.col("kind") == "position from commit").withColumn("_since", F.lag("sequence", 1, 0).over(ordered))
-    failed = commits.where((F.col("kind") == "commit failed") & F.col(s.OFFSET).isNotNull()).select(
-        *[F.col(c).alias(f"_f_{c}") for c in PARTITION_KEY], F.col("sequence").alias("_f_sequence"),
-        F.struct(F.col(s.OFFSET).alias("offset"), F.col(MEMBER).alias("member"), line().alias("evidence")).alias("_failure"),
+    own = _member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
+    own_commit = F.when(F.col("kind") == "commit", F.struct(F.col("sequence").alias("sequence"), F.col(s.GENERATION).alias("generation")))
+    failed = commits.withColumn("_epoch", F.last(own_commit, ignorenulls=True).over(own)).where(
+        (F.col("kind") == "commit failed") & F.col(s.OFFSET).isNotNull()
+    ).select(
+        *[F.col(c).alias(f"_f_{c}") for c in PARTITION_KEY],
+        F.struct(
+            F.col(s.OFFSET).alias("offset"), F.col(MEMBER).alias("member"), F.col("sequence").alias("sequence"),
+            F.coalesce(F.col("_epoch.sequence"), F.lit(0)).alias("after"),
+            F.coalesce(F.col("_epoch.generation"), F.col(s.GENERATION)).alias("generation"),
+            line().alias("evidence"),
+        ).alias("_failure"),
     )
-    same = [F.col(c) == F.col(f"_f_{c}") for c in PARTITION_KEY]
-    between = (F.col("_f_sequence") > F.col("_since")) & (F.col("_f_sequence") < F.col("sequence"))
-    paired = resumes.join(failed, same[0] & same[1] & same[2] & between)
+    resumes = commits.where(F.col("kind") == "position from commit")
+    same = reduce(lambda a, b: a & b, [F.col(c) == F.col(f"_f_{c}") for c in PARTITION_KEY])
+    itself = (F.col(MEMBER) == F.col("_failure.member")) & (F.col(s.GENERATION) == F.col("_failure.generation"))
+    candidates = resumes.join(failed, same & (F.col("sequence") > F.col("_failure.after")) & ~F.coalesce(itself, F.lit(False)))
+    first_resume = Window.partitionBy("_failure.sequence", *[f"_f_{c}" for c in PARTITION_KEY]).orderBy("sequence")
+    paired = candidates.withColumn("_rank", F.row_number().over(first_resume)).where(F.col("_rank") == 1)
     per_resume = paired.groupBy(*resumes.columns).agg(F.max_by("_failure", "_failure.offset").alias("_failure"))
     twice = per_resume.where(F.col("_failure.offset") > F.col(s.OFFSET))
     guarantee = _settings_by_group(model, "processing.guarantee")
