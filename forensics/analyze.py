@@ -141,7 +141,7 @@ def _offsets_summary(spark: SparkSession, paths: list[str], table: DataFrame | N
 def _empty_accounting() -> dict:
     return {
         "lines": 0, "records": 0, "continuations": 0, "irrelevant": 0, "unparsed": 0,
-        "unparsed_by_reason": {}, "files": 0, "files_with_problems": 0,
+        "unparsed_by_reason": {}, "files": 0, "files_with_problems": 0, "duplicate_files": 0,
     }
 
 

@@ -90,6 +90,8 @@ def format_summary(result: dict) -> str:
             lines.append(f"  {entry['host']:<16} {'offset dump':<12} {entry['path']}")
         if entry.get("problem"):
             lines.append(f"      problem: {entry['problem']}")
+        if entry.get("duplicate_of"):
+            lines.append(f"      same content as {entry['duplicate_of']}: read once")
     return "\n".join(lines)
 
 

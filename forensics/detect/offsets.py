@@ -177,9 +177,10 @@ def backward_commit(model: Model) -> DataFrame:
 
 def reprocessing(model: Model) -> DataFrame:
     """Records processed twice after a failed commit (``CommitFailedException``: the member was
-    no longer in the generation, e.g. after a poll or session timeout) or a crash before
-    commit: the old owner had processed up to the offset P it failed to commit, and the
-    partition resumed from the older committed offset C, so [C, P) was processed twice.
+    no longer in the generation, e.g. after a poll or session timeout, or the group had
+    rebalanced): the old owner had processed up to the offset P it failed to commit, and the
+    partition resumed from the older committed offset C, so [C, P) was processed twice. (A
+    crash before a commit leaves no P in the logs and is not counted.)
 
     The resume paired with a failed commit is the partition's first "Setting offset ... to the
     committed offset" after the failing member's last successful commit, by another member or
@@ -222,8 +223,8 @@ def reprocessing(model: Model) -> DataFrame:
         host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
         evidence=lines(one(F.col("_failure.evidence")), one(line())),
         explanation=F.format_string(
-            "%s failed to commit offset %d for %s; %s then resumed from the committed offset %d, so records [%d, %d) "
-            "(%d) were processed twice%s.",
+            "%s failed to commit offset %d for %s, and %s resumed the partition from the committed offset %d: records "
+            "[%d, %d) (%d) were processed twice%s.",
             F.col("_failure.member"), F.col("_failure.offset"), _tp(), F.col(MEMBER), F.col(s.OFFSET), F.col(s.OFFSET),
             F.col("_failure.offset"), records,
             F.when(exactly_once, F.lit(" although the group is configured for exactly-once")).otherwise(F.lit(" (allowed under at-least-once)")),

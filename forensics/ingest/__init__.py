@@ -201,6 +201,7 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
                 "tz_assumed": not file.tz_given,
                 "undated_records": entry["undated"] if entry else 0,
                 "problem": problem,
+                "duplicate_of": file.duplicate_of,
             }
         )
         if entry:
@@ -213,6 +214,7 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
         "unparsed_by_reason": dict(sorted(reasons.items())),
         "files": len(files),
         "files_with_problems": sum(1 for i in inputs if i["problem"]),
+        "duplicate_files": sum(1 for i in inputs if i["duplicate_of"]),
     }
     if sum(accounting[b] for b in s.BUCKETS) != accounting["lines"]:
         raise AssertionError(f"line accounting does not add up: {accounting}")

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 from ..errors import ForensicsError
@@ -30,6 +31,7 @@ class InputFile:
     tz_given: bool = False
     size: int | None = None
     problem: str | None = None
+    duplicate_of: str | None = None
 
     @property
     def compressed(self) -> bool:
@@ -144,4 +146,35 @@ def resolve_inputs(
             files[key] = InputFile(path, host, zone or tz, zone is not None or tz != "UTC", size, problem)
     if not files:
         raise ForensicsError(f"No files found in: {', '.join(paths)}", "Point at log files or directories holding them.")
-    return list(files.values())
+    return mark_duplicates(list(files.values()))
+
+
+def _digest(path: str) -> str | None:
+    sha = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                sha.update(block)
+    except OSError:
+        return None
+    return sha.hexdigest()
+
+
+def mark_duplicates(files: list[InputFile]) -> list[InputFile]:
+    """Files whose bytes equal an earlier file's (a log copied from several places, an export
+    holding the same file twice) get ``duplicate_of``: they are read once, and reported.
+    Only files of equal size are hashed."""
+    by_size: dict[int, list[int]] = {}
+    for index, file in enumerate(files):
+        if file.size and not file.problem:
+            by_size.setdefault(file.size, []).append(index)
+    result = list(files)
+    for indices in by_size.values():
+        first_by_digest: dict[str, str] = {}
+        for index in indices if len(indices) > 1 else ():
+            digest = _digest(files[index].path)
+            if digest in first_by_digest:
+                result[index] = replace(files[index], duplicate_of=first_by_digest[digest])
+            elif digest:
+                first_by_digest[digest] = files[index].path
+    return result

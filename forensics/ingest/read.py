@@ -32,14 +32,15 @@ def spark_key(uri: Column) -> Column:
 
 
 def readable_paths(files: Sequence[InputFile]) -> dict[str, InputFile]:
-    """Path Spark should read -> input file, for the files without a problem.
+    """Path Spark should read -> input file, for the files without a problem (and not
+    duplicating another file's content).
 
     Spark skips file names that start with ``.`` or ``_`` even when named explicitly; such
     local files are read through a symbolic link with an ordinary name instead.
     """
     paths: dict[str, InputFile] = {}
     for file in files:
-        if file.problem:
+        if file.problem or file.duplicate_of:
             continue
         name = os.path.basename(file.path)
         if not file.is_uri and name[:1] in "._":

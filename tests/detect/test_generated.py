@@ -19,11 +19,11 @@ from forensics.simulate import FAULTS, generate_incident
 from forensics.simulate.truth import by_bundle, compare
 
 INJECTABLE = sorted(FAULTS)
-EXAMPLES = int(os.environ.get("FORENSICS_FUZZ_EXAMPLES", "2"))
+EXAMPLES = int(os.environ.get("FORENSICS_FUZZ_EXAMPLES", "1"))
 
 incidents = st.lists(
     st.tuples(st.integers(100, 10**6), st.lists(st.sampled_from(INJECTABLE), max_size=3)),
-    min_size=6, max_size=8, unique_by=lambda incident: incident[0],
+    min_size=10, max_size=12, unique_by=lambda incident: incident[0],
 )
 
 

@@ -144,3 +144,14 @@ def test_nonexistent_path_is_one_clear_error(spark, tmp_path):
 def test_bad_time_zone_is_one_clear_error(spark, tmp_path):
     with pytest.raises(ForensicsError, match="Unknown time zone 'Mars/Olympus'"):
         ingest_paths(spark, write(tmp_path / "a.log", b"x\n"), tz="Mars/Olympus")
+
+
+def test_duplicated_file_is_analysed_once_and_said_so(spark, tmp_path):
+    text = "[2024-03-11 14:02:33,221] INFO [Consumer clientId=c-1, groupId=g] Subscribed to topic(s): orders (org.apache.kafka.clients.consumer.KafkaConsumer)\n"
+    for host in ("host-a", "host-b"):
+        (tmp_path / host).mkdir()
+        (tmp_path / host / "app.log").write_text(text * 3)
+    ingested = ingest_paths(spark, tmp_path)
+    assert ingested.accounting["lines"] == 3 and ingested.accounting["duplicate_files"] == 1
+    assert sorted(bool(entry["duplicate_of"]) for entry in ingested.inputs) == [False, True]
+    assert ingested.records.count() == 3

@@ -73,3 +73,16 @@ def test_symlink_loop_does_not_hang(tmp_path):
 def test_glob_matching_nothing_is_a_clear_error(tmp_path):
     with pytest.raises(ForensicsError, match="No such file or directory"):
         resolve_inputs([str(tmp_path / "*.nothing")])
+
+
+def test_same_content_under_two_names_is_marked_a_duplicate(tmp_path):
+    (tmp_path / "host-a").mkdir()
+    (tmp_path / "copy").mkdir()
+    text = "[2024-03-11 14:02:33,221] INFO hello (org.example.App)\n"
+    for path in (tmp_path / "host-a" / "app.log", tmp_path / "copy" / "app.log"):
+        path.write_text(text)
+    (tmp_path / "host-a" / "other.log").write_text(text.replace("hello", "howdy"))  # same size, other bytes
+    files = {os.path.relpath(f.path, tmp_path): f.duplicate_of for f in resolve_inputs([str(tmp_path)])}
+    assert files["host-a/other.log"] is None
+    copies = {files["copy/app.log"], files["host-a/app.log"]}
+    assert copies in ({None, str(tmp_path / "copy" / "app.log")}, {None, str(tmp_path / "host-a" / "app.log")})
