@@ -1,0 +1,265 @@
+"""Real Spark services on 127.0.0.1 for the ``cluster`` tests: a standalone master with one
+worker, and a Spark Connect server, all started from the installed pyspark's ``SPARK_HOME``.
+
+Every service runs in a process group of its own (the worker's executors join its group) and
+is stopped by its fixture's finalizer: SIGTERM to the group, then SIGKILL. On Linux each one
+is also tied to the test process (``PR_SET_PDEATHSIG``), so a killed pytest leaves no JVMs.
+Services start without waiting; ``ready()`` waits, so JVM start-up overlaps other work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+ROOT = Path(__file__).parent.parent.parent
+START_TIMEOUT = 90  # seconds for a service to be ready (JVM start on a busy 2-core machine)
+RUN_TIMEOUT = 300  # seconds for one `forensics analyze` run
+
+
+def spark_home() -> str:
+    from pyspark.find_spark_home import _find_spark_home
+
+    return _find_spark_home()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the child killed when the test process dies (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before fork, only called after
+    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def service_env(work: Path) -> dict[str, str]:
+    """Environment of every service and client: this pyspark, loopback only, scratch in ``work``."""
+    return {
+        **os.environ,
+        "SPARK_HOME": spark_home(),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOCAL_DIRS": str(work / "local"),
+        "SPARK_LOG_DIR": str(work / "logs"),
+        "SPARK_PID_DIR": str(work),
+        "SPARK_CONF_DIR": str(work / "conf"),  # empty: no site spark-defaults.conf leaks in
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
+
+
+class Service:
+    """One long-running process (group) with its output in ``<work>/<name>.log``."""
+
+    def __init__(self, name: str, command: list[str], work: Path):
+        self.name = name
+        self.log = work / f"{name}.log"
+        with open(self.log, "wb") as out:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=work,
+                env=service_env(work), start_new_session=True, preexec_fn=_die_with_parent(),
+            )
+
+    def check_running(self) -> None:
+        code = self.process.poll()
+        if code is not None:
+            pytest.fail(f"{self.name} exited with code {code} during start-up:\n{self.tail()}", pytrace=False)
+
+    def tail(self, lines: int = 40) -> str:
+        return tail(self.log, self.name, lines)
+
+    def stop(self) -> None:
+        """SIGTERM to the whole process group, SIGKILL after 15 s; never raises."""
+        for sig, grace in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                pass
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline:
+                self.process.poll()  # reap the leader
+                if not group_alive(self.process.pid):
+                    return
+                time.sleep(0.2)
+
+
+def tail(path: Path, name: str, lines: int) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return f"  {name}| (no log at {path})"
+    return "\n".join(f"  {name}| {line}" for line in text[-lines:])
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a live (not zombie) process is left in process group ``pgid``."""
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(pgid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def wait_for(what: str, check: Callable[[], bool], services: list[Service], timeout: float = START_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for service in services:
+            service.check_running()
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    logs = "\n".join(service.tail() for service in services)
+    pytest.fail(f"Timed out after {timeout:.0f} s waiting for {what}.\n{logs}", pytrace=False)
+
+
+class Standalone:
+    """A standalone master and one worker (1 core, 1 GiB) on 127.0.0.1."""
+
+    def __init__(self, work: Path):
+        home = spark_home()
+        self.work = work
+        self.port, self.ui_port = free_port(), free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        spark_class = os.path.join(home, "bin", "spark-class")
+        self.services: list[Service] = []
+        self.services.append(Service("master", [
+            spark_class, "org.apache.spark.deploy.master.Master",
+            "--host", "127.0.0.1", "--port", str(self.port), "--webui-port", str(self.ui_port),
+        ], work))
+        self.services.append(Service("worker", [
+            spark_class, "org.apache.spark.deploy.worker.Worker", self.url,
+            "--host", "127.0.0.1", "--webui-port", "0", "--cores", "1", "--memory", "1g",
+            "--work-dir", str(work / "worker"),
+        ], work))
+
+    def state(self) -> dict:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.ui_port}/json/", timeout=5) as response:
+            return json.load(response)
+
+    def ready(self) -> str:
+        """Wait until the master lists the worker as ALIVE; return the master URL."""
+        wait_for(
+            f"the worker to register as ALIVE with the master {self.url}",
+            lambda: any(w.get("state") == "ALIVE" for w in self.state().get("workers", [])),
+            self.services,
+        )
+        return self.url
+
+    def logs(self) -> str:
+        """The last lines of the master, worker and executor logs."""
+        executors = sorted(self.work.glob("worker/app-*/*/stderr"))
+        return "\n".join([*(s.tail(20) for s in self.services), *(tail(e, "executor", 40) for e in executors)])
+
+    def stop(self) -> None:
+        for service in reversed(self.services):  # worker (and its executors) first
+            service.stop()
+
+
+class ConnectServer:
+    """A Spark Connect server (``SparkConnectServer``, shipped in pyspark/jars) on 127.0.0.1.
+
+    Its own driver runs ``local[2]``: what is under test is the toolkit speaking Connect.
+    """
+
+    def __init__(self, work: Path):
+        home = spark_home()
+        self.port = free_port()
+        self.url = f"sc://127.0.0.1:{self.port}"
+        self.service = Service("connect", [
+            os.path.join(home, "bin", "spark-submit"),
+            "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+            "--name", "forensics-tests-connect", "--master", "local[2]",
+            "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf", f"spark.connect.grpc.binding.port={self.port}",
+            "--conf", "spark.ui.enabled=false",
+        ], work)
+
+    def _listening(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2):
+            return True
+
+    def ready(self) -> str:
+        wait_for(f"the Spark Connect server to listen on 127.0.0.1:{self.port}", self._listening, [self.service])
+        return self.url
+
+    def stop(self) -> None:
+        self.service.stop()
+
+
+def _work_dir(tmp_path_factory, name: str) -> Path:
+    work = tmp_path_factory.mktemp(name)
+    for sub in ("local", "logs", "conf", "worker"):
+        (work / sub).mkdir()
+    return work
+
+
+@pytest.fixture(scope="module")
+def standalone(tmp_path_factory):
+    """A started (not yet ready) standalone cluster; call ``ready()`` for its master URL."""
+    cluster = Standalone(_work_dir(tmp_path_factory, "standalone"))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory):
+    """A started (not yet ready) Spark Connect server; call ``ready()`` for its ``sc://`` URL."""
+    server = ConnectServer(_work_dir(tmp_path_factory, "connect"))
+    yield server
+    server.stop()
+
+
+def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, str], logs: Callable[[], str] = str) -> dict:
+    """``forensics analyze PATHS --master MASTER --json FILE`` in a subprocess; the parsed JSON.
+
+    On failure the message holds the command's stderr and ``logs()`` (the services' logs)."""
+    command = [sys.executable, "-m", "forensics.cli", "analyze", *paths, "--master", master, "--json", str(json_out), "--quiet"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+        start_new_session=True, preexec_fn=_die_with_parent(),
+    )
+    try:
+        out, err = process.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        pytest.fail(f"forensics analyze --master {master} did not finish in {RUN_TIMEOUT} s:\n{err[-3000:]}\n{logs()}", pytrace=False)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # the driver JVM, should it outlive its Python
+        except ProcessLookupError:
+            pass
+    if process.returncode != 0:
+        pytest.fail(f"forensics analyze --master {master} exited {process.returncode}:\n{err[-3000:]}{out[-1000:]}\n{logs()}", pytrace=False)
+    return json.loads(json_out.read_text())
