@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 from typing import Mapping
 
@@ -46,6 +47,41 @@ def resolve_master(master: str | None = None) -> str:
             "Use local[*], local[N], spark://HOST:PORT, yarn, k8s://URL or sc://HOST:PORT.",
         )
     return chosen
+
+
+DEFAULT_PORTS = {"spark": 7077, "sc": 15002}
+CONNECT_TIMEOUT_S = 5.0
+
+
+def master_endpoints(master: str) -> list[tuple[str, int]]:
+    """Host and port of each master a ``spark://`` (possibly ``h1:p1,h2:p2``) or ``sc://`` URL names."""
+    scheme, _, rest = master.partition("://")
+    if scheme not in DEFAULT_PORTS:
+        return []
+    authority = re.split(r"[/;?]", rest, maxsplit=1)[0]
+    endpoints = []
+    for part in authority.split(","):
+        host, _, port = part.rpartition(":") if re.search(r":\d+$", part) else (part, "", "")
+        endpoints.append((host.strip("[]"), int(port) if port else DEFAULT_PORTS[scheme]))
+    return endpoints
+
+
+def require_reachable(master: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Fail with one sentence when no master of a ``spark://`` or ``sc://`` URL accepts a
+    connection (Spark itself would retry for a minute, then fail with a Java trace)."""
+    endpoints = master_endpoints(master)
+    errors = []
+    for host, port in endpoints:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as exc:
+            errors.append(f"{host}:{port}: {exc.strerror or exc}")
+    if endpoints:
+        raise ForensicsError(
+            f"Cannot reach the Spark master {master} ({'; '.join(errors)}).",
+            "Start the master (or Spark Connect server), check host and port, or use --master local[*].",
+        )
 
 
 def java_major_version(java: str | None = None) -> int | None:
@@ -86,6 +122,7 @@ def get_session(master: str | None = None, app_name: str = "kafka-forensics", ui
     from pyspark.sql import SparkSession
 
     settings = {**SESSION_CONF, **(conf or {})}
+    require_reachable(master)
     if master.startswith("sc://"):
         builder = SparkSession.builder.remote(master)
     else:

@@ -88,6 +88,8 @@ def test_json_reports_events_and_catalogue_gaps(sample_json):
         (["analyze", str(SAMPLE), "--tz", "Mars/Olympus"], "forensics: error: Unknown time zone 'Mars/Olympus'."),
         (["analyze", str(SAMPLE), "--master", "carrier-pigeon://x"], "forensics: error: Unknown Spark master 'carrier-pigeon://x'."),
         (["analyze"], "forensics: error: Nothing to analyse."),
+        (["analyze", str(SAMPLE), "--master", "spark://127.0.0.1:1"], "forensics: error: Cannot reach the Spark master spark://127.0.0.1:1"),
+        (["analyze", str(SAMPLE), "--master", "sc://127.0.0.1:1"], "forensics: error: Cannot reach the Spark master sc://127.0.0.1:1"),
     ],
 )
 def test_mistakes_give_one_line_on_stderr_and_a_nonzero_exit(args, message):

@@ -42,3 +42,21 @@ def test_java_version_of_the_machine_is_read():
 
 def test_no_java_reads_as_none(tmp_path):
     assert java_major_version(str(tmp_path / "java")) is None
+
+
+@pytest.mark.parametrize(
+    "url, endpoints",
+    [
+        ("spark://10.0.0.5:7077", [("10.0.0.5", 7077)]),
+        ("spark://m1:7077,m2:7078", [("m1", 7077), ("m2", 7078)]),
+        ("spark://master", [("master", 7077)]),
+        ("sc://connect.example", [("connect.example", 15002)]),
+        ("sc://localhost:15010/;token=abc", [("localhost", 15010)]),
+        ("local[2]", []),
+        ("yarn", []),
+    ],
+)
+def test_master_endpoints(url, endpoints):
+    from forensics.spark import master_endpoints
+
+    assert master_endpoints(url) == endpoints
