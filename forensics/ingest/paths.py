@@ -51,7 +51,7 @@ def host_from_name(file_name: str) -> str:
     return name or file_name
 
 
-_GENERIC_DIRS = re.compile(r"^(logs?|var|tmp|old|archive|rotated|\d{4}(-\d\d(-\d\d)?)?)$", re.IGNORECASE)
+_GENERIC_DIRS = re.compile(r"^(logs?|var|tmp|old|archive|rotated|offsets|dumps?|\d{4}(-\d\d(-\d\d)?)?)$", re.IGNORECASE)
 DOCUMENTATION = re.compile(r"(\.(md|rst|ipynb|html|pdf)|^EXPECTED\.json|^README(\..*)?)$", re.IGNORECASE)
 """Files skipped (and reported) when found inside a directory input: notes, not logs."""
 
