@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/forensics analyze sample_logs --json out/sample_logs.json
+	$(BIN)/forensics report sample_logs -o out/sample_logs/report.html --title "Sample incidents (sample_logs/)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -1,6 +1,6 @@
 """Recall and false positives of the detectors over generated incidents.
 
-    .venv/bin/python benchmarks/detector_accuracy.py --incidents 200 [--seed 1] [--max-faults 3]
+    .venv/bin/python benchmarks/detector_accuracy.py --incidents 200 [--seed 1] [--max-faults 3] [--scale 1]
 
 Writes N incidents with random injected faults (``forensics.simulate``) side by side in a
 temporary directory, analyses them in one run, and matches findings to each incident's
@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     parser.add_argument("--incidents", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-faults", type=int, default=3)
+    parser.add_argument("--scale", type=int, default=1, help="noise lines, records and durations multiplied by this")
     parser.add_argument("--master", default=None)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
         seeds = rng.sample(range(1_000, 10_000_000), args.incidents)
         for i, seed in enumerate(seeds):
             chosen = rng.sample(faults, rng.randint(0, args.max_faults))
-            truth[f"incident-{i:04d}"] = generate_incident(root / f"incident-{i:04d}", seed, chosen)
+            truth[f"incident-{i:04d}"] = generate_incident(root / f"incident-{i:04d}", seed, chosen, args.scale)
         spark = get_session(args.master, conf={"spark.sql.shuffle.partitions": "4"})
         started = time.perf_counter()
         result = analyze(spark, [str(root)])

@@ -166,5 +166,75 @@ def analyze(paths, offsets, tz, tz_source, hosts, master, json_out, quiet, debug
     _run(debug, action)
 
 
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file; repeatable.")
+@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@click.option("--title", default=None, help="Report title [default: from the paths].")
+@click.option("--group", default=None, help="Show only this consumer group.")
+@click.option("--redact", is_flag=True, help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
+@click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
+@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
+@click.option("-o", "--output", "out", required=True, metavar="FILE.html", help="The HTML report; .json, .ipynb and .manifest.json go beside it.")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+def report(paths, offsets, tz, title, group, redact, redact_topics, master, out, debug) -> None:
+    """Analyse PATHS and write one self-contained HTML report (no network needed to view it)."""
+
+    def action() -> None:
+        if not paths and not offsets:
+            raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
+        from .ingest import check_time_zone, resolve_inputs
+        from .report.publish import check_output, report_incident
+        from .spark import get_session, resolve_master
+
+        check_output(out)
+        check_time_zone(tz)
+        resolve_inputs(list(paths) + list(offsets))
+        spark = get_session(resolve_master(master))
+        files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics)
+        click.echo(format_findings_headline(files.headline))
+        click.echo(f"Report written to {files.html}")
+        click.echo(f"  beside it: {files.notebook.name} (executed notebook), {files.json.name} (analysis), {files.manifest.name} (inputs, sha256, parameters)")
+
+    _run(debug, action)
+
+
+@main.command()
+@click.argument("dirs", nargs=-1, required=True)
+@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", help="Directory for the reports and index.html.")
+@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@click.option("--redact", is_flag=True, help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
+@click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
+@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
+    """Write one HTML report per incident directory in DIRS, and an index.html linking them."""
+
+    def action() -> None:
+        from .ingest import check_time_zone, resolve_inputs
+        from .report.publish import batch_reports
+        from .spark import get_session, resolve_master
+
+        check_time_zone(tz)
+        for directory in dirs:
+            if not os.path.isdir(directory):
+                raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
+            resolve_inputs([directory])
+        spark = get_session(resolve_master(master))
+        with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
+            index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics)
+        click.echo(f"Index written to {index}")
+        if failures:
+            raise ForensicsError(f"{len(failures)} of {len(dirs)} incident(s) failed: " + "; ".join(failures), "See index.html and run those alone with `forensics report --debug`.")
+
+    _run(debug, action)
+
+
+def format_findings_headline(headline: dict) -> str:
+    """``Findings: 3 (1 loss, ...); records lost N, processed twice M``."""
+    verdicts = ", ".join(f"{n} {v}" for v, n in headline["by_verdict"].items() if n) or "none"
+    return f"Findings: {headline['findings']} ({verdicts}); records lost {headline['records_lost']:,}, processed twice {headline['records_duplicated']:,}"
+
+
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 """Redaction for shared reports: identifiers replaced by keyed pseudonyms, consistently.
 
-Hosts, IP addresses, client ids, member ids (and any UUID), group instance ids, group ids and,
-optionally, topic names are replaced everywhere in an analysis result, and in any log text shown
+Hosts, IP addresses, client ids, member ids (and any UUID), group instance ids, group ids, file
+paths and, optionally, topic names are replaced everywhere in an analysis result, and in any log text shown
 with it, by ``<kind>-<8 hex>`` where the hex is an HMAC-SHA256 of the identifier under one key:
 the same identifier gets the same pseudonym in every file, table and figure, so joins still work,
 and without the key a pseudonym cannot be turned back (nor guessed by hashing candidate names).
@@ -16,7 +16,8 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass, field
 
-IP = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+IP = re.compile(rf"(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\d.])")
 UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 MIN_LENGTH = 3
 """Shorter identifiers (``c1``, ``a``) are left alone: replacing them would garble ordinary text."""
@@ -28,6 +29,7 @@ FIELDS = {
     "instance": ("instance_id", "instance_ids"),
     "group": ("group", "group_id", "application_id"),
     "topic": ("topic",),
+    "file": ("path", "source_file", "file", "duplicate_of"),
 }
 """Result fields that name an identifier of each kind (values or lists of values)."""
 MEMBER_FIELDS = ("member", "members", "members_joined", "members_left")

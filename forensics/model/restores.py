@@ -109,7 +109,7 @@ def restore_episodes(members: DataFrame) -> DataFrame:
     last line for the task to this opening), with ``source_file``/``opened_line``.
     """
     tasks = task_episodes(members).join(thread_generations(members), EPISODE, "left")
-    previous = Window.partitionBy(s.TASK).orderBy("opened_ts", "host", "thread")
+    previous = Window.partitionBy(s.GROUP_ID, s.TASK).orderBy("opened_ts", "host", "thread")
     released = F.coalesce(F.col("task_closed_ts"), F.col("thread_last_ts"))
     with_previous = tasks.select(
         "*",

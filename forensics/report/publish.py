@@ -1,0 +1,274 @@
+"""Shared HTML writeups: analysis JSON -> papermill -> nbconvert -> one self-contained HTML file.
+
+Files written for ``-o report.html``: ``report.json`` (the analysis), ``report.ipynb`` (the
+executed notebook, the record), ``report.html`` and ``report.manifest.json`` (inputs with
+sha256, tool version, parameters).
+
+Content-Security-Policy: ``default-src 'none'``; scripts only by sha256 hash of the two scripts
+the report itself inlines (plotly.js and the figure bootstrap, both constant, so the hashes do
+not depend on any log text); no ``'unsafe-inline'`` or ``'unsafe-eval'`` for scripts, hence no
+inline event handler or ``javascript:`` URL can run; styles ``'unsafe-inline'`` (nbconvert's CSS
+and plotly's computed styles); images and fonts only ``data:``; no connections, forms or base.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import json
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from .. import __version__
+from ..errors import ForensicsError
+from .escape import esc
+from .figures import BOOTSTRAP_JS
+from .tables import headline
+from .views import STYLE
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
+REPORT_NOTEBOOK = NOTEBOOKS / "incident_report.ipynb"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+KERNEL = "python3"
+CELL_TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    notebook: Path
+    json: Path
+    manifest: Path
+    headline: dict
+
+
+def plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def script_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: Iterable[str] = ()) -> str:
+    """The report's CSP: only the given inline scripts (by hash) may run."""
+    allowed = " ".join(script_hash(s) for s in scripts) or "'none'"
+    return (
+        f"default-src 'none'; script-src {allowed}; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+        "connect-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; worker-src 'none'; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def sha256_file(path: str) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+@contextmanager
+def _kernel_path():
+    """Put this interpreter's bin first on PATH so the ``python3`` kernel is this venv's Python."""
+    old = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + old
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = old
+
+
+def check_parameters(notebook: Path, parameters: dict) -> None:
+    """Fail in one line on a parameter the notebook's ``parameters`` cell does not declare."""
+    import papermill
+
+    declared = papermill.inspect_notebook(str(notebook))
+    unknown = sorted(set(parameters) - set(declared))
+    if unknown:
+        raise ForensicsError(
+            f"Unknown report parameter(s) {', '.join(unknown)} for {notebook.name}.",
+            f"Use only: {', '.join(sorted(declared))}.",
+        )
+
+
+def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
+    """Run ``notebook`` headless with papermill into ``output`` (one line on failure)."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    check_parameters(notebook, parameters)
+    try:
+        with _kernel_path():
+            papermill.execute_notebook(
+                str(notebook), str(output), parameters=parameters, kernel_name=KERNEL, cwd=str(cwd),
+                progress_bar=False, log_output=False, report_mode=True, execution_timeout=CELL_TIMEOUT_S,
+            )
+    except PapermillExecutionError as exc:
+        raise ForensicsError(
+            f"The report notebook failed in cell {exc.exec_count}: {exc.ename}: {str(exc.evalue).splitlines()[0] if exc.evalue else ''}",
+            f"Check the parameters; the executed notebook is {output}.",
+        ) from None
+    except FileNotFoundError as exc:
+        raise ForensicsError(f"Report notebook missing: {exc}.", "Reinstall the toolkit from its repository (notebooks/ ships beside forensics/).") from None
+
+
+def to_html(executed: Path, title: str) -> str:
+    """The executed notebook as one self-contained HTML page (inputs hidden, plotly.js once)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(str(executed), as_version=4)
+    nb.metadata.pop("widgets", None)
+    exporter = HTMLExporter(
+        template_name="forensics_report", extra_template_basedirs=[str(TEMPLATES)],
+        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
+    )
+    plotly = plotly_js()
+    if "</script" in plotly.lower():
+        raise ForensicsError("The installed plotly.js cannot be inlined safely.", "Reinstall plotly.")
+    resources = {
+        "forensics": {
+            "csp": esc(content_security_policy([plotly, BOOTSTRAP_JS])),
+            "title_html": esc(title),
+            "generator": esc(f"kafka-rebalance-forensics {__version__}"),
+            "plotly_js": plotly,
+            "bootstrap_js": BOOTSTRAP_JS,
+        }
+    }
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    return body
+
+
+def manifest(result: dict, parameters: dict, files: dict) -> dict:
+    """What the report was made from: inputs with sha256, tool version, parameters."""
+    import plotly
+
+    return {
+        "tool": "kafka-rebalance-forensics",
+        "tool_version": __version__,
+        "plotly_version": plotly.__version__,
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "spark": result.get("spark"),
+        "parameters": parameters,
+        "inputs": [
+            {"path": e.get("path"), "kind": e.get("kind"), "host": e.get("host"), "lines": e.get("lines"),
+             "sha256": e.get("sha256") or (sha256_file(e["path"]) if e.get("path") else None), "problem": e.get("problem")}
+            for e in result.get("inputs") or []
+        ],
+        "files": files,
+        "headline": headline(result),
+    }
+
+
+def write_report(result: dict, out_html: str | os.PathLike, title: str, parameters: dict | None = None, notebook: Path = REPORT_NOTEBOOK) -> ReportFiles:
+    """Write ``result`` beside ``out_html`` and render the report notebook from it (no Spark)."""
+    out_html = Path(out_html).resolve()
+    if out_html.suffix.lower() not in (".html", ".htm"):
+        raise ForensicsError(f"Report file {out_html.name!r} does not end in .html.", "Give -o NAME.html.")
+    out_html.parent.mkdir(parents=True, exist_ok=True)
+    stem = out_html.with_suffix("")
+    json_path, executed, manifest_path = stem.with_suffix(".json"), stem.with_suffix(".ipynb"), Path(f"{stem}.manifest.json")
+    json_path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    params = {**(parameters or {}), "title": title, "analysis_json": str(json_path)}
+    execute(notebook, executed, params, cwd=out_html.parent)
+    out_html.write_text(to_html(executed, title), encoding="utf-8")
+    files = {"html": out_html.name, "notebook": executed.name, "json": json_path.name}
+    manifest_path.write_text(json.dumps(manifest(result, params, files), indent=2, default=str) + "\n", encoding="utf-8")
+    return ReportFiles(out_html, executed, json_path, manifest_path, headline(result))
+
+
+def index_html(entries: list[tuple[str, str, dict]], title: str = "Kafka rebalance incidents") -> str:
+    """``index.html`` for a batch: one row per incident (name, report link, headline numbers)."""
+    rows = []
+    for name, href, h in entries:
+        if "failed" in h:
+            rows.append(f'<tr class="loss"><td>{esc(name)}</td><td colspan="5">report failed: {esc(h["failed"])}</td></tr>')
+            continue
+        verdicts = ", ".join(f"{n} {v}" for v, n in h["by_verdict"].items() if n) or "no findings"
+        lost = f"{h['records_lost']:,}{' (at most)' if h['lost_is_bound'] else ''}"
+        dup = f"{h['records_duplicated']:,}{' (at most)' if h['duplicated_is_bound'] else ''}"
+        css = "loss" if h["records_lost"] else "duplication" if h["records_duplicated"] else ""
+        rows.append(
+            f'<tr class="{css}"><td><a href="{esc(href)}">{esc(name)}</a></td><td>{esc(verdicts)}</td>'
+            f'<td class="num">{esc(lost)}</td><td class="num">{esc(dup)}</td><td class="num">{esc(h["rebalances"])}</td>'
+            f"<td>{esc(h['first'])} to {esc(h['last'])}</td></tr>"
+        )
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(content_security_policy())}">'
+        f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title>{STYLE}'
+        "<style>body{font-family:system-ui,sans-serif;margin:24px}</style></head><body>"
+        f"<h1>{esc(title)}</h1><p class=\"forensics-caption\">{esc(len(entries))} incident(s); ranges are half-open; records lost / processed twice summed over findings.</p>"
+        '<table class="forensics-table"><thead><tr><th>incident</th><th>findings by verdict</th><th>records lost</th>'
+        "<th>records processed twice</th><th>rebalances</th><th>time span (UTC)</th></tr></thead><tbody>"
+        + "".join(rows) + "</tbody></table></body></html>\n"
+    )
+
+
+
+
+def default_title(paths) -> str:
+    names = [os.path.basename(os.path.normpath(str(p))) for p in paths][:3]
+    return "Kafka rebalance incident" + (f": {', '.join(names)}" if names else "")
+
+
+def check_output(out_html: str | os.PathLike) -> None:
+    """Fail before any work when the report name cannot be used."""
+    if Path(out_html).suffix.lower() not in (".html", ".htm"):
+        raise ForensicsError(f"Report file {str(out_html)!r} does not end in .html.", "Give -o NAME.html.")
+
+
+def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str | None = None, group: str | None = None,
+                    redact: bool = False, redact_topics: bool = False) -> ReportFiles:
+    """Analyse on ``spark`` (in this process) and write the report files for ``out_html``.
+
+    With ``redact`` the inputs' sha256 are taken first, then the result, the paths in the
+    parameters and the title are pseudonymised, so neither the report, its notebook nor its
+    manifest holds an original identifier."""
+    from .data import analyse, redact_with
+
+    check_output(out_html)
+    result = analyse(list(paths), list(offsets), tz=tz, spark=spark)
+    result["inputs"] = [{**e, "sha256": sha256_file(e["path"]) if e.get("path") else None} for e in result.get("inputs") or []]
+    title = title or default_title(paths)
+    parameters = {"paths": [str(p) for p in paths], "offsets": [str(p) for p in offsets], "tz": tz, "group": group, "redact": redact}
+    if redact:
+        result, redactor = redact_with(result, topics=redact_topics)
+        title = redactor.text(title)
+        for name in ("paths", "offsets"):
+            parameters[name] = [redactor.pseudonym("path", p) for p in parameters[name]]
+    return write_report(result, out_html, title, parameters)
+
+
+def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, redact_topics: bool = False) -> tuple[Path, list[str]]:
+    """One report per incident directory (one Spark session for all) and ``index.html``."""
+    outdir = Path(outdir).resolve()
+    outdir.mkdir(parents=True, exist_ok=True)
+    entries, failures, used = [], [], set()
+    for directory in dirs:
+        name = os.path.basename(os.path.normpath(str(directory))) or "incident"
+        stem, n = name, 1
+        while stem in used:
+            n += 1
+            stem = f"{name}-{n}"
+        used.add(stem)
+        try:
+            files = report_incident(spark, [str(directory)], [], outdir / f"{stem}.html", tz=tz, title=f"Kafka rebalance incident: {name}", redact=redact, redact_topics=redact_topics)
+            entries.append((name, files.html.name, files.headline))
+        except ForensicsError as exc:
+            failures.append(f"{name}: {exc}")
+            entries.append((name, "", {"failed": str(exc)}))
+    index = outdir / "index.html"
+    index.write_text(index_html(entries), encoding="utf-8")
+    return index, failures

@@ -1,0 +1,54 @@
+"""Both notebooks run headless under papermill on the shared analysis (no Spark in the kernel)."""
+
+from __future__ import annotations
+
+import nbformat
+import papermill
+import pytest
+
+from forensics.report.publish import NOTEBOOKS, _kernel_path
+
+EXPECTED_PARAMETERS = {"paths", "offsets", "tz", "group", "window", "title", "redact", "analysis_json"}
+
+
+def run(name: str, tmp_path, **parameters) -> nbformat.NotebookNode:
+    out = tmp_path / f"{name}.out.ipynb"
+    with _kernel_path():
+        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(out), parameters=parameters, kernel_name="python3",
+                                   cwd=str(NOTEBOOKS), progress_bar=False, log_output=False, execution_timeout=120)
+    return nbformat.read(str(out), as_version=4)
+
+
+def outputs_text(nb) -> str:
+    parts = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            assert output.get("output_type") != "error", f"error cell: {output.get('ename')}: {output.get('evalue')}"
+            data = output.get("data", {})
+            parts.append(str(data.get("text/html", "")) + str(data.get("text/plain", "")) + str(output.get("text", "")))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("name", ["incident_report", "rebalance_explorer"])
+def test_one_parameters_cell_with_literals_only(name):
+    nb = nbformat.read(str(NOTEBOOKS / f"{name}.ipynb"), as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    assert set(papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb"))) == EXPECTED_PARAMETERS
+    assert "import" not in tagged[0].source and "(" not in tagged[0].source.split("#")[0]
+
+
+def test_incident_report_runs_headless(analysis_json, tmp_path):
+    nb = run("incident_report", tmp_path, analysis_json=str(analysis_json), title="Papermill run")
+    text = outputs_text(nb)
+    for expected in ("Papermill run", "Records lost: 55,877", "Lost and duplicated offset ranges", "[0, 55,872)", "[0, 5)",
+                     "Line accounting", "Rebalances", "Remedy.", "skipped_restore", "forensics-plot-data"):
+        assert expected in text, expected
+
+
+def test_explorer_runs_headless_on_a_group_and_window(analysis_json, tmp_path):
+    nb = run("rebalance_explorer", tmp_path, analysis_json=str(analysis_json), group="demo-consumer",
+             window=["2021-02-10T15:00:00Z", "2021-02-10T16:00:00Z"])
+    text = outputs_text(nb)
+    assert "'group': 'demo-consumer'" in text and "reset_to_latest_gap" in text
+    assert "application/vnd.jupyter.widget-view+json" in str(nb.cells)
