@@ -192,7 +192,7 @@ def rate(ctx: Ctx) -> float:
 def healthy(ctx: Ctx) -> None:
     """A rolling restart of one member: two clean rebalances, commits in the revocation callback."""
     a = make_app(ctx, hosts=ctx.rng.randint(2, 3), partitions=ctx.rng.randint(4, 12), auto_offset_reset="earliest")
-    g, rng = a.group, ctx.rng
+    g = a.group
     t = boot(a)
     g.process(t, t + minutes(ctx, 3, 6), rate(ctx))
     t += minutes(ctx, 3, 6)
@@ -247,7 +247,7 @@ def reset_to_latest_gap(ctx: Ctx) -> None:
     g, k = a.group, a.kafka
     m = a.members[0]
     producer_host = inc.host(ctx.name("producer_host", f"{ctx.app[0]}-producer-{ctx.tag}"), ctx.layout)
-    producer = Client(producer_host, k, f"[Producer clientId=producer-1] ")
+    producer = Client(producer_host, k, "[Producer clientId=producer-1] ")
     producer.plain(ctx.t0 - 2000, k.config("Producer", {
         "acks": "all" if k.v.at_least("3.0") else 1, "bootstrap.servers": a.settings["bootstrap.servers"],
         "client.id": "producer-1", "enable.idempotence": "true" if k.v.at_least("3.0") else "false",
@@ -529,14 +529,14 @@ def rebalance_storm(ctx: Ctx) -> None:
     """A crash-looping member: starts, joins, fails a startup check, leaves cleanly; again and again."""
     rng, inc = ctx.rng, ctx.inc
     a = make_app(ctx, hosts=3, partitions=rng.randint(6, 12), gz_hosts=(2,), auto_offset_reset="earliest")
-    g, k = a.group, a.kafka
+    g = a.group
     stable, crashy = a.members[:2], a.members[2]
     t = boot(a, stable)
     g.process(t, t + minutes(ctx, 3, 6), rate(ctx))
     t += minutes(ctx, 3, 6)
     first_gen = g.generation + 1
     cycles = rng.randint(6, 7)
-    for cycle in range(cycles):
+    for _ in range(cycles):
         crashy.new_member_id()
         a.start(crashy, t)
         r = g.rebalance(t + 2500, [*stable, crashy], heartbeat_told=stable, revoking=stable)

@@ -9,7 +9,7 @@ from forensics.events import parse_events
 from forensics.model import build_model
 from forensics.offsets import read_offsets
 from tests.helpers import ingest_paths
-from tests.model.test_commits import C1_LOG, C2_LOG, line
+from tests.model.test_commits import C1_LOG, C2_LOG
 
 KEY = ("detector", "group", "topic", "partition", "task", "offset_from", "offset_to", "records", "verdict", "classification", "exact")
 
