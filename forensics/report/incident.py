@@ -39,7 +39,15 @@ class Incident:
 
     @property
     def redacted(self) -> bool:
-        return bool(self.params.get("redact"))
+        return bool(self.params.get("redact")) or bool(self.result.get("redacted"))
+
+    def _masked(self) -> str:
+        """"; pseudonymised: 4 host, 6 client, ..." for a redacted result (what was masked, how many)."""
+        if not self.redacted:
+            return ""
+        masked = (self.result.get("redaction") or {}).get("masked") or {}
+        counts = ", ".join(f"{n} {kind}" for kind, n in masked.items())
+        return f"; identifiers pseudonymised{': ' + counts if counts else ''}; log text hidden"
 
     # --- views --------------------------------------------------------------------------------
     def headline(self) -> dict:
@@ -64,7 +72,7 @@ class Incident:
             f'<p class="forensics-headline"><b>Records lost: {esc(lost)}</b> &nbsp; <b>Records processed twice: {esc(dup)}</b></p>',
             f'<p class="forensics-caption">{esc(h["findings"])} findings, {esc(h["rebalances"])} rebalances in {esc(h["groups"])} group(s), '
             f'{esc(h["first"] or "?")} to {esc(h["last"] or "?")}; {esc(", ".join(scope))}'
-            f'{"; hosts, clients and files pseudonymised" if self.redacted else ""}.</p>',
+            f'{esc(self._masked())}.</p>',
         )
         return Html(parts, text)
 

@@ -7,6 +7,23 @@ import json
 from forensics.redact import IP, UUID, identifiers, redactor_for
 
 
+def rendered_text(html) -> str:
+    """The text a reader sees of a report in headless Chromium, hover texts of the figures included."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.report.test_html_report import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:")) else r.abort())
+        page.goto(html.as_uri())
+        page.wait_for_function("document.querySelectorAll('.forensics-plot .main-svg').length >= 1", timeout=30000)
+        text = page.evaluate("document.body.innerText + JSON.stringify([...document.querySelectorAll('.forensics-plot')].map(d => d.data))")
+        browser.close()
+    return text
+
+
 def strings(value) -> str:
     """Every string value (not key) of a JSON-like value, one per line."""
     if isinstance(value, dict):
@@ -56,6 +73,9 @@ def test_a_redacted_report_and_its_manifest_hold_no_original_identifier(result, 
     names.update({found: "ip" for found in IP.findall(original)} | {found: "id" for found in UUID.findall(original)})
     redacted, redactor = redact_with({**result, "inputs": [{**e, "sha256": "0" * 64} for e in result["inputs"]]}, topics=True, key="k")
     files = write_report(redacted, tmp_path / "shared.html", redactor.text("Incident on " + result["inputs"][0]["host"]), {"redact": True})
+    page_text = rendered_text(files.html)
+    assert "identifiers pseudonymised" in page_text
+    assert [name for name in names if name in page_text] == []
     for path in (files.html, files.manifest, files.notebook, files.json):
         text = path.read_text(encoding="utf-8")
         leaked = [name for name in names if name in text or json.dumps(name)[1:-1] in text]
