@@ -142,10 +142,12 @@ def analyze(paths, offsets, tz, tz_source, hosts, master, json_out, quiet, debug
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
         from .analyze import analyze as run_analysis
         from .ingest import check_time_zone, resolve_inputs
+        from .ingest.paths import check_named_files
         from .spark import get_session, resolve_master
 
         # Mistakes in paths, zones or the master are reported before Spark starts.
         check_time_zone(tz)
+        check_named_files(list(paths) + list(offsets))
         resolve_inputs(list(paths) + list(offsets))
         spark = get_session(resolve_master(master))
         result = run_analysis(
@@ -184,11 +186,13 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, master, out,
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
         from .ingest import check_time_zone, resolve_inputs
+        from .ingest.paths import check_named_files
         from .report.publish import check_output, report_incident
         from .spark import get_session, resolve_master
 
         check_output(out)
         check_time_zone(tz)
+        check_named_files(list(paths) + list(offsets))
         resolve_inputs(list(paths) + list(offsets))
         spark = get_session(resolve_master(master))
         files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics)

@@ -117,3 +117,11 @@ def test_json_reconstructs_the_sample_rebalances(sample_json):
     assert last["start"] == "2018-10-23T08:27:07.684Z" and last["duration_ms"] == 45469
     taken = [o for o in sample_json["ownership"] if o["topic"] == "AuditTrailBatch-store1-repartition"]
     assert [(o["host"], o["generation"], o["ended"]) for o in taken] == [("host-b", 322, "member left"), ("host-a", 323, "end of logs")]
+
+
+def test_a_named_file_that_cannot_be_read_is_one_clear_error(tmp_path):
+    fifo = tmp_path / "app.log"
+    os.mkfifo(fifo)  # exists, but is no regular file: reading it would block
+    done = run_cli("analyze", str(fifo), "--json", "-")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith(f"forensics: error: Cannot read {fifo}: not a regular file.")

@@ -118,6 +118,17 @@ def _problem(path: str, root: str | None) -> str | None:
     return None
 
 
+def check_named_files(paths: Iterable[str]) -> None:
+    """Fail with one sentence when a file named explicitly (not found inside a directory)
+    cannot be read: a mistake the user wants to hear about, not a line in a report."""
+    for path in paths:
+        if _URI.match(path) or glob.has_magic(path) or not os.path.lexists(path) or os.path.isdir(path):
+            continue
+        problem = _problem(os.path.abspath(path), None)
+        if problem:
+            raise ForensicsError(f"Cannot read {path}: {problem}.", "Check the path and its permissions, or leave the file out.")
+
+
 def resolve_inputs(
     paths: Iterable[str],
     hosts: Mapping[str, str] | None = None,
