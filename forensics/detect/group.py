@@ -45,11 +45,8 @@ def _with_setting(rows: DataFrame, model: Model, key: str) -> DataFrame:
     return rows.join(_setting(model, key), on, "left")
 
 
-def _timeout_finding(rows: DataFrame, detector: str, setting: str, default_ms: int, what: str, remedy: str) -> DataFrame:
-    value = F.coalesce(
-        F.concat(F.col("_setting"), F.lit(" ms")),
-        F.lit(f"not in the logs; the default is {default_ms} ms"),
-    )
+def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str, what: str, remedy: str) -> DataFrame:
+    value = F.coalesce(F.concat(F.col("_setting"), F.lit(" ms")), F.lit(f"not in the logs; the default is {default}"))
     return findings(
         rows, detector,
         severity="warning", verdict="delay", group=F.col(s.GROUP_ID), host=F.col(s.HOST), member=F.col(MEMBER),
@@ -68,7 +65,7 @@ def poll_timeout(model: Model) -> DataFrame:
     timeouts = model.members.where((F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout") & F.col(MEMBER).isNotNull())
     rows = _with_setting(_per_member(timeouts), model, "max.poll.interval.ms")
     return _timeout_finding(
-        rows, "poll_timeout", "max.poll.interval.ms", 300_000, "went longer than max.poll.interval.ms between two poll() calls and left the group",
+        rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", "went longer than max.poll.interval.ms between two poll() calls and left the group",
         "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
     )
 
@@ -97,7 +94,7 @@ def session_timeout(model: Model) -> DataFrame:
     expired = members.where(session_timeout_lines(members)).join(polled, [MEMBER, GENERATION_NOW], "left_anti")
     rows = _with_setting(_per_member(expired), model, "session.timeout.ms")
     return _timeout_finding(
-        rows, "session_timeout", "session.timeout.ms", 45_000, "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
+        rows, "session_timeout", "session.timeout.ms", "45000 ms since Kafka 3.0, 10000 ms before", "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
         "Find what stalled the client (GC pauses, CPU starvation, network); raise session.timeout.ms or use static membership "
         "(group.instance.id) so short outages do not rebalance.",
     )
