@@ -35,6 +35,15 @@ SESSION_CONF: Mapping[str, str] = {
     "spark.sql.adaptive.enabled": "true",
 }
 
+CLASSIC_CONF: Mapping[str, str] = {
+    # Spark's production default, pinned: with SPARK_TESTING set (the test suite sets it, and
+    # its subprocesses inherit it) Spark 4 removes shuffle files at the end of every query,
+    # and a later query reusing a DataFrame then waits on a shuffle the driver has dropped
+    # ("MapOutputTrackerMaster: head of empty list" on a standalone cluster; SPARK-53898).
+    "spark.sql.classic.shuffleDependency.fileCleanup.enabled": "false",
+}
+"""Settings of classic (non-Connect) sessions only: a Connect server owns its own."""
+
 _MASTER_PATTERN = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://.+|yarn|k8s://.+|mesos://.+|sc://.+)$")
 
 
@@ -134,6 +143,7 @@ def get_session(master: str | None = None, app_name: str = "kafka-forensics", ui
         builder = SparkSession.builder.master(master).config("spark.ui.enabled", str(ui).lower())
         builder = builder.config("spark.ui.showConsoleProgress", "false")
         builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}")
+        settings = {**CLASSIC_CONF, **settings}
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
