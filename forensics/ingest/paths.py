@@ -160,7 +160,8 @@ def resolve_inputs(
     return mark_duplicates(list(files.values()))
 
 
-def _digest(path: str) -> str | None:
+def sha256_file(path: str) -> str | None:
+    """Hex sha256 of a local file's bytes, or None when it cannot be read."""
     sha = hashlib.sha256()
     try:
         with open(path, "rb") as handle:
@@ -183,7 +184,7 @@ def mark_duplicates(files: list[InputFile]) -> list[InputFile]:
     for indices in by_size.values():
         first_by_digest: dict[str, str] = {}
         for index in indices if len(indices) > 1 else ():
-            digest = _digest(files[index].path)
+            digest = sha256_file(files[index].path)
             if digest in first_by_digest:
                 result[index] = replace(files[index], duplicate_of=first_by_digest[digest])
             elif digest:

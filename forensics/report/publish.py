@@ -26,6 +26,7 @@ from typing import Iterable
 
 from .. import __version__
 from ..errors import ForensicsError
+from ..ingest.paths import sha256_file
 from .escape import esc
 from .figures import BOOTSTRAP_JS
 from .tables import headline
@@ -65,17 +66,6 @@ def content_security_policy(scripts: Iterable[str] = ()) -> str:
         "connect-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; worker-src 'none'; "
         "base-uri 'none'; form-action 'none'"
     )
-
-
-def sha256_file(path: str) -> str | None:
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except OSError:
-        return None
-    return digest.hexdigest()
 
 
 @contextmanager
