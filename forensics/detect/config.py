@@ -27,7 +27,7 @@ def _risk(rows: DataFrame, setting: str, explanation, reference: str, remedy: st
     return findings(
         rows, "risky_config",
         severity="warning", verdict="expected", group=F.col("_group"), topic=topic, classification=setting,
-        host=F.col("_host"), start=F.col("_at"), evidence=lines(F.col("_evidence")),
+        host=F.col("_host"), evidence=lines(F.col("_evidence")),
         explanation=explanation, kafka_reference=reference, remedy=remedy,
     )
 
@@ -43,7 +43,6 @@ def latest_reset_risk(model: Model, blocks: DataFrame) -> DataFrame:
     risky = latest.join(no_commit, "_group")
     grouped = risky.groupBy("_group", s.TOPIC).agg(
         F.min(s.HOST).alias("_host"), F.array_union(F.collect_set(line()), F.array(F.min("_seen"))).alias("_evidence"),
-        F.lit(None).cast("timestamp").alias("_at"),
     )
     return _risk(
         grouped, "auto.offset.reset",
@@ -66,7 +65,7 @@ def heartbeat_risk(blocks: DataFrame) -> DataFrame:
         settings["session.timeout.ms"].cast("long") < 3 * settings["heartbeat.interval.ms"].cast("long")
     ).withColumn("_session", settings["session.timeout.ms"]).withColumn("_heartbeat", settings["heartbeat.interval.ms"])
     grouped = short.groupBy("_group").agg(
-        F.min(s.HOST).alias("_host"), F.collect_list(line()).alias("_evidence"), F.lit(None).cast("timestamp").alias("_at"),
+        F.min(s.HOST).alias("_host"), F.collect_list(line()).alias("_evidence"),
         F.min("_session").alias("_session"), F.max("_heartbeat").alias("_heartbeat"),
     )
     return _risk(
@@ -92,7 +91,6 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     grouped = affected.groupBy("_group").agg(
         F.min(s.HOST).alias("_host"), F.min("_version").alias("_version"),
         F.array_union(F.collect_set(line()), F.array(F.min("_version_line"))).alias("_evidence"),
-        F.lit(None).cast("timestamp").alias("_at"),
     )
     return _risk(
         grouped, "processing.guarantee",
