@@ -84,7 +84,10 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(
         target.contains(F.col("t_gate"))
     )
-    passed = candidates.where(logger_ok & gate_ok).sortWithinPartitions("t_key").where(F.regexp_like(target, F.col("t_pattern")))
+    # Materialised in template order: Catalyst would otherwise push the regex filter below the
+    # sort (into the join), and with rows in arbitrary order every row recompiles its pattern.
+    sorted_candidates = candidates.where(logger_ok & gate_ok).sortWithinPartitions("t_key").localCheckpoint()
+    passed = sorted_candidates.where(F.regexp_like(target, F.col("t_pattern")))
     columns = [c for c in passed.columns if c not in ("_token",)]
     first = passed.groupBy(*_RECORD_ID).agg(F.min_by(F.struct(*columns), F.col("t_order")).alias("_m"))
     return first.select("_m.*")

@@ -109,9 +109,7 @@ def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
         _classify_others(stitched, facts).withColumn("undated", F.lit(False))
     )
     counts = rows.groupBy("uri", "bucket", "reason", "undated").count().collect()
-    folded_rows = folded.where(F.col("k") < 0).select(
-        "uri", "k", "n", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")
-    ).collect()
+    folded_rows = _with_text(lines, folded.where(F.col("k") < 0).select("uri", "k", "n", "line").collect())
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
@@ -129,6 +127,22 @@ def _classify_others(stitched: DataFrame, facts) -> DataFrame:
     main_layout = {u: c.most_common(1)[0][0] for u, c in heads_by_layout.items()}
     uri = F.col("uri")
     return classify_others(stitched, literal_map(first_head, "bigint")[uri], literal_map(main_layout)[uri])
+
+
+def _with_text(lines: DataFrame, folded_rows: list) -> list[dict]:
+    """Folded rows as dicts, with the text of the first line of each unparsed fold (binary or
+    undecodable junk: rare, so its lines are read again only when there is some)."""
+    rows = [row.asDict() for row in folded_rows]
+    wanted = [r for r in rows if FOLDS[r["k"]][0] == s.UNPARSED]
+    if wanted:
+        pairs = F.lit(False)
+        for r in wanted:
+            pairs = pairs | ((F.col("uri") == r["uri"]) & (F.col("line") == r["line"]))
+        found = lines.where(pairs).select("uri", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")).collect()
+        text = {(r["uri"], r["line"]): r["text"] for r in found}
+        for r in wanted:
+            r["text"] = text.get((r["uri"], r["line"]))
+    return rows
 
 
 def _first_unparsed(rows: DataFrame) -> list:

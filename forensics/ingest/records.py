@@ -24,6 +24,8 @@ KAFKA_PREFIX = (
     r"global-stream-thread \[|state-updater \[|task \[)"
 )
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
+FRAME_PREFIX = 80
+"""A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
 TRAILING_LOGGER = r" \(([\w.$]+)\)$"
 SAMPLE_CHARS = 500
@@ -51,8 +53,9 @@ def fold_lines(lines: DataFrame) -> DataFrame:
     """Group lines by (uri, key): Kafka candidates and possible continuations keep their own line
     number as key; the rest fold into one row per file and ``FOLDS`` key.
 
-    Returns ``uri, k, n, line, value, layout``: ``n`` lines folded, ``line``/``value`` the first
-    of them (so a kept row is exactly its line).
+    Returns ``uri, k, n, line, value, layout``: ``n`` lines folded, ``line`` the first of them,
+    ``value`` the text of a kept line (null for a fold). Every aggregate is fixed-width and the
+    text is part of the key, so Spark aggregates by hash, not by sorting every line.
     """
     value = F.col("value")
     with_layout = lines.withColumn("layout", layouts.head_layout(value))
@@ -60,7 +63,7 @@ def fold_lines(lines: DataFrame) -> DataFrame:
     first = F.substring(value, 1, 1)
     candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS))
     irrelevant_key = -F.array_position(F.array(*map(F.lit, _LAYOUT_NAMES)), F.col("layout"))  # -1 - index, as FOLDS
-    frame = first.isin(" ", "\t") & value.rlike(STACK_FRAME)
+    frame = first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)
     key = (
         F.when(candidate, F.col("line"))
         .when(head, irrelevant_key)
@@ -69,15 +72,12 @@ def fold_lines(lines: DataFrame) -> DataFrame:
         .when(~F.is_valid_utf8(value), F.lit(FOLD_UNDECODABLE))
         .otherwise(F.col("line"))
     )
+    keyed = with_layout.select("uri", "line", "layout", key.alias("k"), value)
+    kept_value = F.when(F.col("k") >= 0, value).alias("value")
     return (
-        with_layout.withColumn("k", key)
-        .groupBy("uri", "k")
-        .agg(
-            F.count(F.lit(1)).alias("n"),
-            F.min("line").alias("line"),
-            F.min_by("value", "line").alias("value"),
-            F.min_by("layout", "line").alias("layout"),
-        )
+        keyed.select("uri", "k", "layout", "line", kept_value)
+        .groupBy("uri", "k", "layout", "value")
+        .agg(F.count(F.lit(1)).alias("n"), F.min("line").alias("line"))
     )
 
 

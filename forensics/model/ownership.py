@@ -60,6 +60,24 @@ def member_exits(members: DataFrame) -> DataFrame:
     )
 
 
+def with_first_exit(acquired: DataFrame, exits: DataFrame) -> DataFrame:
+    """``acquired`` with ``exit``: the member's first exit after each acquisition (or null).
+
+    One window over the member's acquisitions and exits, latest first, so each row sees the
+    nearest later exit as the last one before it: linear in the member's lines, where a join
+    of acquisitions to exits grows with their product (a member restarting all day).
+    """
+    exit_rows = exits.select(
+        MEMBER, F.col("exit_ts").alias(s.TS), F.col("exit_line").alias(s.LINE),
+        F.struct("exit_ts", "exit_line", "exit_reason").alias("_exit"),
+    )
+    both = acquired.withColumn("_acquired", F.lit(True)).unionByName(exit_rows, allowMissingColumns=True)
+    latest_first = Window.partitionBy(MEMBER).orderBy(F.col(s.TS).desc(), F.col(s.LINE).desc())
+    later = latest_first.rowsBetween(Window.unboundedPreceding, -1)
+    nearest = both.withColumn("exit", F.last("_exit", ignorenulls=True).over(later))
+    return nearest.where(F.col("_acquired")).drop("_acquired", "_exit")
+
+
 def ownership_intervals(members: DataFrame) -> DataFrame:
     """One row per partition per owner interval (``OWNERSHIP_COLUMNS``).
 
@@ -77,10 +95,7 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
         F.lead(s.LINE).over(per_partition).alias("next_line"),
     )
     acquired = nxt.where(F.col("change") == "acquired")
-    exits = member_exits(members)
-    after = (F.col("exit_ts") > F.col(s.TS)) | ((F.col("exit_ts") == F.col(s.TS)) & (F.col("exit_line") > F.col(s.LINE)))
-    with_exit = acquired.join(exits.withColumnRenamed(MEMBER, "_exit_member"), (F.col(MEMBER) == F.col("_exit_member")) & after, "left")
-    first_exit = with_exit.groupBy(*acquired.columns).agg(F.min_by(F.struct("exit_ts", "exit_line", "exit_reason"), "exit_ts").alias("exit"))
+    first_exit = with_first_exit(acquired, member_exits(members))
     release_first = F.col("next_ts").isNotNull() & (F.col("exit.exit_ts").isNull() | (F.col("next_ts") <= F.col("exit.exit_ts")))
     ended = (
         F.when(release_first, F.when(F.col("next_change") == "acquired", F.lit("reassigned")).otherwise(F.col("next_change")))

@@ -1,0 +1,205 @@
+"""Seeded large log corpora for the performance benchmark (kept out of the repository).
+
+    .venv/bin/python benchmarks/corpus.py --lines 4000000 --out /tmp/forensics-bench/4M [--seed 1] [--gzip]
+
+A corpus is a fleet: ``--hosts`` application hosts, half in Kafka's log4j layout and half in
+logback, each with one ``app.log``. Its Kafka content is real incident stories from
+``forensics.simulate`` (one incident after another, each on two or three hosts of one layout,
+with random faults and Kafka versions), so every catalogue wording a story tells appears,
+with the multi-line records (config dumps, log4j messages whose logger closes the last line).
+Application noise with Java stack traces (``forensics.simulate.noise``) is interleaved between
+records until Kafka record heads are ``--kafka-share`` of all lines. ``manifest.json`` holds
+the counts every benchmark contender must agree with. Rebuilding with the same arguments
+gives the same bytes, and an existing corpus with the same arguments is reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from forensics.simulate import FAULTS, generate_incident  # noqa: E402
+from forensics.simulate.consumer_stories import APPS, SERVICES, STORES  # noqa: E402
+from forensics.simulate.logfile import Record, render_record  # noqa: E402
+from forensics.simulate.noise import Noise  # noqa: E402
+
+GENERATOR_VERSION = 1
+LAYOUTS = ("log4j", "logback")
+KAFKA_MARKER = "org.apache.kafka."
+HEAD = {"log4j": re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] "), "logback": re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")}
+STAMP = {"log4j": slice(1, 24), "logback": slice(0, 23)}
+EPOCH_STAMP = "1970-01-01 00:00:00,000"
+NOISE_POOL = 20_000
+INCIDENT_SPACING_MS = 2 * 3_600_000
+START = datetime(2024, 3, 1)
+NOISE_FAULTS = sorted(f for f in FAULTS if f != "healthy_control")
+
+
+def noise_pool(layout: str, rng: random.Random) -> list[list[str]]:
+    """Rendered application records (first line stamped with ``EPOCH_STAMP``), all apps mixed."""
+    apps = [Noise(package, classes, SERVICES, STORES) for _, package, classes in APPS]
+    threads = ["worker-1", "worker-2", "http-nio-8080-exec-3", "scheduler-1"]
+    return [render_record(rng.choice(apps).record(0, rng, rng.choice(threads)), layout) for _ in range(NOISE_POOL)]
+
+
+def read_lines(path: Path) -> list[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def records(lines: list[str], head: re.Pattern) -> list[list[str]]:
+    """Lines grouped into records: a head line and the lines up to the next head."""
+    out: list[list[str]] = []
+    for line in lines:
+        if head.match(line) or not out:
+            out.append([line])
+        else:
+            out[-1].append(line)
+    return out
+
+
+class HostWriter:
+    """One corpus host's ``app.log``, with counts of what was written."""
+
+    def __init__(self, path: Path, layout: str):
+        self.layout, self.path = layout, path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = open(path, "w", encoding="utf-8", newline="\n")
+        self.lines = self.kafka_records = self.marker_lines = self.kafka_heads = 0
+
+    def write_incident(self, recs: list[list[str]], noise: list[list[str]], per_record: list[int], rng: random.Random) -> None:
+        """Write an incident's records of this host, ``per_record[i]`` noise records before record i."""
+        out = []
+        stamp_at = STAMP[self.layout]
+        for rec, extra in zip(recs, per_record, strict=True):
+            stamp = rec[0][stamp_at]
+            for _ in range(extra):
+                chosen = noise[rng.randrange(len(noise))]
+                out.append(chosen[0].replace(EPOCH_STAMP, stamp, 1))
+                out.extend(chosen[1:])
+            out.extend(rec)
+            if any(KAFKA_MARKER in line for line in rec):
+                self.kafka_records += 1
+                self.kafka_heads += KAFKA_MARKER in rec[0]
+        self.marker_lines += sum(KAFKA_MARKER in line for line in out)
+        self.lines += len(out)
+        self.file.write("\n".join(out) + "\n")
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def build(out: Path, lines: int, seed: int = 1, hosts: int = 8, kafka_share: float = 0.05) -> dict:
+    """Write a corpus of at least ``lines`` lines into ``out``; returns its manifest."""
+    rng = random.Random(f"forensics-corpus:{seed}")
+    pools = {layout: noise_pool(layout, rng) for layout in LAYOUTS}
+    writers = [HostWriter(out / f"host-{h:02d}" / "app.log", LAYOUTS[h % 2]) for h in range(hosts)]
+    by_layout = {layout: [w for w in writers if w.layout == layout] for layout in LAYOUTS}
+    incidents = 0
+    with tempfile.TemporaryDirectory(prefix="forensics-corpus-") as tmp:
+        while sum(w.lines for w in writers) < lines:
+            layout = LAYOUTS[incidents % 2]
+            faults = rng.sample(NOISE_FAULTS, rng.randint(0, 2))
+            fixed = {"t0": (START + timedelta(milliseconds=incidents // 2 * INCIDENT_SPACING_MS)).isoformat()}
+            where = Path(tmp) / f"incident-{incidents}"
+            try:
+                generate_incident(where, seed * 1_000_003 + incidents, faults, 1, layout=layout, fixed=fixed)
+            except ValueError:  # faults with no common Kafka version and a layout they cannot use
+                shutil.rmtree(where, ignore_errors=True)
+                incidents += 1
+                continue
+            logs = sorted(p for p in where.glob("*/*") if p.is_file() and p.parent.name != "offsets")
+            group = by_layout[layout]
+            for k, path in enumerate(logs):
+                recs = records(read_lines(path), HEAD[layout])
+                heads = sum(KAFKA_MARKER in r[0] for r in recs)
+                existing = sum(len(r) for r in recs)
+                noise_lines = max(0, int(heads / kafka_share) - existing)
+                per = [0] * len(recs)
+                for i in rng.choices(range(len(recs)), k=int(noise_lines / 1.25)):
+                    per[i] += 1
+                group[(incidents // 2 + k) % len(group)].write_incident(recs, pools[layout], per, rng)
+            shutil.rmtree(where)
+            incidents += 1
+    for w in writers:
+        w.close()
+    manifest = {
+        "generator_version": GENERATOR_VERSION,
+        "seed": seed,
+        "requested_lines": lines,
+        "hosts": hosts,
+        "kafka_share": kafka_share,
+        "incidents": incidents,
+        "lines": sum(w.lines for w in writers),
+        "bytes": sum(w.path.stat().st_size for w in writers),
+        "kafka_records": sum(w.kafka_records for w in writers),
+        "kafka_heads_with_marker": sum(w.kafka_heads for w in writers),
+        "lines_with_marker": sum(w.marker_lines for w in writers),
+        "files": [str(w.path.relative_to(out)) for w in writers],
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def gzip_twin(plain: Path, twin: Path) -> Path:
+    """``twin``: the same files gzip-compressed (one ``app.log.gz`` per host), built in parallel."""
+    manifest = json.loads((plain / "manifest.json").read_text())
+    done = twin / "manifest.json"
+    if done.exists() and json.loads(done.read_text()).get("source") == manifest:
+        return twin
+
+    def compress(rel: str) -> None:
+        target = twin / (rel + ".gz")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as f:
+            subprocess.run(["gzip", "-6", "-n", "-c", str(plain / rel)], stdout=f, check=True)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(compress, manifest["files"]))
+    done.write_text(json.dumps({"source": manifest, "files": [f + ".gz" for f in manifest["files"]]}, indent=2) + "\n")
+    return twin
+
+
+def ensure(out: Path, lines: int, seed: int = 1, hosts: int = 8, kafka_share: float = 0.05) -> dict:
+    """The manifest of the corpus at ``out``, building it first unless it exists with these arguments."""
+    path = out / "manifest.json"
+    if path.exists():
+        manifest = json.loads(path.read_text())
+        same = (manifest.get("generator_version"), manifest.get("seed"), manifest.get("requested_lines"), manifest.get("hosts"), manifest.get("kafka_share"))
+        if same == (GENERATOR_VERSION, seed, lines, hosts, kafka_share):
+            return manifest
+    shutil.rmtree(out, ignore_errors=True)
+    return build(out, lines, seed, hosts, kafka_share)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=4_000_000)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hosts", type=int, default=8)
+    parser.add_argument("--kafka-share", type=float, default=0.05)
+    parser.add_argument("--gzip", action="store_true", help="also write the gzip twin in OUT.gz/")
+    args = parser.parse_args(argv)
+    manifest = ensure(args.out, args.lines, args.seed, args.hosts, args.kafka_share)
+    if args.gzip:
+        gzip_twin(args.out, args.out.with_name(args.out.name + ".gz"))
+    print(json.dumps({k: v for k, v in manifest.items() if k != "files"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

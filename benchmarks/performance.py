@@ -1,0 +1,419 @@
+"""Performance and scale: the project's ingest and analysis against native-Spark references (T1-T6).
+
+    .venv/bin/python benchmarks/performance.py [--sizes 4M,16M] [--rounds 5] [--dir /tmp/forensics-bench]
+
+For each size a seeded corpus is built once (``benchmarks/corpus.py``: 8 hosts, two layouts,
+95 % application noise with stack traces, 5 % Kafka record heads from real incident stories)
+with its gzip twin, outside the repository. Then, after one warm-up round, every round runs
+each contender once on the same files in one warm ``local[2]`` session, and two worker
+processes (``local[1]`` and ``local[2]``, started with Spark's default settings) run the
+project's ingest and analysis in the same round. Every contender must agree with the counts
+the generator wrote. A contender's result goes to an aggregate that reads every column it
+produces (so Spark cannot prune the parse away). Printed: the median seconds per contender,
+the medians of the per-round ratios, and T1-T6 with pass/fail:
+
+- T1: line-level Kafka events with file + line / ``native + file + line`` <= 1.2
+- T2: full ingest (stitched records, accounting, provenance) / the same reference <= 2.0
+- T3: full analysis (ingest, model, all detectors, JSON written) / the same reference <= 3.0
+- T4: time(16M) / time(4M) <= 4.4 for each project contender; the driver's Python memory flat;
+  the largest process of the analysis worker <= 1 GiB at 16M lines
+- T5: full ingest of the gzip twin / of the plain corpus <= 1.6
+- T6: full ingest ``local[1]`` / ``local[2]`` >= 1.7
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import corpus  # noqa: E402  (benchmarks/corpus.py)
+
+MARKER = corpus.KAFKA_MARKER
+STAMP = r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})"
+LOG4J = re.compile(r"^\[" + STAMP + r"\] (\w+) (.*) \(([\w.$]+)\)$")
+LOGBACK = re.compile(r"^" + STAMP + r" (\w+) +(\S+) +- (.*)$")
+LOG4J_SQL = LOG4J.pattern
+LOGBACK_SQL = LOGBACK.pattern
+TS_FORMAT = "yyyy-MM-dd HH:mm:ss,SSS"
+ROW_INDEX_MASK = (1 << 33) - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Sinks: read every column a contender produces, return its row count.
+
+
+def consume(frame) -> int:
+    """Rows of ``frame``, computed with every column hashed (nothing can be pruned)."""
+    from pyspark.sql import functions as F
+
+    row = frame.agg(F.count(F.lit(1)).alias("n"), F.bit_xor(F.xxhash64(*frame.columns)).alias("h")).first()
+    return row["n"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference approaches (the issue's table), written as a careful Spark user would.
+
+
+def read_count(spark, files) -> int:
+    return spark.read.text(files).count()
+
+
+def contains_count(spark, files) -> int:
+    from pyspark.sql import functions as F
+
+    return spark.read.text(files).where(F.col("value").contains(MARKER)).count()
+
+
+def python_loop(spark, files) -> int:
+    """One Python process: ``in`` prefilter, then the layout regex, fields and timestamp."""
+    found = 0
+    for path in files:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if MARKER in line:
+                    m = LOG4J.match(line.rstrip("\n")) or LOGBACK.match(line.rstrip("\n"))
+                    if m and time.strptime(m.group(1)[:19], "%Y-%m-%d %H:%M:%S"):
+                        found += 1
+    return found
+
+
+def _native_fields(frame):
+    """Kafka lines of either layout as (ts, level, logger, message); non-matching lines dropped."""
+    from pyspark.sql import functions as F
+
+    v = F.col("value")
+    is_log4j = F.substring(v, 1, 1) == "["
+    field = lambda i4, ib: F.when(is_log4j, F.regexp_extract(v, LOG4J_SQL, i4)).otherwise(F.regexp_extract(v, LOGBACK_SQL, ib))  # noqa: E731
+    parsed = frame.where(v.contains(MARKER)).select(
+        *[c for c in frame.columns if c != "value"],
+        F.try_to_timestamp(field(1, 1), F.lit(TS_FORMAT)).alias("ts"),
+        field(2, 2).alias("level"),
+        field(4, 3).alias("logger"),
+        field(3, 4).alias("message"),
+    )
+    return parsed.where(F.col("ts").isNotNull())
+
+
+def native_parse(spark, files) -> int:
+    return consume(_native_fields(spark.read.text(files)))
+
+
+def native_parse_lines(spark, files) -> int:
+    """The native parse with file and line number, in one pass: one unsplit partition per file,
+    so a row's index in its partition is its line number."""
+    from pyspark.sql import functions as F
+
+    with _unsplit(spark):
+        lines = spark.read.text(files).select(
+            F.col("_metadata.file_path").alias("file"),
+            (F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)) + 1).alias("line"),
+            "value",
+        )
+        return consume(_native_fields(lines))
+
+
+class _unsplit:
+    def __init__(self, spark):
+        self.conf = spark.conf
+
+    def __enter__(self):
+        self.saved = {k: self.conf.get(k) for k in ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")}
+        for key in self.saved:
+            self.conf.set(key, str(1 << 40))
+
+    def __exit__(self, *exc):
+        for key, value in self.saved.items():
+            self.conf.set(key, value)
+
+
+def _py_fields(line):
+    m = LOG4J.match(line) or LOGBACK.match(line)
+    if not m:
+        return None
+    g = m.groups()
+    ts, level, logger, message = (g[0], g[1], g[3], g[2]) if line.startswith("[") else g
+    from datetime import datetime
+
+    return (datetime.strptime(ts, "%Y-%m-%d %H:%M:%S,%f"), level, logger, message)
+
+
+def _udf():
+    from pyspark.sql import functions as F
+
+    return F.udf(_py_fields, "struct<ts:timestamp,level:string,logger:string,message:string>")
+
+
+def udf_after_prefilter(spark, files) -> int:
+    from pyspark.sql import functions as F
+
+    parsed = spark.read.text(files).where(F.col("value").contains(MARKER)).select(_udf()("value").alias("r"))
+    return consume(parsed.where(F.col("r").isNotNull()).select("r.*"))
+
+
+def udf_every_line(spark, files) -> int:
+    from pyspark.sql import functions as F
+
+    parsed = spark.read.text(files).select(_udf()("value").alias("r"))
+    parsed = parsed.where(F.col("r").isNotNull() & F.col("r.logger").startswith("org.apache.kafka"))
+    return consume(parsed.select("r.*"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The project's own stages.
+
+
+def project_lines(spark, files) -> int:
+    """T1: line-level Kafka events with file and line (``ingest.kafka_lines``)."""
+    from forensics.ingest import kafka_lines, resolve_inputs
+
+    return consume(kafka_lines(spark, resolve_inputs(files)))
+
+
+def project_ingest(spark, files) -> int:
+    """T2: the full ingest (records stitched, every line accounted for, provenance)."""
+    from forensics.ingest import ingest
+
+    result = ingest(spark, files)
+    assert sum(result.accounting[b] for b in ("records", "continuations", "irrelevant", "unparsed")) == result.accounting["lines"]
+    return consume(result.records)
+
+
+def project_analysis(spark, files) -> int:
+    """T3: ingest, model and every detector, the JSON result written to a file."""
+    from forensics.analyze import analyze
+
+    result = analyze(spark, files)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=True) as out:
+        json.dump(result, out)
+    return result["accounting"]["records"]
+
+
+REFERENCES = {
+    "read.text().count()": read_count,
+    "read + contains + count": contains_count,
+    "python loop (in, re)": python_loop,
+    "native parse": native_parse,
+    "native parse + file + line": native_parse_lines,
+    "UDF after prefilter": udf_after_prefilter,
+    "UDF on every line": udf_every_line,
+}
+PROJECT = {"T1 kafka_lines": project_lines, "T2 ingest": project_ingest, "T3 analysis": project_analysis}
+BASELINE = "native parse + file + line"
+
+
+def expected_count(name: str, manifest: dict) -> int:
+    """What a contender must count on a corpus (the generator's own counts)."""
+    if name in ("read.text().count()",):
+        return manifest["lines"]
+    if name == "read + contains + count":
+        return manifest["lines_with_marker"]
+    if name in PROJECT or name.startswith("T"):
+        return manifest["kafka_records"] if name != "T1 kafka_lines" else manifest["kafka_heads"]
+    return manifest["kafka_heads_with_marker"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Worker processes: one session each (local[1] / local[2], default settings), driven over stdin.
+
+
+def worker(master: str) -> None:
+    from forensics.spark import get_session
+
+    spark = get_session(master)
+    for command in sys.stdin:
+        name, *files = json.loads(command)
+        started = time.perf_counter()
+        count = PROJECT[name](spark, files)
+        seconds = time.perf_counter() - started
+        print(json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks()}), flush=True)
+
+
+def memory_peaks() -> dict:
+    """Peak resident memory (MiB) of this Python process and of its largest child (the JVM)."""
+    children = {}
+    me = os.getpid()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if re.search(rf"^PPid:\s+{me}$", status, re.M):
+            hwm = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+            children[pid] = int(hwm.group(1)) // 1024 if hwm else 0
+    return {"python_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, "largest_child_mib": max(children.values(), default=0)}
+
+
+class Worker:
+    def __init__(self, master: str):
+        self.master = master
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", master], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def run(self, name: str, files: list[str]) -> dict:
+        self.proc.stdin.write(json.dumps([name, *files]) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"worker {self.master} died")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=120)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().upper()
+    scale = {"K": 1_000, "M": 1_000_000}.get(text[-1], 1)
+    return int(float(text.rstrip("KM")) * scale)
+
+
+def run_size(spark, size: int, args, workers) -> dict:
+    label = f"{size // 1_000_000}M" if size % 1_000_000 == 0 else str(size)
+    plain = args.dir / label
+    manifest = corpus.ensure(plain, size, args.seed)
+    manifest["kafka_heads"] = manifest["kafka_heads_with_marker"]  # line-level heads that name Kafka
+    twin = corpus.gzip_twin(plain, plain.with_name(label + ".gz"))
+    files = [str(plain / f) for f in manifest["files"]]
+    gz_files = [str(twin / (f + ".gz")) for f in manifest["files"]]
+    print(f"\n== {label}: {manifest['lines']:,} lines, {manifest['bytes'] / 2**20:,.0f} MiB in {len(files)} files, "
+          f"{manifest['kafka_records']:,} Kafka records, gzip twin {sum(os.path.getsize(f) for f in gz_files) / 2**20:,.0f} MiB", flush=True)
+
+    contenders = {**{k: (v, files) for k, v in REFERENCES.items() if k in args.only or not args.only}}
+    contenders.update({k: (v, files) for k, v in PROJECT.items() if k in args.only or not args.only})
+    if not args.only or "T2 ingest (gzip)" in args.only:
+        contenders["T2 ingest (gzip)"] = (project_ingest, gz_files)
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    memory: dict[str, dict] = {}
+    mismatches = []
+    for round_ in range(args.rounds + 1):
+        for name, (fn, paths) in contenders.items():
+            started = time.perf_counter()
+            count = fn(spark, paths)
+            seconds = time.perf_counter() - started
+            want = expected_count(name, manifest)
+            if count != want:
+                mismatches.append(f"{name}: counted {count:,}, the corpus has {want:,}")
+            if round_:
+                times[name].append(seconds)
+        for w in workers:
+            for name in ("T2 ingest", "T3 analysis"):
+                key = f"{name} [{w.master}]"
+                out = w.run(name, files)
+                if out["count"] != expected_count(name, manifest):
+                    mismatches.append(f"{key}: counted {out['count']:,}, the corpus has {expected_count(name, manifest):,}")
+                if round_:
+                    times.setdefault(key, []).append(out["seconds"])
+                memory[w.master] = out["memory"]
+        print(f"  round {round_ or 'warm-up'}: " + ", ".join(f"{n} {t[-1]:.2f}" for n, t in times.items() if t and round_), flush=True)
+    return {"label": label, "manifest": manifest, "times": times, "memory": memory, "mismatches": sorted(set(mismatches))}
+
+
+def ratio(times: dict, a: str, b: str) -> float | None:
+    """Median of the per-round ratios a / b."""
+    if a not in times or b not in times:
+        return None
+    return statistics.median(x / y for x, y in zip(times[a], times[b], strict=True))
+
+
+def report(result: dict) -> list[tuple[str, str, float | None, bool | None]]:
+    times = result["times"]
+    print(f"\n{result['label']}: median seconds over {len(next(iter(times.values())))} rounds, ratios are medians of per-round ratios")
+    print(f"  {'contender':<34}{'median s':>9}{'× read+contains':>17}{'× native+file+line':>20}")
+    for name, values in times.items():
+        to_contains = ratio(times, name, "read + contains + count")
+        to_base = ratio(times, name, BASELINE)
+        fmt = lambda x: f"{x:.2f}" if x is not None else "-"  # noqa: E731
+        print(f"  {name:<34}{statistics.median(values):>9.2f}{fmt(to_contains):>17}{fmt(to_base):>20}")
+    checks = [
+        ("T1", "T1 kafka_lines / native+file+line", ratio(times, "T1 kafka_lines", BASELINE), 1.2),
+        ("T2", "T2 ingest / native+file+line", ratio(times, "T2 ingest", BASELINE), 2.0),
+        ("T3", "T3 analysis / native+file+line", ratio(times, "T3 analysis", BASELINE), 3.0),
+        ("T5", "T2 ingest gzip / plain", ratio(times, "T2 ingest (gzip)", "T2 ingest"), 1.6),
+    ]
+    out = [(code, text, value, None if value is None else value <= limit) for code, text, value, limit in checks]
+    t6 = ratio(times, "T2 ingest [local[1]]", "T2 ingest [local[2]]")
+    out.append(("T6", "T2 ingest local[1] / local[2]", t6, None if t6 is None else t6 >= 1.7))
+    t6a = ratio(times, "T3 analysis [local[1]]", "T3 analysis [local[2]]")
+    out.append(("T6", "T3 analysis local[1] / local[2] (information)", t6a, None))
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="4M,16M", help="corpus sizes in lines, e.g. 4M,16M")
+    parser.add_argument("--rounds", type=int, default=5, help="measured rounds after one warm-up round")
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "forensics-bench", help="where corpora are kept")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="", help="comma-separated contender names (default: all)")
+    parser.add_argument("--no-workers", action="store_true", help="skip the local[1] / local[2] worker processes (T4 memory, T6)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.worker)
+        return 0
+    args.only = [x.strip() for x in args.only.split(",") if x.strip()]
+    from forensics.spark import get_session
+
+    spark = get_session("local[2]")
+    workers = [] if args.no_workers else [Worker("local[1]"), Worker("local[2]")]
+    results = [run_size(spark, parse_size(s), args, workers) for s in args.sizes.split(",")]
+    for w in workers:
+        w.close()
+    verdicts = []
+    for result in results:
+        for code, text, value, ok in report(result):
+            verdicts.append((result["label"], code, text, value, ok))
+        for master, peaks in result["memory"].items():
+            print(f"  worker {master}: peak Python {peaks['python_mib']} MiB, largest child process (JVM) {peaks['largest_child_mib']} MiB")
+        for problem in result["mismatches"]:
+            print(f"  COUNT MISMATCH {problem}")
+    if len(results) >= 2:
+        small, large = results[0], results[-1]
+        growth = large["manifest"]["lines"] / small["manifest"]["lines"]
+        limit = 4.4 * growth / 4
+        for name in ("T1 kafka_lines", "T2 ingest", "T3 analysis"):
+            if name in small["times"] and name in large["times"]:
+                value = statistics.median(large["times"][name]) / statistics.median(small["times"][name])
+                verdicts.append((f"{large['label']}/{small['label']}", "T4", f"{name} time growth (limit {limit:.2f})", value, value <= limit))
+        for master in large["memory"]:
+            p_small, p_large = small["memory"][master]["python_mib"], large["memory"][master]["python_mib"]
+            verdicts.append((f"{large['label']}/{small['label']}", "T4", f"driver Python peak MiB {p_small} -> {p_large} [{master}] (limit +10 %)", p_large / p_small, p_large <= p_small * 1.1))
+        biggest = large["memory"].get("local[2]", {}).get("largest_child_mib")
+        if biggest is not None:
+            verdicts.append((large["label"], "T4", "largest process MiB, analysis worker local[2] (limit 1024)", biggest, biggest <= 1024))
+    print("\nTargets")
+    failed = False
+    for label, code, text, value, ok in verdicts:
+        status = "n/a" if ok is None else ("PASS" if ok else "FAIL")
+        failed |= ok is False
+        shown = "-" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
+        print(f"  {code} {label:<8} {text:<62} {shown:>8}  {status}")
+    mismatched = any(r["mismatches"] for r in results)
+    if mismatched:
+        print("Contenders disagree with the corpus counts (see COUNT MISMATCH above).")
+    return 1 if failed or mismatched else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
