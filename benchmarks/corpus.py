@@ -30,15 +30,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from forensics.ingest import records as records_module  # noqa: E402
 from forensics.simulate import FAULTS, generate_incident  # noqa: E402
 from forensics.simulate.consumer_stories import APPS, SERVICES, STORES  # noqa: E402
 from forensics.simulate.logfile import Record, render_record  # noqa: E402
 from forensics.simulate.noise import Noise  # noqa: E402
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 LAYOUTS = ("log4j", "logback")
 KAFKA_MARKER = "org.apache.kafka."
 HEAD = {"log4j": re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] "), "logback": re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")}
+FIELDS = {
+    "log4j": re.compile(r"^\[[^\]]+\] \w+ (?P<message>.*?)(?: \((?P<logger>[\w.$]+)\))?$"),
+    "logback": re.compile(r"^\S+ \S+ \w+ +(?P<logger>\S+) +- (?P<message>.*)$"),
+}
+TRAILING_LOGGER = re.compile(r" \(([\w.$]+)\)$")
+KAFKA_PREFIX = re.compile(records_module.KAFKA_PREFIX)
 STAMP = {"log4j": slice(1, 24), "logback": slice(0, 23)}
 EPOCH_STAMP = "1970-01-01 00:00:00,000"
 NOISE_POOL = 20_000
@@ -71,6 +78,22 @@ def records(lines: list[str], head: re.Pattern) -> list[list[str]]:
     return out
 
 
+def is_kafka(rec: list[str], layout: str) -> tuple[bool, bool]:
+    """Whether a record is a Kafka client's (its logger, or a Kafka log-context prefix opening
+    the message), told by its first line alone and by the whole record (a log4j message
+    spanning lines carries its logger on its last line, before any stack trace)."""
+    fields = FIELDS[layout].match(rec[0])
+    if not fields:
+        return False, False
+    prefix = bool(KAFKA_PREFIX.match(fields["message"]))
+    on_head = prefix or (fields["logger"] or "").startswith(KAFKA_MARKER)
+    if on_head or layout != "log4j":
+        return on_head, on_head
+    tails = [TRAILING_LOGGER.search(line) for line in rec[1:] if not line.startswith("\t")]
+    loggers = [m.group(1) for m in tails if m]
+    return False, bool(loggers) and loggers[-1].startswith(KAFKA_MARKER)
+
+
 class HostWriter:
     """One corpus host's ``app.log``, with counts of what was written."""
 
@@ -78,7 +101,7 @@ class HostWriter:
         self.layout, self.path = layout, path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.file = open(path, "w", encoding="utf-8", newline="\n")
-        self.lines = self.kafka_records = self.marker_lines = self.kafka_heads = 0
+        self.lines = self.kafka_records = self.marker_lines = self.kafka_heads = self.marker_heads = 0
 
     def write_incident(self, recs: list[list[str]], noise: list[list[str]], per_record: list[int], rng: random.Random) -> None:
         """Write an incident's records of this host, ``per_record[i]`` noise records before record i."""
@@ -91,9 +114,11 @@ class HostWriter:
                 out.append(chosen[0].replace(EPOCH_STAMP, stamp, 1))
                 out.extend(chosen[1:])
             out.extend(rec)
-            if any(KAFKA_MARKER in line for line in rec):
-                self.kafka_records += 1
-                self.kafka_heads += KAFKA_MARKER in rec[0]
+            on_head, anywhere = is_kafka(rec, self.layout)
+            self.kafka_records += anywhere
+            self.kafka_heads += on_head
+            fields = FIELDS[self.layout].match(rec[0])
+            self.marker_heads += KAFKA_MARKER in rec[0] and bool(fields and fields["logger"])
         self.marker_lines += sum(KAFKA_MARKER in line for line in out)
         self.lines += len(out)
         self.file.write("\n".join(out) + "\n")
@@ -146,7 +171,8 @@ def build(out: Path, lines: int, seed: int = 1, hosts: int = 8, kafka_share: flo
         "lines": sum(w.lines for w in writers),
         "bytes": sum(w.path.stat().st_size for w in writers),
         "kafka_records": sum(w.kafka_records for w in writers),
-        "kafka_heads_with_marker": sum(w.kafka_heads for w in writers),
+        "kafka_heads": sum(w.kafka_heads for w in writers),
+        "kafka_heads_with_marker": sum(w.marker_heads for w in writers),
         "lines_with_marker": sum(w.marker_lines for w in writers),
         "files": [str(w.path.relative_to(out)) for w in writers],
     }

@@ -1,9 +1,10 @@
 """Parse: Kafka log records -> typed events in ``schema.EVENTS_SCHEMA``, by the catalogue.
 
 The catalogue is applied as data: it becomes a small broadcast table joined to the records
-on the message's first word (templates whose first word is not fixed join every record).
-Each candidate pair is tested with the template's logger list, its literal gate (a plain
-substring test) and then its regex; the first template in catalogue order wins, and one more
+on the message's first word and the logger's class name (templates whose first word is not
+fixed join every record of their loggers; a record whose layout names no logger joins every
+template of its word). Each candidate pair is tested with its literal gate (a plain substring
+test) and then its regex; the first template in catalogue order wins, and one more
 regex extracts all its fields. Rows are sorted by template within each partition before the
 regexes, so Spark compiles each pattern once per partition, not once per row. Records that
 no template matches are Kafka lines the catalogue does not know: counted, never dropped.
@@ -36,18 +37,21 @@ def _replacement(template: Template) -> str:
 
 
 def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
-    """The templates as a small table: join token, tests, extraction regex and replacement."""
+    """The templates as a small table keyed by join token and logger class (one row per logger
+    the template allows, and one with logger "" for records whose layout names none), with
+    their literal gate, pattern, extraction regex and replacement."""
     rows = [
         (
-            order, t.key, t.event_type, t.versions, first_word(t) or ANY_WORD, list(t.loggers),
+            order, t.key, t.event_type, t.versions, first_word(t) or ANY_WORD, logger,
             t.gate, t.gate_at_start, t.multiline, t.pattern,
             f"(?:{t.pattern})[\\s\\S]*", _replacement(t),
         )
         for order, t in enumerate(templates)
+        for logger in ("", *t.loggers)
     ]
     ddl = (
         "t_order int, t_key string, t_event_type string, t_versions string, t_word string, "
-        "t_loggers array<string>, t_gate string, t_gate_at_start boolean, t_multiline boolean, "
+        "t_logger string, t_gate string, t_gate_at_start boolean, t_multiline boolean, "
         "t_pattern string, t_extraction string, t_replacement string"
     )
     return spark.createDataFrame(rows, ddl)
@@ -78,15 +82,15 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     catalogue = F.broadcast(catalogue_frame(records.sparkSession, templates))
     prepared = prepare_records(records)
     tokens = prepared.withColumn("_token", F.explode(F.array(F.col("_word"), F.lit(ANY_WORD))))
-    candidates = tokens.join(catalogue, F.col("_token") == F.col("t_word"))
-    logger_ok = (F.col("_logger_name") == "") | F.array_contains(F.col("t_loggers"), F.col("_logger_name"))
+    same_logger = (F.col("_token") == F.col("t_word")) & (F.col("_logger_name") == F.col("t_logger"))
+    candidates = tokens.join(catalogue, same_logger)
     target = _target()
     gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(
         target.contains(F.col("t_gate"))
     )
     # Materialised in template order: Catalyst would otherwise push the regex filter below the
     # sort (into the join), and with rows in arbitrary order every row recompiles its pattern.
-    sorted_candidates = candidates.where(logger_ok & gate_ok).sortWithinPartitions("t_key").localCheckpoint()
+    sorted_candidates = candidates.where(gate_ok).sortWithinPartitions("t_key").localCheckpoint()
     passed = sorted_candidates.where(F.regexp_like(target, F.col("t_pattern")))
     columns = [c for c in passed.columns if c not in ("_token",)]
     first = passed.groupBy(*_RECORD_ID).agg(F.min_by(F.struct(*columns), F.col("t_order")).alias("_m"))
@@ -96,7 +100,8 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
 def _captures(matched: DataFrame) -> DataFrame:
     """``_cap``: the matched template's captures in ``CATALOGUE_FIELDS`` order (one regex)."""
     extract = F.regexp_replace(_target(), F.col("t_extraction"), F.col("t_replacement"))
-    return matched.sortWithinPartitions("t_key").withColumn("_cap", F.split(extract, SEP, len(s.CATALOGUE_FIELDS)))
+    in_template_order = matched.sortWithinPartitions("t_key").localCheckpoint()  # see match_records
+    return in_template_order.withColumn("_cap", F.split(extract, SEP, len(s.CATALOGUE_FIELDS)))
 
 
 def typed_fields() -> list[Column]:

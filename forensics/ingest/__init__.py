@@ -25,6 +25,7 @@ from .gzip_check import gzip_problem
 from .paths import InputFile, infer_host, resolve_inputs
 from .read import read_lines, readable_paths, spark_key
 from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, file_facts, fold_lines, stitch
+from .records import kafka_lines as _kafka_lines
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
 
@@ -114,6 +115,22 @@ def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
+
+
+def kafka_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
+    """Line-level Kafka records of resolved input ``files`` (``records.kafka_lines``): the
+    fast first look at an incident, with file and line but no stitching or accounting."""
+    read_paths = readable_paths(files)
+    if not read_paths:
+        return spark.createDataFrame([], s.RECORDS_SCHEMA).drop(s.LINE_END)
+    lines = read_lines(spark, list(read_paths), {p: f.size for p, f in read_paths.items()})
+    path = spark_key(F.col("uri"))  # evaluated on the Kafka lines only
+    return _kafka_lines(
+        lines,
+        host_of=literal_map({p: f.host for p, f in read_paths.items()})[path],
+        tz_of=F.coalesce(literal_map({p: f.tz for p, f in read_paths.items()})[path], F.lit("UTC")),
+        source_of=F.coalesce(literal_map({p: f.path for p, f in read_paths.items()})[path], path),
+    )
 
 
 def _classify_others(stitched: DataFrame, facts) -> DataFrame:
@@ -235,4 +252,4 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
     return Ingested(inputs, accounting, records, samples)
 
 
-__all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "ingest_files", "resolve_inputs"]
+__all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "ingest_files", "kafka_lines", "resolve_inputs"]

@@ -103,6 +103,32 @@ def stitch(kept: DataFrame) -> DataFrame:
     return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line")))
 
 
+def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
+    """A record of a Kafka client: a librdkafka line, a Kafka logger, or a Kafka log-context
+    prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) opening the message."""
+    return (layout == "librdkafka") | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX)
+
+
+def kafka_lines(lines: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
+    """Line-level Kafka records: each Kafka record head parsed on its own line, with file and
+    line number, no stitching and no accounting (a quick first look; ``ingest`` does the rest).
+
+    The cheap marker test runs before any regex, so most lines cost one substring scan.
+    """
+    value = F.col("value")
+    marked = lines.where(_contains_any(value, KAFKA_MARKERS) | (F.substring(value, 1, 1) == "%"))
+    heads = marked.withColumn("layout", layouts.head_layout(value)).where(F.col("layout").isNotNull())
+    parts = F.col("parts")
+    parsed = heads.withColumn("parts", layouts.split_fields(F.col("layout"), value)).select(
+        source_of.alias(s.SOURCE_FILE), host_of.alias(s.HOST), F.col("line").alias(s.LINE), F.col("layout").alias(s.LAYOUT),
+        layouts.to_utc(F.col("layout"), F.nullif(parts[0], F.lit("")), tz_of).alias(s.TS),
+        layouts._common.normalise_level(parts[1]).alias(s.LEVEL), F.nullif(parts[2], F.lit("")).alias(s.LOGGER),
+        F.nullif(parts[3], F.lit("")).alias(s.THREAD), F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
+        parts[5].alias(s.MESSAGE),
+    )
+    return parsed.where(is_kafka(F.col(s.LAYOUT), F.col(s.LOGGER), F.col(s.MESSAGE)))
+
+
 def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
@@ -137,11 +163,7 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
         layouts.to_utc(F.col("layout"), F.col("ts_text"), tz_of).alias("ts_"),
     )
     ts, ts_text = F.col("ts_"), F.col("ts_text")
-    relevant = (
-        (F.col("layout") == "librdkafka")
-        | F.coalesce(F.col("logger_"), F.lit("")).rlike(KAFKA_LOGGER)
-        | parts[5].rlike(KAFKA_PREFIX)
-    )
+    relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
     bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
     bucket = F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS))
     message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", TRAILING_LOGGER, "")).otherwise(F.col("text"))
