@@ -2,8 +2,7 @@
 
 ``forensics analyze`` runs as a user would run it (a subprocess, ``--master URL``) and its JSON
 must equal the embedded ``local`` result for the same incident, except ``spark.master``.
-Run them with ``.venv/bin/pytest -m cluster``; they take minutes, so the default run leaves them
-out for now. (They found that SPARK_TESTING turns on Spark's eager shuffle clean-up, which
+They are part of the default run; ``.venv/bin/pytest -m cluster`` runs them alone. (They found that SPARK_TESTING turns on Spark's eager shuffle clean-up, which
 stalled standalone runs; ``forensics.spark.CLASSIC_CONF`` pins it off.)
 Input files are read by the executors through local paths: the worker is on this machine.
 """
