@@ -1,6 +1,8 @@
 """The ``forensics`` command: the JSON contract, the summary, and one-line errors.
 
-These run the real command in a subprocess (its own JVM), as a user would.
+The JSON contract and the errors come from the real command in a subprocess (its own JVM), as
+a user runs it; the summary and offsets-only runs use the same command in this process, on the
+suite's warm session.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from forensics.cli import main
 
 ROOT = Path(__file__).parent.parent
 SAMPLE = ROOT / "tests" / "data" / "cli" / "kafka-7672"
@@ -49,22 +54,28 @@ def test_json_accounting_of_the_sample_incident(sample_json):
     }
 
 
-def test_summary_is_printed_when_json_goes_to_a_file(tmp_path):
+def run_in_process(*args: str):
+    """The command in this process, on the suite's warm session (one subprocess run above
+    covers the real entry point; these cover what the command prints and accepts)."""
+    return CliRunner().invoke(main, list(args))
+
+
+def test_summary_is_printed_when_json_goes_to_a_file(tmp_path, spark):
     out = tmp_path / "result.json"
-    done = run_cli("analyze", str(SAMPLE / "host-a"), "--master", "local[1]", "--json", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "Analysed 1 file(s), 59 lines:" in done.stdout
-    assert "Findings: 2 (1 expected, 1 loss)" in done.stdout
-    assert "  LOSS         skipped_restore      AuditTrailBatch AuditTrailBatch-store1-changelog-1 task 1_1\n" in done.stdout
+    done = run_in_process("analyze", str(SAMPLE / "host-a"), "--json", str(out))
+    assert done.exit_code == 0, done.output
+    assert "Analysed 1 file(s), 59 lines:" in done.output
+    assert "Findings: 2 (1 expected, 1 loss)" in done.output
+    assert "  LOSS         skipped_restore      AuditTrailBatch AuditTrailBatch-store1-changelog-1 task 1_1\n" in done.output
     assert json.loads(out.read_text())["accounting"]["records"] == 30
 
 
-def test_offsets_alone_is_valid():
+def test_offsets_alone_is_valid(spark):
     dumps = ROOT / "tests" / "data" / "offsets"
-    done = run_cli("analyze", "--offsets", str(dumps / "describe_2_3_all_groups.txt"), "--offsets", str(dumps / "describe_time_series.txt"),
-                   "--master", "local[1]", "--json", "-")
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    done = run_in_process("analyze", "--offsets", str(dumps / "describe_2_3_all_groups.txt"), "--offsets", str(dumps / "describe_time_series.txt"),
+                          "--json", "-")
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.output)
     assert [e["kind"] for e in result["inputs"]] == ["offsets", "offsets"]
     assert result["accounting"]["lines"] == 0 and result["events_by_type"] == {}
     assert result["offsets"]["by_kind"]["describe_offsets"] >= 3

@@ -8,13 +8,13 @@ command line as a user would run it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from forensics.analyze import analyze
+from forensics.cli import main
 from forensics.detect import DETECTORS
 from forensics.simulate.truth import by_bundle, compare, key
 
@@ -66,12 +66,11 @@ def test_findings_carry_plain_explanations_and_remedies(result):
         assert finding["evidence"], key(finding)
 
 
-def test_command_line_lists_a_bundles_expected_findings(tmp_path):
+def test_command_line_lists_a_bundles_expected_findings(spark):
+    """``forensics analyze BUNDLE --json -`` in this process (the shared warm session); the
+    subprocess form of the command is tested in tests/test_cli.py."""
     bundle = "backward_commit"
-    run = subprocess.run(
-        [sys.executable, "-m", "forensics.cli", "analyze", str(SAMPLES / bundle), "--json", "-"],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
+    run = CliRunner().invoke(main, ["analyze", str(SAMPLES / bundle), "--json", "-"])
+    assert run.exit_code == 0, run.output[-2000:]
     findings = json.loads(run.stdout)["findings"]
     assert sorted(map(key, findings)) == sorted(map(key, expected(bundle)))
