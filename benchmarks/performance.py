@@ -40,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import corpus  # noqa: E402  (benchmarks/corpus.py)
 
+from forensics.ingest.read import ROW_INDEX_MASK  # noqa: E402  (a row index in its partition, low 33 bits)
+
 MARKER = corpus.KAFKA_MARKER
 STAMP = r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})"
 LOG4J = re.compile(r"^\[" + STAMP + r"\] (\w+) (.*) \(([\w.$]+)\)$")
@@ -47,7 +49,6 @@ LOGBACK = re.compile(r"^" + STAMP + r" (\w+) +(\S+) +- (.*)$")
 LOG4J_SQL = LOG4J.pattern
 LOGBACK_SQL = LOGBACK.pattern
 TS_FORMAT = "yyyy-MM-dd HH:mm:ss,SSS"
-ROW_INDEX_MASK = (1 << 33) - 1
 
 
 # ---------------------------------------------------------------------------------------------
