@@ -236,6 +236,9 @@ def expected_count(name: str, manifest: dict) -> int:
 # Worker processes: one session each (local[1] / local[2], default settings), driven over stdin.
 
 
+RESULT = "@@result "
+
+
 def worker(master: str) -> None:
     from forensics.spark import get_session
 
@@ -245,7 +248,7 @@ def worker(master: str) -> None:
         started = time.perf_counter()
         count = PROJECT[name](spark, files)
         seconds = time.perf_counter() - started
-        print(json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks()}), flush=True)
+        print(RESULT + json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks()}), flush=True)
 
 
 def memory_peaks() -> dict:
@@ -276,10 +279,11 @@ class Worker:
     def run(self, name: str, files: list[str]) -> dict:
         self.proc.stdin.write(json.dumps([name, *files]) + "\n")
         self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"worker {self.master} died")
-        return json.loads(line)
+        for line in self.proc.stdout:  # Spark may print to stdout too: only marked lines are results
+            if line.startswith(RESULT):
+                return json.loads(line[len(RESULT):])
+            sys.stderr.write(line)
+        raise RuntimeError(f"worker {self.master} died")
 
     def close(self) -> None:
         self.proc.stdin.close()
