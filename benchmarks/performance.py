@@ -205,7 +205,7 @@ def project_analysis(spark, files) -> int:
 REFERENCES = {
     "read.text().count()": read_count,
     "read + contains + count": contains_count,
-    "python loop (in, re)": python_loop,
+    "python loop (in + re)": python_loop,
     "native parse": native_parse,
     "native parse + file + line": native_parse_lines,
     "UDF after prefilter": udf_after_prefilter,
