@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
@@ -82,15 +82,28 @@ def heartbeat_risk(blocks: DataFrame) -> DataFrame:
 
 def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     """Kafka Streams with ``processing.guarantee=exactly_once`` on a version with KAFKA-7672:
-    a task that finds no checkpoint may go RUNNING without restoring its state."""
-    eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once")
-    versions = model.events.where(F.col(s.EVENT_TYPE) == "consumer:version").select(
-        F.col(s.HOST).alias("_version_host"), F.regexp_extract(s.MESSAGE, VERSION, 1).alias("_version"), line().alias("_version_line"),
-    ).where(F.col("_version").rlike(KAFKA_7672_VERSIONS))
-    affected = eos.join(versions, F.col(s.HOST) == F.col("_version_host"))
+    a task that finds no checkpoint may go RUNNING without restoring its state.
+
+    The application's version is the ``Kafka version`` banner (AppInfoParser) nearest to its
+    config block in the same file: the process logs both as it starts. (Joining on the host
+    instead would pair every block with every banner the host ever logged.)"""
+    eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once").select(
+        s.SOURCE_FILE, s.LINE, s.HOST, "_group", F.lit(None).cast("struct<version:string,evidence:struct<file:string,line:long>>").alias("_banner"),
+    )
+    banners = model.events.where(F.col(s.EVENT_TYPE) == "consumer:version").select(
+        s.SOURCE_FILE, s.LINE, F.lit(None).cast("string").alias(s.HOST), F.lit(None).cast("string").alias("_group"),
+        F.struct(F.regexp_extract(s.MESSAGE, VERSION, 1).alias("version"), line().alias("evidence")).alias("_banner"),
+    )
+    in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
+    before = F.last("_banner", ignorenulls=True).over(in_file.rowsBetween(Window.unboundedPreceding, -1))
+    after = F.first("_banner", ignorenulls=True).over(in_file.rowsBetween(1, Window.unboundedFollowing))
+    distance = lambda banner: F.abs(banner["evidence"]["line"] - F.col(s.LINE))  # noqa: E731
+    nearest = F.when(after.isNull() | (distance(before) <= distance(after)), before).otherwise(after)
+    with_banner = eos.unionByName(banners).withColumn("_banner", nearest)
+    affected = with_banner.where(F.col("_group").isNotNull() & F.col("_banner.version").rlike(KAFKA_7672_VERSIONS))
     grouped = affected.groupBy("_group").agg(
-        F.min(s.HOST).alias("_host"), F.min("_version").alias("_version"),
-        F.array_union(F.collect_set(line()), F.array(F.min("_version_line"))).alias("_evidence"),
+        F.min(s.HOST).alias("_host"), F.min("_banner.version").alias("_version"),
+        F.array_union(F.collect_set(line()), F.collect_set("_banner.evidence")).alias("_evidence"),
     )
     return _risk(
         grouped, "processing.guarantee",
