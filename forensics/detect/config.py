@@ -84,9 +84,9 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     """Kafka Streams with ``processing.guarantee=exactly_once`` on a version with KAFKA-7672:
     a task that finds no checkpoint may go RUNNING without restoring its state.
 
-    The application's version is the ``Kafka version`` banner (AppInfoParser) nearest to its
-    config block in the same file: the process logs both as it starts. (Joining on the host
-    instead would pair every block with every banner the host ever logged.)"""
+    The application's version is the first ``Kafka version`` banner (AppInfoParser) after its
+    config block in the same file, as its clients log them when it starts, else the last one
+    before it. (Joining on the host would pair every block with every banner it ever logged.)"""
     eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once").select(
         s.SOURCE_FILE, s.LINE, s.HOST, "_group", F.lit(None).cast("struct<version:string,evidence:struct<file:string,line:long>>").alias("_banner"),
     )
@@ -97,9 +97,7 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
     before = F.last("_banner", ignorenulls=True).over(in_file.rowsBetween(Window.unboundedPreceding, -1))
     after = F.first("_banner", ignorenulls=True).over(in_file.rowsBetween(1, Window.unboundedFollowing))
-    distance = lambda banner: F.abs(banner["evidence"]["line"] - F.col(s.LINE))  # noqa: E731
-    nearest = F.when(after.isNull() | (distance(before) <= distance(after)), before).otherwise(after)
-    with_banner = eos.unionByName(banners).withColumn("_banner", nearest)
+    with_banner = eos.unionByName(banners).withColumn("_banner", F.coalesce(after, before))
     affected = with_banner.where(F.col("_group").isNotNull() & F.col("_banner.version").rlike(KAFKA_7672_VERSIONS))
     grouped = affected.groupBy("_group").agg(
         F.min(s.HOST).alias("_host"), F.min("_banner.version").alias("_version"),

@@ -110,3 +110,23 @@ def test_every_detector_is_named_and_documented():
 def test_unknown_detector_is_refused(spark):
     with pytest.raises(ValueError, match="unknown detectors"):
         detect(None, ["nonsense"])
+
+
+def _streams_start(ts: str, app: str, version: str) -> list[str]:
+    return [
+        f"2019-05-02 {ts},100 INFO  org.apache.kafka.streams.StreamsConfig - StreamsConfig values: ",
+        f"\tapplication.id = {app}",
+        "\tprocessing.guarantee = exactly_once",
+        "",
+        f"2019-05-02 {ts},120 INFO  org.apache.kafka.common.utils.AppInfoParser - Kafka version : {version}",
+    ]
+
+
+def test_kafka_7672_risk_takes_the_version_banner_that_follows_the_config_block(spark, tmp_path):
+    """Two exactly-once applications start one after the other in one host's log, on 2.0.0
+    (KAFKA-7672) and 2.3.0 (fixed): only the first is at risk, with its own banner as evidence."""
+    log = _streams_start("09:00:00", "ledger-old", "2.0.0") + _streams_start("10:00:00", "ledger-new", "2.3.0")
+    found = [f for f in analyse(spark, write(tmp_path, {"h1": log})) if f["detector"] == "risky_config"]
+    assert [(f["group"], f["classification"]) for f in found] == [("ledger-old", "processing.guarantee")]
+    assert [e["line"] for e in found[0]["evidence"]] == [1, 5]
+    assert "Kafka Streams 2.0.0" in found[0]["explanation"]
