@@ -4,9 +4,9 @@ The catalogue is applied as data: it becomes a small broadcast table joined to t
 on the message's first word and the logger's class name (templates whose first word is not
 fixed join every record of their loggers; a record whose layout names no logger joins every
 template of its word). Each candidate pair is tested with its literal gate (a plain substring
-test) and then its regex; the first template in catalogue order wins, and one more
-regex extracts all its fields. Rows are sorted by template within each partition before the
-regexes, so Spark compiles each pattern once per partition, not once per row. Records that
+test), then one regex both tests it and extracts all its fields; the first template in
+catalogue order that matches wins. Rows are sorted by template within each partition before
+the regexes, so Spark compiles each pattern once per partition, not once per row. Records that
 no template matches are Kafka lines the catalogue does not know: counted, never dropped.
 """
 
@@ -28,8 +28,6 @@ CAPTURED = "\u0003"
 """Marks a field the template captures, so that an empty capture (an empty partition list)
 differs from a field the template does not have."""
 
-_RECORD_ID = [s.SOURCE_FILE, s.LINE]
-
 
 def _replacement(template: Template) -> str:
     number = dict(template.groups)
@@ -37,23 +35,25 @@ def _replacement(template: Template) -> str:
 
 
 def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
-    """The templates as a small table keyed by join token and logger class (one row per logger
-    the template allows, and one with logger "" for records whose layout names none), with
-    their literal gate, pattern, extraction regex and replacement."""
+    """The templates as a small table, one row per template in catalogue order (``t_order``),
+    with its regexes: the extraction and the replacement that lists the captures."""
     rows = [
-        (
-            order, t.key, t.event_type, t.versions, first_word(t) or ANY_WORD, logger,
-            t.gate, t.gate_at_start, t.multiline, t.pattern,
-            f"(?:{t.pattern})[\\s\\S]*", _replacement(t),
-        )
+        (order, t.key, t.event_type, t.versions, t.multiline, f"(?:{t.pattern})[\\s\\S]*", _replacement(t))
+        for order, t in enumerate(templates)
+    ]
+    ddl = "t_order int, t_key string, t_event_type string, t_versions string, t_multiline boolean, t_extraction string, t_replacement string"
+    return spark.createDataFrame(rows, ddl)
+
+
+def gates_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
+    """The join keys of the templates: one row per template and logger class it allows (and one
+    with logger "" for records whose layout names none), with its first word and literal gate."""
+    rows = [
+        (order, first_word(t) or ANY_WORD, logger, t.gate, t.gate_at_start, t.multiline)
         for order, t in enumerate(templates)
         for logger in ("", *t.loggers)
     ]
-    ddl = (
-        "t_order int, t_key string, t_event_type string, t_versions string, t_word string, "
-        "t_logger string, t_gate string, t_gate_at_start boolean, t_multiline boolean, "
-        "t_pattern string, t_extraction string, t_replacement string"
-    )
+    ddl = "t_order int, t_word string, t_logger string, t_gate string, t_gate_at_start boolean, t_multiline boolean"
     return spark.createDataFrame(rows, ddl)
 
 
@@ -77,31 +77,41 @@ def _target() -> Column:
 
 
 def match_records(records: DataFrame, templates: tuple[Template, ...] | None = None) -> DataFrame:
-    """Each record that some template matches, with its first matching template's columns."""
+    """Each record that some template matches, with its first matching template's columns and
+    its captures (``_cap``, in ``CATALOGUE_FIELDS`` order).
+
+    The regexes run on narrow rows (record id, template order, target text): the record's other
+    columns and the template's long strings join back only to the winners.
+    """
     templates = templates or load_catalogue()
-    catalogue = F.broadcast(catalogue_frame(records.sparkSession, templates))
-    prepared = prepare_records(records)
-    tokens = prepared.withColumn("_token", F.explode(F.array(F.col("_word"), F.lit(ANY_WORD))))
+    spark = records.sparkSession
+    catalogue = F.broadcast(catalogue_frame(spark, templates))
+    prepared = prepare_records(records).withColumn("_rid", F.monotonically_increasing_id()).localCheckpoint()
+    tokens = prepared.select("_rid", "_logger_name", "_first_line", "_prefix", F.explode(F.array("_word", F.lit(ANY_WORD))).alias("_token"))
     same_logger = (F.col("_token") == F.col("t_word")) & (F.col("_logger_name") == F.col("t_logger"))
-    candidates = tokens.join(catalogue, same_logger)
     target = _target()
-    gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(
-        target.contains(F.col("t_gate"))
+    gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(target.contains(F.col("t_gate")))
+    candidates = tokens.join(F.broadcast(gates_frame(spark, templates)), same_logger).where(gate_ok)
+    # Materialised in template order, so that each pattern is compiled once per partition
+    # (Catalyst would otherwise push the regex below the sort, with rows in arbitrary order).
+    in_template_order = candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order").localCheckpoint()
+    # Patterns are anchored and the extraction runs to the end of the text, so a match turns
+    # the whole text into the replacement (separators and capture marks), and no match
+    # leaves it as it was.
+    extracted = in_template_order.join(catalogue, "t_order").select(
+        "_rid", "t_order", "_target", F.regexp_replace("_target", F.col("t_extraction"), F.col("t_replacement")).alias("_cap_text")
     )
-    # Materialised in template order: Catalyst would otherwise push the regex filter below the
-    # sort (into the join), and with rows in arbitrary order every row recompiles its pattern.
-    sorted_candidates = candidates.where(gate_ok).sortWithinPartitions("t_key").localCheckpoint()
-    passed = sorted_candidates.where(F.regexp_like(target, F.col("t_pattern")))
-    columns = [c for c in passed.columns if c not in ("_token",)]
-    first = passed.groupBy(*_RECORD_ID).agg(F.min_by(F.struct(*columns), F.col("t_order")).alias("_m"))
-    return first.select("_m.*")
-
-
-def _captures(matched: DataFrame) -> DataFrame:
-    """``_cap``: the matched template's captures in ``CATALOGUE_FIELDS`` order (one regex)."""
-    extract = F.regexp_replace(_target(), F.col("t_extraction"), F.col("t_replacement"))
-    in_template_order = matched.sortWithinPartitions("t_key").localCheckpoint()  # see match_records
-    return in_template_order.withColumn("_cap", F.split(extract, SEP, len(s.CATALOGUE_FIELDS)))
+    winners = (
+        extracted.where(F.col("_cap_text") != F.col("_target"))
+        .groupBy("_rid")
+        .agg(F.min_by("_cap_text", "t_order").alias("_cap_text"), F.min("t_order").alias("t_order"))
+    )
+    return (
+        prepared.join(winners, "_rid")
+        .join(catalogue.drop("t_extraction", "t_replacement"), "t_order")
+        .withColumn("_cap", F.split("_cap_text", SEP, len(s.CATALOGUE_FIELDS)))
+        .drop("_rid", "_cap_text")
+    )
 
 
 def typed_fields() -> list[Column]:
@@ -155,7 +165,7 @@ def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = No
     ``thread`` is the Streams thread of the ``stream-thread [..]`` prefix when there is one,
     else the layout's thread.
     """
-    matched = _captures(match_records(records, templates))
+    matched = match_records(records, templates)
     thread = F.coalesce(F.col("_prefix.stream_thread"), F.col(s.THREAD))
     provenance = [
         thread.alias(name) if name == s.THREAD else F.col(name)
@@ -172,4 +182,4 @@ def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = No
     )
 
 
-__all__ = ["catalogue_frame", "match_records", "parse_events", "prepare_records"]
+__all__ = ["catalogue_frame", "gates_frame", "match_records", "parse_events", "prepare_records"]

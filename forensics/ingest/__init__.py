@@ -23,8 +23,8 @@ from ..errors import ForensicsError
 from ..registry import literal_map
 from .gzip_check import gzip_problem
 from .paths import InputFile, infer_host, resolve_inputs
-from .read import read_lines, readable_paths, spark_key
-from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, file_facts, fold_lines, stitch
+from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
+from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
@@ -93,13 +93,15 @@ def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
 
     with ThreadPoolExecutor(max_workers=1) as background:
         gz_future = background.submit(_gzip_problems, files)
-        lines = read_lines(spark, list(read_paths), {p: f.size for p, f in read_paths.items()})
-        folded = fold_lines(lines).localCheckpoint()  # small; later plans start from it
-        facts = file_facts(folded).select("*", spark_key(F.col("uri")).alias("key")).collect()
+        lines = read_splits(spark, list(read_paths))
+        by_split = fold_lines(lines).localCheckpoint()  # small; later plans start from it
+        split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
         gz_problems = gz_future.result()
 
-    by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in facts}
-    stitched = stitch(folded.where(F.col("k") >= 0)).localCheckpoint()
+    offsets = split_offsets(split_rows)
+    facts = _file_facts(split_rows, offsets)
+    by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
+    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets)).localCheckpoint()
     heads = assemble_records(
         stitched,
         host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
@@ -110,7 +112,8 @@ def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
         _classify_others(stitched, facts).withColumn("undated", F.lit(False))
     )
     counts = rows.groupBy("uri", "bucket", "reason", "undated").count().collect()
-    folded_rows = _with_text(lines, folded.where(F.col("k") < 0).select("uri", "k", "n", "line").collect())
+    folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
+    folded_rows = _with_text(lines, _placed_folds(folds, offsets))
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
@@ -146,19 +149,43 @@ def _classify_others(stitched: DataFrame, facts) -> DataFrame:
     return classify_others(stitched, literal_map(first_head, "bigint")[uri], literal_map(main_layout)[uri])
 
 
-def _with_text(lines: DataFrame, folded_rows: list) -> list[dict]:
-    """Folded rows as dicts, with the text of the first line of each unparsed fold (binary or
+def _file_facts(split_rows, offsets) -> list[dict]:
+    """Per file URI and layout (None: not a record head): lines and the first such line."""
+    facts: dict[tuple, dict] = {}
+    for row in split_rows:
+        uri, before = offsets[row["split"]]
+        entry = facts.setdefault((uri, row["layout"]), {"uri": uri, "layout": row["layout"], "lines": 0, "first_line": None})
+        entry["lines"] += row["lines"]
+        line = row["first_line"] + before
+        entry["first_line"] = line if entry["first_line"] is None else min(entry["first_line"], line)
+    return list(facts.values())
+
+
+def _placed_folds(folds, offsets) -> list[dict]:
+    """Folded rows of all splits merged per file URI and key: ``n`` lines from ``line`` on, and
+    the ``split`` and ``split_line`` of that first line."""
+    merged: dict[tuple, dict] = {}
+    for row in sorted(folds, key=lambda r: (offsets[r["split"]][0], offsets[r["split"]][1] + r["line"])):
+        uri, before = offsets[row["split"]]
+        entry = merged.setdefault(
+            (uri, row["k"]), {"uri": uri, "k": row["k"], "n": 0, "line": before + row["line"], "split": row["split"], "split_line": row["line"]}
+        )
+        entry["n"] += row["n"]
+    return list(merged.values())
+
+
+def _with_text(lines: DataFrame, rows: list[dict]) -> list[dict]:
+    """Folded rows with the text of the first line of each unparsed fold (binary or
     undecodable junk: rare, so its lines are read again only when there is some)."""
-    rows = [row.asDict() for row in folded_rows]
     wanted = [r for r in rows if FOLDS[r["k"]][0] == s.UNPARSED]
     if wanted:
         pairs = F.lit(False)
         for r in wanted:
-            pairs = pairs | ((F.col("uri") == r["uri"]) & (F.col("line") == r["line"]))
-        found = lines.where(pairs).select("uri", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")).collect()
-        text = {(r["uri"], r["line"]): r["text"] for r in found}
+            pairs = pairs | ((F.col("split") == r["split"]) & (F.col("line") == r["split_line"]))
+        found = lines.where(pairs).select("split", "line", F.substring("value", 1, SAMPLE_CHARS).alias("text")).collect()
+        text = {(r["split"], r["line"]): r["text"] for r in found}
         for r in wanted:
-            r["text"] = text.get((r["uri"], r["line"]))
+            r["text"] = text.get((r["split"], r["split_line"]))
     return rows
 
 

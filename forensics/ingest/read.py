@@ -4,7 +4,8 @@ Spark gives no line numbers for text. The session puts every file split in a par
 own (``spark.SESSION_CONF``), so a row's index inside its partition is its index inside its
 split, and ``monotonically_increasing_id`` carries that index in its low 33 bits. Plain files
 larger than one split are counted split by split in a cheap pre-pass to know how many lines
-come before each split. Line breaks are LF, CRLF or a lone CR (Hadoop's line reader).
+come before each split (``read_lines``), or, where the lines are reduced first, each split's
+count comes out of that same pass (``read_splits``). Line breaks are LF, CRLF or a lone CR (Hadoop's line reader).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import atexit
 import os
 import shutil
 import tempfile
-from typing import Sequence
+from collections import Counter
+from typing import Iterable, Sequence
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -93,6 +95,20 @@ def _bytes(text: str) -> int:
     return int(number) * units.get(text.strip().lower()[len(number):] or "b", 1)
 
 
+def _text(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    """Spark's text rows with the file URI, the split's start byte, the split (partition index),
+    the 1-based row index within the split, and the line without a leading byte-order mark."""
+    value = F.col("value")
+    no_bom = F.when(F.substring(value, 1, 1) == "\ufeff", F.expr("substring(value, 2)")).otherwise(value)
+    return spark.read.text(list(paths)).select(
+        F.col(FILE_URI).alias("uri"),
+        F.col(BLOCK_START).alias("start"),
+        F.spark_partition_id().alias("split"),
+        (F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)) + 1).alias("line"),
+        no_bom.alias("value"),
+    )
+
+
 def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int | None]) -> DataFrame:
     """One row per input line: ``uri`` (Spark's file URI), ``line`` (1-based), ``value``.
 
@@ -103,10 +119,47 @@ def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int |
     split = split_bytes(spark)
     split_files = [p for p in paths if not p.endswith(".gz") and (sizes.get(p) is None or sizes[p] > split)]
     before = _lines_before_splits(spark, split_files) if split_files else None
-    index = F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)) + 1
+    line = F.col("line")
     if before is not None:
-        offset = F.coalesce(before[F.concat_ws("#", F.col(FILE_URI), F.col(BLOCK_START).cast("string"))], F.lit(0))
-        index = index + offset
-    value = F.col("value")
-    no_bom = F.when(F.substring(value, 1, 1) == "\ufeff", F.expr("substring(value, 2)")).otherwise(value)
-    return spark.read.text(list(paths)).select(F.col(FILE_URI).alias("uri"), index.alias("line"), no_bom.alias("value"))
+        line = line + F.coalesce(before[F.concat_ws("#", F.col("uri"), F.col("start").cast("string"))], F.lit(0))
+    return _text(spark, paths).select("uri", line.alias("line"), "value")
+
+
+def read_splits(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    """One row per input line, numbered within its split, with no pre-pass: ``split``, ``line``
+    (1-based within the split), ``value``, and the split's file ``uri`` and ``start`` byte.
+
+    For callers that reduce the lines first: ``split_offsets`` then gives, from the line count
+    of each split, the lines before it in its file, and ``place`` numbers the rows that are left.
+    """
+    split_bytes(spark)
+    return _text(spark, paths)
+
+
+def split_offsets(rows: Iterable) -> dict[int, tuple[str, int]]:
+    """Split -> (file URI, lines in the file's earlier splits), from rows with ``split``,
+    ``lines`` and, on at least one row of each split, its ``uri`` and ``start``."""
+    lines: Counter = Counter()
+    where: dict[int, tuple[str, int]] = {}
+    for row in rows:
+        lines[row["split"]] += row["lines"]
+        if row["uri"] is not None:
+            where[row["split"]] = (row["uri"], row["start"])
+    offsets: dict[int, tuple[str, int]] = {}
+    running: Counter = Counter()
+    for split, (uri, _) in sorted(where.items(), key=lambda item: item[1]):
+        offsets[split] = (uri, running[uri])
+        running[uri] += lines[split]
+    return offsets
+
+
+def place(frame: DataFrame, offsets: dict[int, tuple[str, int]]) -> DataFrame:
+    """``frame`` (from ``read_splits``) with its file ``uri`` and true ``line`` number, by
+    ``split_offsets``; ``split`` and ``start`` dropped. An array index, not a map lookup."""
+    if not offsets:
+        return frame.withColumn("uri", F.lit(None).cast("string")).drop("split", "start")
+    count = max(offsets) + 1
+    uris = F.array(*[F.lit(offsets.get(i, ("", 0))[0]) for i in range(count)])
+    before = F.array(*[F.lit(offsets.get(i, ("", 0))[1]).cast("long") for i in range(count)])
+    at = F.col("split") + 1
+    return frame.withColumn("uri", F.element_at(uris, at)).withColumn("line", F.col("line") + F.element_at(before, at)).drop("split", "start")

@@ -15,8 +15,12 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 
-KAFKA_MARKERS = ("kafka", "o.a.k.", "clientId=", "stream-thread [", "stream-client [", "state-updater [", "Config values:")
-"""Cheap substring test: a head containing none of these cannot be a Kafka client record."""
+KAFKA_MARKERS = ("kafka", "o.a.k.", "clientId=", "stream-", "state-updater [")
+"""Cheap substring test: a line containing none of these cannot be a Kafka client record by
+itself (a Kafka logger, or a log-context prefix such as ``stream-thread [``). Each needle is
+one more scan of every line, so they are few and short."""
+MULTI_LINE_MARKERS = ("Config values:",)
+"""Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 
 KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k)\."
 KAFKA_PREFIX = (
@@ -50,18 +54,21 @@ def _contains_any(value: Column, needles) -> Column:
 
 
 def fold_lines(lines: DataFrame) -> DataFrame:
-    """Group lines by (uri, key): Kafka candidates and possible continuations keep their own line
-    number as key; the rest fold into one row per file and ``FOLDS`` key.
+    """Group the lines of each split (``read.read_splits``) by key: Kafka candidates and possible
+    continuations keep their own line number as key; the rest fold into one row per split and
+    ``FOLDS`` key.
 
-    Returns ``uri, k, n, line, value, layout``: ``n`` lines folded, ``line`` the first of them,
-    ``value`` the text of a kept line (null for a fold). Every aggregate is fixed-width and the
-    text is part of the key, so Spark aggregates by hash, not by sorting every line.
+    Returns ``split, k, n, line, value, layout, uri, start``: ``n`` lines folded, ``line`` the
+    first of them (within the split), ``value`` the text of a kept line (null for a fold), and
+    the split's ``uri`` and ``start`` on the row holding its first line only. Every aggregate is
+    fixed-width and the key is numbers but for the kept text, so Spark aggregates by hash, not by
+    sorting every line, and hashes no file name per line.
     """
     value = F.col("value")
     with_layout = lines.withColumn("layout", layouts.head_layout(value))
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
-    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS))
+    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS))
     irrelevant_key = -F.array_position(F.array(*map(F.lit, _LAYOUT_NAMES)), F.col("layout"))  # -1 - index, as FOLDS
     frame = first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)
     key = (
@@ -72,18 +79,27 @@ def fold_lines(lines: DataFrame) -> DataFrame:
         .when(~F.is_valid_utf8(value), F.lit(FOLD_UNDECODABLE))
         .otherwise(F.col("line"))
     )
-    keyed = with_layout.select("uri", "line", "layout", key.alias("k"), value)
-    kept_value = F.when(F.col("k") >= 0, value).alias("value")
+    keyed = with_layout.select("split", "line", "layout", key.alias("k"), value, "uri", "start")
+    first_line = F.col("line") == 1
     return (
-        keyed.select("uri", "k", "layout", "line", kept_value)
-        .groupBy("uri", "k", "layout", "value")
+        keyed.select(
+            "split",
+            "k",
+            "layout",
+            "line",
+            F.when(F.col("k") >= 0, value).alias("value"),
+            F.when(first_line, F.col("uri")).alias("uri"),
+            F.when(first_line, F.col("start")).alias("start"),
+        )
+        .groupBy("split", "k", "layout", "value", "uri", "start")
         .agg(F.count(F.lit(1)).alias("n"), F.min("line").alias("line"))
     )
 
 
-def file_facts(folded: DataFrame) -> DataFrame:
-    """Per file and layout (null: not a record head): lines and the first such line. Small."""
-    return folded.groupBy("uri", "layout").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"))
+def split_facts(folded: DataFrame) -> DataFrame:
+    """Per split, layout (null: not a record head) and first-line marker: lines and the first
+    such line. Small; ``read.split_offsets`` reads the split's place in its file from it."""
+    return folded.groupBy("split", "uri", "start", "layout").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"))
 
 
 def stitch(kept: DataFrame) -> DataFrame:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pyspark.sql import functions as F
+
 from forensics.ingest.records import FOLD_BINARY, FOLD_FRAME, FOLD_UNDECODABLE, FOLDS, fold_lines
 from forensics.layouts import LAYOUTS
 
@@ -14,12 +16,14 @@ NOISE = {
 
 
 def test_other_loggers_fold_under_their_layout_and_junk_under_its_reason(spark):
-    lines = [(f"file:/x/{name}.log", 1, text) for name, text in NOISE.items()] + [
-        ("file:/x/j.log", 1, "\tat com.example.Foo.bar(Foo.java:1)"),
-        ("file:/x/j.log", 2, "\x00\x01junk"),
+    lines = [(f"file:/x/{name}.log", i, 1, text) for i, (name, text) in enumerate(NOISE.items())] + [
+        ("file:/x/j.log", 9, 1, "\tat com.example.Foo.bar(Foo.java:1)"),
+        ("file:/x/j.log", 9, 2, "\x00\x01junk"),
     ]
-    df = spark.createDataFrame(lines, "uri string, line long, value string")
-    folded = {(r["uri"], r["k"]): r["layout"] for r in fold_lines(df).collect()}
+    df = spark.createDataFrame(lines, "uri string, split int, line long, value string").withColumn("start", F.lit(0))
+    rows = fold_lines(df).collect()
+    uri_of = {r["split"]: r["uri"] for r in rows if r["uri"] is not None}
+    folded = {(uri_of[r["split"]], r["k"]): r["layout"] for r in rows}
     for name in NOISE:
         (key,) = [k for (uri, k) in folded if uri.endswith(f"/{name}.log")]
         assert FOLDS[key] == ("irrelevant", None, name)
