@@ -24,7 +24,7 @@ from ..registry import literal_map
 from .gzip_check import gzip_problem
 from .paths import InputFile, infer_host, resolve_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
-from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, split_facts, stitch
+from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
@@ -126,10 +126,11 @@ def kafka_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
     read_paths = readable_paths(files)
     if not read_paths:
         return spark.createDataFrame([], s.RECORDS_SCHEMA).drop(s.LINE_END)
-    lines = read_lines(spark, list(read_paths), {p: f.size for p, f in read_paths.items()})
+    sizes = {p: f.size for p, f in read_paths.items()}
+    marked = read_lines(spark, list(read_paths), sizes, where=may_be_kafka_line(F.col("value")))
     path = spark_key(F.col("uri"))  # evaluated on the Kafka lines only
     return _kafka_lines(
-        lines,
+        marked,
         host_of=literal_map({p: f.host for p, f in read_paths.items()})[path],
         tz_of=F.coalesce(literal_map({p: f.tz for p, f in read_paths.items()})[path], F.lit("UTC")),
         source_of=F.coalesce(literal_map({p: f.path for p, f in read_paths.items()})[path], path),

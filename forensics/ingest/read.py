@@ -109,8 +109,10 @@ def _text(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     )
 
 
-def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int | None]) -> DataFrame:
-    """One row per input line: ``uri`` (Spark's file URI), ``line`` (1-based), ``value``.
+def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int | None], where: Column | None = None) -> DataFrame:
+    """One row per input line: ``uri`` (Spark's file URI), ``line`` (1-based), ``value``; only
+    the lines that pass ``where`` when it is given (the offsets of split files are then looked
+    up for those lines only).
 
     ``sizes`` gives the byte size of local files; plain files larger than a split get the
     pre-pass. URIs of unknown size are assumed to fit in one split only when small: they are
@@ -119,10 +121,12 @@ def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int |
     split = split_bytes(spark)
     split_files = [p for p in paths if not p.endswith(".gz") and (sizes.get(p) is None or sizes[p] > split)]
     before = _lines_before_splits(spark, split_files) if split_files else None
+    text = _text(spark, paths) if where is None else _text(spark, paths).where(where)
     line = F.col("line")
     if before is not None:
-        line = line + F.coalesce(before[F.concat_ws("#", F.col("uri"), F.col("start").cast("string"))], F.lit(0))
-    return _text(spark, paths).select("uri", line.alias("line"), "value")
+        later_split = F.col("start") > 0
+        line = line + F.when(later_split, F.coalesce(before[F.concat_ws("#", F.col("uri"), F.col("start").cast("string"))], F.lit(0))).otherwise(0)
+    return text.select("uri", line.alias("line"), "value")
 
 
 def read_splits(spark: SparkSession, paths: Sequence[str]) -> DataFrame:

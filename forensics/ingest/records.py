@@ -125,14 +125,18 @@ def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
     return (layout == "librdkafka") | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX)
 
 
-def kafka_lines(lines: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
+def may_be_kafka_line(value: Column) -> Column:
+    """The cheap test ``kafka_lines`` wants its lines to pass: a few substring scans, no regex."""
+    return _contains_any(value, KAFKA_MARKERS) | (F.substring(value, 1, 1) == "%")
+
+
+def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
     """Line-level Kafka records: each Kafka record head parsed on its own line, with file and
     line number, no stitching and no accounting (a quick first look; ``ingest`` does the rest).
 
-    The marker test (a few substring scans) runs before any regex, so most lines never reach one.
+    ``marked`` holds the lines that pass ``may_be_kafka_line``, so most lines never reach a regex.
     """
     value = F.col("value")
-    marked = lines.where(_contains_any(value, KAFKA_MARKERS) | (F.substring(value, 1, 1) == "%"))
     heads = marked.withColumn("layout", layouts.head_layout(value)).where(F.col("layout").isNotNull())
     parts = F.col("parts")
     parsed = heads.withColumn("parts", layouts.split_fields(F.col("layout"), value)).select(

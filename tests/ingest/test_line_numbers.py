@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
+from forensics.ingest import kafka_lines, resolve_inputs
 from forensics.ingest.read import read_lines, split_bytes
 from tests.conftest import TEST_SPLIT_BYTES
 from tests.helpers import ingest_paths, records_by_line
@@ -46,3 +47,11 @@ def test_records_from_a_split_file_carry_their_true_line(spark, tmp_path):
     assert sorted(records) == [n for n in range(1, 20001) if n % 97 == 0]
     assert all(f"Committed offset {n} " in r["message"] for n, r in records.items())
     assert result.inputs[0]["irrelevant"] == 20000 - len(records)
+
+
+def test_line_level_kafka_lines_of_a_split_file_carry_their_true_line(spark, tmp_path):
+    path = tmp_path / "big.log"
+    write_big_file(path, 20000)
+    rows = kafka_lines(spark, resolve_inputs([str(path)])).collect()
+    assert sorted(r["line"] for r in rows) == [n for n in range(1, 20001) if n % 97 == 0]
+    assert all(f"Committed offset {r['line']} " in r["message"] and r["source_file"] == str(path) for r in rows)
