@@ -300,7 +300,7 @@ def parse_size(text: str) -> int:
     return int(float(text.rstrip("KM")) * scale)
 
 
-def run_size(spark, size: int, args, workers) -> dict:
+def run_size(spark, size: int, rounds: int, args, workers) -> dict:
     label = f"{size // 1_000_000}M" if size % 1_000_000 == 0 else str(size)
     plain = args.dir / label
     manifest = corpus.ensure(plain, size, args.seed)
@@ -317,7 +317,7 @@ def run_size(spark, size: int, args, workers) -> dict:
     times: dict[str, list[float]] = {name: [] for name in contenders}
     memory: dict[str, dict] = {}
     mismatches = []
-    for round_ in range(args.rounds + 1):
+    for round_ in range(rounds + 1):
         for name, (fn, paths) in contenders.items():
             started = time.perf_counter()
             count = fn(spark, paths)
@@ -373,7 +373,7 @@ def report(result: dict) -> list[tuple[str, str, float | None, bool | None]]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="4M,16M", help="corpus sizes in lines, e.g. 4M,16M")
-    parser.add_argument("--rounds", type=int, default=5, help="measured rounds after one warm-up round")
+    parser.add_argument("--rounds", default="5", help="measured rounds after one warm-up round; one number per size (5,1) or one for all")
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "forensics-bench", help="where corpora are kept")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="", help="comma-separated contender names (default: all)")
@@ -390,7 +390,11 @@ def main(argv=None) -> int:
 
     spark = get_session("local[2]")
     workers = [] if args.no_workers else [Worker("local[1]"), Worker("local[2]")]
-    results = [run_size(spark, parse_size(s), args, workers) for s in args.sizes.split(",")]
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    rounds = [int(r) for r in args.rounds.split(",")]
+    if len(rounds) not in (1, len(sizes)):
+        parser.error("--rounds takes one number, or one per size")
+    results = [run_size(spark, size, n, args, workers) for size, n in zip(sizes, rounds * len(sizes) if len(rounds) == 1 else rounds, strict=True)]
     for w in workers:
         w.close()
     verdicts = []
