@@ -17,9 +17,9 @@ from pathlib import Path
 import yaml
 
 from .. import schema as s
+from ..layouts._common import java_pattern
 
 CATALOGUE_PATH = Path(__file__).with_name("templates.yaml")
-_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
 _MULTILINE_HINTS = ("\\n", "\\s\\S", "\\S\\s", "\\t")
 
 
@@ -39,12 +39,6 @@ class Template:
     multiline: bool
     example: str
     fields: tuple[tuple[str, str], ...]
-
-
-def java_pattern(pattern: str) -> tuple[str, tuple[tuple[str, int], ...]]:
-    """Rewrite Python named groups as plain groups (Java names allow no ``_``); keep their numbers."""
-    numbers = re.compile(pattern).groupindex
-    return _NAMED_GROUP.sub("(", pattern), tuple(sorted(numbers.items(), key=lambda item: item[1]))
 
 
 def literal_gate(pattern: str) -> tuple[str, bool]:

@@ -4,6 +4,7 @@
 ``[Producer clientId=C, transactionalId=T] ``, ``stream-client [C] `` (no space in 1.0),
 ``stream-thread [T] `` then ``task|stream-task|standby-task [0_1] ``, and
 ``state-updater [U] `` (4.x restoration). 2.0/2.1 lines may lack the space after the thread.
+Other bracketed fields before the prefix are skipped.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ PREFIX_FIELDS = (
     "stream_client", "stream_thread", "state_updater", "task", "rest",
 )
 _NOT = r"[^,\]\x01]*"
+_KINDS = "Consumer|ShareConsumer|Producer|AdminClient"
+_EXTRA = rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?=\[(?:{_KINDS}) |(?:global-)?stream-(?:thread|client) \[|state-updater \[))?"
+"""Bracketed fields a team's layout puts before Kafka's prefix (``[KafkaConsumer] [segment-7] ``)."""
 PREFIX = (
-    r"(?s)^(?:\[(Consumer|ShareConsumer|Producer|AdminClient) "
+    rf"(?s)^{_EXTRA}(?:\[({_KINDS}) "
     rf"(?:instanceId=({_NOT}), )?clientId=({_NOT})(?:, groupId=({_NOT}))?(?:, transactionalId=([^\]\x01]*))?\] ?)?"
     r"(?:stream-client \[([^\]\x01]*)\] ?)?"
     r"(?:(?:global-)?stream-thread \[([^\]\x01]*)\] ?)?"

@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from types import ModuleType
+
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from .. import layouts
 from .. import schema as s
 from ..errors import ForensicsError
 from ..registry import literal_map
@@ -73,20 +76,24 @@ def ingest(
     hosts: Mapping[str, str] | None = None,
     tz: str = "UTC",
     tz_by_source: Mapping[str, str] | None = None,
+    layout: ModuleType | None = None,
 ) -> Ingested:
     """Read ``paths`` (files, directories, globs; plain or .gz) into Kafka records.
 
     ``hosts`` / ``tz_by_source`` map a host name or path glob to a host name / time zone;
-    ``tz`` is the zone of zone-less timestamps everywhere else (reported as assumed when UTC).
+    ``tz`` is the zone of zone-less timestamps everywhere else (reported as assumed when UTC);
+    ``layout`` is a user's compiled layout (``--layout``), tried before the built-in ones.
     """
     check_time_zone(tz)
     for zone in (tz_by_source or {}).values():
         check_time_zone(zone)
-    return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source))
+    return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source), layout)
 
 
-def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
-    """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records."""
+def ingest_files(spark: SparkSession, files: list[InputFile], layout: ModuleType | None = None) -> Ingested:
+    """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records, recognising
+    record heads in ``layout`` (a user's compiled layout) first when given."""
+    table = layouts.with_user_layout(layout)
     read_paths = readable_paths(files)
     if not read_paths:
         return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [])
@@ -94,24 +101,27 @@ def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
     with ThreadPoolExecutor(max_workers=1) as background:
         gz_future = background.submit(_gzip_problems, files)
         lines = read_splits(spark, list(read_paths))
-        by_split = fold_lines(lines).localCheckpoint()  # small; later plans start from it
+        by_split = fold_lines(lines, table).localCheckpoint()  # small; later plans start from it
         split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
         gz_problems = gz_future.result()
 
     offsets = split_offsets(split_rows)
     facts = _file_facts(split_rows, offsets)
     by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
-    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets)).localCheckpoint()
+    first_head = literal_map(_first_heads(facts), "bigint")[F.col("uri")]
+    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head).localCheckpoint()
     heads = assemble_records(
         stitched,
         host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
         tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
         source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
+        table=table,
     ).localCheckpoint()
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated").unionByName(
-        _classify_others(stitched, facts).withColumn("undated", F.lit(False))
+    pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted")).unionByName(
+        _classify_others(stitched, facts).withColumn("undated", F.lit(False)).withColumn("pasted", F.lit(False))
     )
-    counts = rows.groupBy("uri", "bucket", "reason", "undated").count().collect()
+    counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted").count().collect()
     folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
     folded_rows = _with_text(lines, _placed_folds(folds, offsets))
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
@@ -120,7 +130,7 @@ def ingest_files(spark: SparkSession, files: list[InputFile]) -> Ingested:
     return _summarise(files, per_file, gz_problems, records, samples)
 
 
-def kafka_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
+def kafka_lines(spark: SparkSession, files: list[InputFile], layout: ModuleType | None = None) -> DataFrame:
     """Line-level Kafka records of resolved input ``files`` (``records.kafka_lines``): the
     fast first look at an incident, with file and line but no stitching or accounting."""
     read_paths = readable_paths(files)
@@ -134,28 +144,38 @@ def kafka_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
         host_of=literal_map({p: f.host for p, f in read_paths.items()})[path],
         tz_of=F.coalesce(literal_map({p: f.tz for p, f in read_paths.items()})[path], F.lit("UTC")),
         source_of=F.coalesce(literal_map({p: f.path for p, f in read_paths.items()})[path], path),
+        table=layouts.with_user_layout(layout),
     )
+
+
+def _first_heads(facts) -> dict[str, int]:
+    """File URI -> line of its first record head (files with none are absent)."""
+    first_head: dict[str, int] = {}
+    for row in facts:
+        if row["layout"] is not None:
+            first_head[row["uri"]] = min(row["first_line"], first_head.get(row["uri"], row["first_line"]))
+    return first_head
 
 
 def _classify_others(stitched: DataFrame, facts) -> DataFrame:
     """``classify_others`` with each file's first head line and main layout from ``facts``."""
-    first_head: dict[str, int] = {}
     heads_by_layout: dict[str, Counter] = defaultdict(Counter)
     for row in facts:
         if row["layout"] is not None:
-            first_head[row["uri"]] = min(row["first_line"], first_head.get(row["uri"], row["first_line"]))
             heads_by_layout[row["uri"]][row["layout"]] += row["lines"]
     main_layout = {u: c.most_common(1)[0][0] for u, c in heads_by_layout.items()}
     uri = F.col("uri")
-    return classify_others(stitched, literal_map(first_head, "bigint")[uri], literal_map(main_layout)[uri])
+    return classify_others(stitched, literal_map(_first_heads(facts), "bigint")[uri], literal_map(main_layout)[uri])
 
 
 def _file_facts(split_rows, offsets) -> list[dict]:
-    """Per file URI and layout (None: not a record head): lines and the first such line."""
+    """Per file URI, layout (None: not a record head) and wrapper (None: none): lines and the
+    first such line."""
     facts: dict[tuple, dict] = {}
     for row in split_rows:
         uri, before = offsets[row["split"]]
-        entry = facts.setdefault((uri, row["layout"]), {"uri": uri, "layout": row["layout"], "lines": 0, "first_line": None})
+        key = (uri, row["layout"], row["wrapper"])
+        entry = facts.setdefault(key, {"uri": uri, "layout": row["layout"], "wrapper": row["wrapper"], "lines": 0, "first_line": None})
         entry["lines"] += row["lines"]
         line = row["first_line"] + before
         entry["first_line"] = line if entry["first_line"] is None else min(entry["first_line"], line)
@@ -205,13 +225,15 @@ def _first_unparsed(rows: DataFrame) -> list:
 def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
     """Input path -> {lines, buckets Counter, reasons Counter, layouts Counter, undated}."""
     out: dict[str, dict] = defaultdict(
-        lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "undated": 0}
+        lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "wrappers": Counter(), "undated": 0}
     )
     for row in facts:
         entry = out[by_uri[row["uri"]].path]
         entry["lines"] += row["lines"]
         if row["layout"] is not None:
             entry["layouts"][row["layout"]] += row["lines"]
+        if row["wrapper"] is not None:
+            entry["wrappers"][row["wrapper"]] += row["lines"]
     for row in counts:
         entry = out[by_uri[row["uri"]].path]
         entry["buckets"][row["bucket"]] += row["count"]
@@ -219,8 +241,10 @@ def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
             entry["reasons"][row["reason"]] += row["count"]
         if row["undated"] and row["bucket"] == s.RECORDS:
             entry["undated"] += row["count"]
+        if row["pasted"]:
+            entry["layouts"]["message_only"] += row["count"]
     for row in folded_rows:
-        bucket, reason, _ = FOLDS[row["k"]]
+        bucket, reason = FOLDS[row["k"]]
         entry = out[by_uri[row["uri"]].path]
         if bucket == s.CONTINUATIONS and not entry["layouts"]:
             bucket, reason = s.UNPARSED, s.UNKNOWN_LAYOUT  # stack frames in a file with no records
@@ -235,7 +259,7 @@ def _samples(samples, folded_rows, by_uri) -> list[dict]:
         {"file": by_uri[r["uri"]].path, "line": r["line"], "reason": r["reason"], "text": r["text"]} for r in samples
     ]
     for row in folded_rows:
-        bucket, reason, _ = FOLDS[row["k"]]
+        bucket, reason = FOLDS[row["k"]]
         if bucket == s.UNPARSED:
             found.append({"file": by_uri[row["uri"]].path, "line": row["line"], "reason": reason, "text": row["text"]})
     return sorted(found, key=lambda x: (x["file"], x["line"]))
@@ -254,6 +278,7 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
                 "host": file.host,
                 "layout": layouts.most_common(1)[0][0] if layouts else None,
                 "layouts": dict(layouts),
+                "wrappers": dict(entry["wrappers"]) if entry else {},
                 "lines": entry["lines"] if entry else 0,
                 **{bucket: buckets.get(bucket, 0) for bucket in s.BUCKETS},
                 "tz": file.tz,

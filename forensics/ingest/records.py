@@ -14,36 +14,46 @@ from pyspark.sql import functions as F
 
 from .. import layouts
 from .. import schema as s
+from . import wrappers
 
-KAFKA_MARKERS = ("kafka", "o.a.k.", "clientId=", "stream-", "state-updater [")
+KAFKA_MARKERS = ("kafka", "a.k", "clientId=", "stream-", "state-updater [")
 """Cheap substring test: a line containing none of these cannot be a Kafka client record by
-itself (a Kafka logger, or a log-context prefix such as ``stream-thread [``). Each needle is
-one more scan of every line, so they are few and short."""
+itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, or a
+log-context prefix such as ``stream-thread [``). Each needle is one more scan of every line,
+so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 
-KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k)\."
+KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka)\."
 KAFKA_PREFIX = (
     r"^(\[(Consumer|ShareConsumer|Producer|AdminClient) |stream-(thread|client) \[|"
-    r"global-stream-thread \[|state-updater \[|task \[)"
+    r"global-stream-thread \[|state-updater \[|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b)"
 )
+BARE_HEAD = (
+    r"^(\[(Consumer|ShareConsumer|Producer|AdminClient) [^\]]*clientId=|(global-)?stream-(thread|client) \[|"
+    r"state-updater \[|([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$))"
+)
+"""A line of a paste without timestamps that opens a record by itself: Kafka's log-context
+prefix, or an exception class name (``CommitFailedException``, ``TaskMigratedException``)."""
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
-TRAILING_LOGGER = r" \(([\w.$]+)\)$"
+TRAILING_LOGGER = r" \(([\w.$]+)(?::\d+)?\)$"
+CONTINUATION_TEXT = r"^(Caused by: |Suppressed: |\.\.\. \d+ more)"
+"""Stack-trace lines that continue a record even where a wrapper dates every line."""
 SAMPLE_CHARS = 500
 SAMPLES_PER_REASON = 5
 
-_LAYOUT_NAMES = list(layouts.LAYOUTS)
-FOLD_FRAME, FOLD_BINARY, FOLD_UNDECODABLE = -50, -60, -61
-FOLDS: dict[int, tuple[str, str | None, str | None]] = {
-    **{-1 - i: (s.IRRELEVANT, None, name) for i, name in enumerate(_LAYOUT_NAMES)},
-    FOLD_FRAME: (s.CONTINUATIONS, None, None),
-    FOLD_BINARY: (s.UNPARSED, s.BINARY, None),
-    FOLD_UNDECODABLE: (s.UNPARSED, s.UNDECODABLE, None),
+FOLD_IRRELEVANT, FOLD_FRAME, FOLD_BINARY, FOLD_UNDECODABLE = -1, -50, -60, -61
+FOLDS: dict[int, tuple[str, str | None]] = {
+    FOLD_IRRELEVANT: (s.IRRELEVANT, None),
+    FOLD_FRAME: (s.CONTINUATIONS, None),
+    FOLD_BINARY: (s.UNPARSED, s.BINARY),
+    FOLD_UNDECODABLE: (s.UNPARSED, s.UNDECODABLE),
 }
-"""Negative fold keys -> (bucket, reason, layout) of the lines folded under them."""
+"""Negative fold keys -> (bucket, reason) of the lines folded under them; the layout of folded
+record heads is a column of the fold."""
 
 
 def _contains_any(value: Column, needles) -> Column:
@@ -53,45 +63,85 @@ def _contains_any(value: Column, needles) -> Column:
     return test
 
 
-def fold_lines(lines: DataFrame) -> DataFrame:
-    """Group the lines of each split (``read.read_splits``) by key: Kafka candidates and possible
-    continuations keep their own line number as key; the rest fold into one row per split and
-    ``FOLDS`` key.
+def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
+    """``lines`` with the ``layout`` of each record head (null: not a head), its ``wrapper``
+    (``wrappers.WRAPPERS``; null: none) and the wrapper's ``w_ts`` and ``w_host``; ``value``
+    becomes the inner line where a wrapper was peeled.
 
-    Returns ``split, k, n, line, value, layout, uri, start``: ``n`` lines folded, ``line`` the
-    first of them (within the split), ``value`` the text of a kept line (null for a fold), and
-    the split's ``uri`` and ``start`` on the row holding its first line only. Every aggregate is
-    fixed-width and the key is numbers but for the kept text, so Spark aggregates by hash, not by
-    sorting every line, and hashes no file name per line.
+    In order: the exact layouts on the line as it is; a wrapper, tried only on lines that start
+    no record so and do not start with white space, whose inner line is a record head in any
+    layout; the ``generic`` layout on the line as it is; last, a wrapper that dates an inner line
+    in no layout (a ``message_only`` head) or wraps an indented one (a stack frame or a
+    continuation).
     """
     value = F.col("value")
-    with_layout = lines.withColumn("layout", layouts.head_layout(value))
+    exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
+    first = F.substring(value, 1, 1)
+    may_wrap = F.col("layout").isNull() & ~first.isin(" ", "\t", "")
+    tried = (
+        lines.withColumn("layout", layouts.head_layout(value, exact))
+        .withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
+        .withColumn("wrapper", F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi"))))
+        .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
+        .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w.inner"), table)))
+        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull(), layouts.head_layout(value, table, layouts.FALLBACK)))
+    )
+    inner = F.col("w.inner")
+    indented = F.substring(inner, 1, 1).isin(" ", "\t")
+    dated = F.col("w.ts").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT)
+    peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
+    return tried.select(
+        *[c for c in lines.columns if c != "value"],
+        F.when(peeled, inner).otherwise(value).alias("value"),
+        F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only"))).alias("layout"),
+        F.when(peeled, F.col("wrapper")).alias("wrapper"),
+        F.when(peeled, F.col("w.ts")).alias("w_ts"),
+        F.when(peeled, F.col("w.host")).alias("w_host"),
+    )
+
+
+def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
+    """Group the lines of each split (``read.read_splits``) by key: Kafka candidates and possible
+    continuations keep their own line number as key; the rest fold into one row per split,
+    ``FOLDS`` key, layout and wrapper.
+
+    Returns ``split, k, n, line, value, layout, wrapper, w_ts, w_host, uri, start``: ``n`` lines
+    folded, ``line`` the first of them (within the split), ``value`` the text of a kept line
+    (null for a fold), and the split's ``uri`` and ``start`` on the row holding its first line
+    only. Every aggregate is fixed-width and the key is numbers but for the kept text, so Spark
+    aggregates by hash, not by sorting every line, and hashes no file name per line.
+    """
+    value = F.col("value")
+    with_layout = recognise(lines, table)
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
     candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS))
-    irrelevant_key = -F.array_position(F.array(*map(F.lit, _LAYOUT_NAMES)), F.col("layout"))  # -1 - index, as FOLDS
     frame = first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)
     key = (
         F.when(candidate, F.col("line"))
-        .when(head, irrelevant_key)
+        .when(head, F.lit(FOLD_IRRELEVANT))
         .when(frame, F.lit(FOLD_FRAME))
         .when(value.rlike(CONTROL_CHARS), F.lit(FOLD_BINARY))
         .when(~F.is_valid_utf8(value), F.lit(FOLD_UNDECODABLE))
         .otherwise(F.col("line"))
     )
-    keyed = with_layout.select("split", "line", "layout", key.alias("k"), value, "uri", "start")
+    keyed = with_layout.select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), value, "uri", "start")
     first_line = F.col("line") == 1
+    kept = F.col("k") >= 0
     return (
         keyed.select(
             "split",
             "k",
             "layout",
+            "wrapper",
             "line",
-            F.when(F.col("k") >= 0, value).alias("value"),
+            F.when(kept, value).alias("value"),
+            F.when(kept, F.col("w_ts")).alias("w_ts"),
+            F.when(kept, F.col("w_host")).alias("w_host"),
             F.when(first_line, F.col("uri")).alias("uri"),
             F.when(first_line, F.col("start")).alias("start"),
         )
-        .groupBy("split", "k", "layout", "value", "uri", "start")
+        .groupBy("split", "k", "layout", "wrapper", "value", "w_ts", "w_host", "uri", "start")
         .agg(F.count(F.lit(1)).alias("n"), F.min("line").alias("line"))
     )
 
@@ -99,11 +149,27 @@ def fold_lines(lines: DataFrame) -> DataFrame:
 def split_facts(folded: DataFrame) -> DataFrame:
     """Per split, layout (null: not a record head) and first-line marker: lines and the first
     such line. Small; ``read.split_offsets`` reads the split's place in its file from it."""
-    return folded.groupBy("split", "uri", "start", "layout").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"))
+    return folded.groupBy("split", "uri", "start", "layout", "wrapper").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"))
 
 
-def stitch(kept: DataFrame) -> DataFrame:
-    """Mark each kept row with the head it continues (``head_line``) where it continues one."""
+def stitch(kept: DataFrame, first_head: Column | None = None) -> DataFrame:
+    """Mark each kept row with the head it continues (``head_line``) where it continues one.
+
+    Before the first record head of its file (``first_head``: its line, null when the file has
+    none), a row that opens with Kafka's log-context prefix or an exception class
+    (``BARE_HEAD``: an excerpt pasted without timestamps) becomes a ``message_only`` head, and
+    the rows after it may continue it.
+    """
+    first = _mark_heads(kept)
+    untimed_part = F.lit(True) if first_head is None else F.coalesce(F.col("line") < first_head, F.lit(True))
+    bare = F.col("layout").isNull() & F.col("head_line").isNull() & untimed_part & F.col("value").rlike(BARE_HEAD)
+    promoted = first.select(
+        *[F.when(bare, F.lit("message_only")).otherwise(F.col(c)).alias(c) if c == "layout" else c for c in kept.columns]
+    )
+    return _mark_heads(promoted)
+
+
+def _mark_heads(kept: DataFrame) -> DataFrame:
     by_file = Window.partitionBy("uri").orderBy("line")
     upto = by_file.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     is_head = F.col("layout").isNotNull()
@@ -130,18 +196,18 @@ def may_be_kafka_line(value: Column) -> Column:
     return _contains_any(value, KAFKA_MARKERS) | (F.substring(value, 1, 1) == "%")
 
 
-def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
+def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS) -> DataFrame:
     """Line-level Kafka records: each Kafka record head parsed on its own line, with file and
     line number, no stitching and no accounting (a quick first look; ``ingest`` does the rest).
 
     ``marked`` holds the lines that pass ``may_be_kafka_line``, so most lines never reach a regex.
     """
     value = F.col("value")
-    heads = marked.withColumn("layout", layouts.head_layout(value)).where(F.col("layout").isNotNull())
+    heads = recognise(marked, table).where(F.col("layout").isNotNull())
     parts = F.col("parts")
-    parsed = heads.withColumn("parts", layouts.split_fields(F.col("layout"), value)).select(
-        source_of.alias(s.SOURCE_FILE), host_of.alias(s.HOST), F.col("line").alias(s.LINE), F.col("layout").alias(s.LAYOUT),
-        layouts.to_utc(F.col("layout"), F.nullif(parts[0], F.lit("")), tz_of).alias(s.TS),
+    parsed = heads.withColumn("parts", layouts.split_fields(F.col("layout"), value, table)).select(
+        source_of.alias(s.SOURCE_FILE), F.coalesce("w_host", host_of).alias(s.HOST), F.col("line").alias(s.LINE), F.col("layout").alias(s.LAYOUT),
+        record_ts(F.col("layout"), F.nullif(parts[0], F.lit("")), F.col("w_ts"), tz_of, table).alias(s.TS),
         layouts._common.normalise_level(parts[1]).alias(s.LEVEL), F.nullif(parts[2], F.lit("")).alias(s.LOGGER),
         F.nullif(parts[3], F.lit("")).alias(s.THREAD), F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
         parts[5].alias(s.MESSAGE),
@@ -149,7 +215,13 @@ def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Co
     return parsed.where(is_kafka(F.col(s.LAYOUT), F.col(s.LOGGER), F.col(s.MESSAGE)))
 
 
-def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column) -> DataFrame:
+def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: dict = layouts.LAYOUTS) -> Column:
+    """A record's UTC time: its own line's timestamp, else its wrapper's (a time of day alone,
+    or no time at all, in the line itself)."""
+    return F.coalesce(layouts.to_utc(layout, ts_text, tz, table), layouts._common.any_to_utc(w_ts, tz))
+
+
+def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS) -> DataFrame:
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
     Each step is its own projection so that the per-layout expressions are evaluated (and
@@ -163,7 +235,7 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
     )
     parts = F.col("parts")
     with_parts = heads.join(tails, ["uri", "head_line"], "left").withColumn(
-        "parts", layouts.split_fields(F.col("layout"), F.col("value"))
+        "parts", layouts.split_fields(F.col("layout"), F.col("value"), table)
     )
     with_text = with_parts.select(
         "*",
@@ -180,7 +252,7 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
         "*",
         F.coalesce(F.nullif(parts[2], F.lit("")), from_tail).alias("logger_"),
         from_tail.isNotNull().alias("logger_in_tail"),
-        layouts.to_utc(F.col("layout"), F.col("ts_text"), tz_of).alias("ts_"),
+        record_ts(F.col("layout"), F.col("ts_text"), F.col("w_ts"), tz_of, table).alias("ts_"),
     )
     ts, ts_text = F.col("ts_"), F.col("ts_text")
     relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
@@ -194,8 +266,9 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
         F.when(F.col("bucket") == s.UNPARSED, F.lit(s.BAD_TIMESTAMP)).alias("reason"),
         F.col("value").alias("sample"),
         ts.isNull().alias("undated"),
+        "wrapper",
         source_of.alias(s.SOURCE_FILE),
-        host_of.alias(s.HOST),
+        F.coalesce(F.col("w_host"), host_of).alias(s.HOST),
         F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
         F.col("layout").alias(s.LAYOUT),
         ts.alias(s.TS),

@@ -4,7 +4,8 @@ Each module exposes ``NAME``, ``DESCRIPTION``, ``EXAMPLE``, ``FIRST_CHARS`` (a c
 tested before any regex), ``sniff(sample_lines) -> bool``, ``split(value) -> array column``
 of the fields in ``FIELDS`` order, ``to_utc(ts_text, tz) -> timestamp column`` and either a
 ``HEAD`` regex (optionally a cheaper ``START`` regex that recognises the same lines) or a
-``head(value) -> bool column``.
+``head(value) -> bool column``; a layout with neither (``message_only``) is only given by
+ingest, never recognised from a line by itself.
 
 A line is recognised per line, in the order of ``LAYOUTS``, so one file may mix layouts;
 a file's layout is the one most of its records use.
@@ -18,11 +19,19 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..registry import registry
-from . import json_lines, librdkafka, log4j, logback, spring_boot
+from . import generic, json_lines, librdkafka, log4j, logback, message_only, spring_boot
 from ._common import FIELDS
 
 
-LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka)
+LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka, generic, message_only)
+"""The built-in layouts in recognition order: the exact forms first, ``generic`` after them."""
+FALLBACK = generic.NAME
+"""Tried after the exact layouts and after the wrappers (``ingest.wrappers``) have been peeled."""
+
+
+def with_user_layout(user) -> dict:
+    """``LAYOUTS`` with a user's compiled layout (``--layout``) tried first; ``LAYOUTS`` when None."""
+    return LAYOUTS if user is None else {**registry("NAME", user), **LAYOUTS}
 
 
 def _first_char_gate(value: Column, chars: str) -> Column:
@@ -31,32 +40,39 @@ def _first_char_gate(value: Column, chars: str) -> Column:
 
 
 def is_head(layout: ModuleType, value: Column) -> Column:
-    """True where ``value`` starts a record in ``layout`` (cheap first-character gate first)."""
-    gate = _first_char_gate(value, layout.FIRST_CHARS)
+    """True where ``value`` starts a record in ``layout`` (cheap first-character gate first; a
+    layout with no ``FIRST_CHARS`` has no gate)."""
     test = layout.head(value) if hasattr(layout, "head") else value.rlike(getattr(layout, "START", layout.HEAD))
-    return F.when(gate, test).otherwise(F.lit(False))
+    if not layout.FIRST_CHARS:
+        return F.coalesce(test, F.lit(False))
+    return F.when(_first_char_gate(value, layout.FIRST_CHARS), test).otherwise(F.lit(False))
 
 
-def head_layout(value: Column) -> Column:
-    """Name of the first layout in which ``value`` starts a record, else null."""
+def head_layout(value: Column, table: dict = LAYOUTS, only: str | None = None) -> Column:
+    """Name of the first layout of ``table`` (or only its layout ``only``) in which ``value``
+    starts a record, else null."""
     expr = None
-    for name, layout in LAYOUTS.items():
+    for name, layout in table.items():
+        if only is not None and name != only:
+            continue
+        if not hasattr(layout, "head") and not hasattr(layout, "HEAD"):
+            continue  # never recognised from a line by itself (message_only)
         expr = (F.when if expr is None else expr.when)(is_head(layout, value), F.lit(name))
     return expr
 
 
-def split_fields(layout_name: Column, value: Column) -> Column:
+def split_fields(layout_name: Column, value: Column, table: dict = LAYOUTS) -> Column:
     """The head line's fields as an array in ``FIELDS`` order, by the line's layout."""
     expr = None
-    for name, layout in LAYOUTS.items():
+    for name, layout in table.items():
         expr = (F.when if expr is None else expr.when)(layout_name == name, layout.split(value))
     return expr
 
 
-def to_utc(layout_name: Column, ts_text: Column, tz: Column) -> Column:
+def to_utc(layout_name: Column, ts_text: Column, tz: Column, table: dict = LAYOUTS) -> Column:
     """UTC timestamp of a head line's timestamp text, by the line's layout."""
     expr = None
-    for name, layout in LAYOUTS.items():
+    for name, layout in table.items():
         expr = (F.when if expr is None else expr.when)(layout_name == name, layout.to_utc(ts_text, tz))
     return expr
 
@@ -67,4 +83,4 @@ def sniff(sample_lines) -> str | None:
     return next((name for name, layout in LAYOUTS.items() if layout.sniff(lines)), None)
 
 
-__all__ = ["FIELDS", "LAYOUTS", "head_layout", "is_head", "sniff", "split_fields", "to_utc"]
+__all__ = ["FIELDS", "LAYOUTS", "head_layout", "is_head", "sniff", "split_fields", "to_utc", "with_user_layout"]

@@ -19,7 +19,30 @@ ISO_DATETIME = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d{1,9})?(?:Z|[+-]\d\d:
 TIME_OF_DAY = r"\d\d:\d\d:\d\d[,.]\d{3}"
 LOGGER = r"[A-Za-z_$][\w.$]*"
 
+_FRACTION = r"(?:[,.]\d{1,9})?"
+ANY_ISO = rf"\d{{4}}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d{_FRACTION}(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
+DAY_MONTH_YEAR = rf"\d\d? [A-Z][a-z]{{2}} \d{{4}} \d\d:\d\d:\d\d{_FRACTION}"
+"""log4j's ``%d{DATE}``: ``11 Mar 2024 14:02:17,418``."""
+KIBANA_TIME = rf"[A-Z][a-z]{{2}} \d\d?, \d{{4}} @ \d\d:\d\d:\d\d{_FRACTION}"
+"""Kibana's display and CSV form: ``Mar 11, 2024 @ 14:02:17.418``."""
+EPOCH = r"\d{13}|\d{10}(?:\.\d{1,9})?"
+ANY_TIME_OF_DAY = rf"\d\d:\d\d:\d\d{_FRACTION}"
+ANY_TIMESTAMP = f"{ANY_ISO}|{DAY_MONTH_YEAR}|{KIBANA_TIME}|{EPOCH}|{ANY_TIME_OF_DAY}"
+"""Every timestamp form recognised at the head of a record, most specific first."""
+_WORDY_DATE = r"^(?:(\d\d?) ([A-Z][a-z]{2}) (\d{4})|([A-Z][a-z]{2}) (\d\d?), (\d{4}) @) (.*)$"
+"""``%d{DATE}`` (day, month, year) or Kibana (month, day, year), then the time of day."""
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
 _LEVEL_ALIASES = {"WARNING": "WARN", "SEVERE": "ERROR", "CRITICAL": "FATAL", "NOTICE": "INFO"}
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
+
+
+def java_pattern(pattern: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """Rewrite Python named groups as plain groups (Java names allow no ``_``); keep their numbers."""
+    numbers = re.compile(pattern).groupindex
+    return _NAMED_GROUP.sub("(", pattern), tuple(sorted(numbers.items(), key=lambda item: item[1]))
 
 
 def replacement(**groups: str) -> str:
@@ -53,6 +76,33 @@ def iso_to_utc(ts_text: Column, tz: Column) -> Column:
     has_zone = text.rlike(r"(Z|[+-]\d\d:\d\d)$")
     parsed = F.try_to_timestamp(text)
     return F.when(has_zone, parsed).otherwise(F.to_utc_timestamp(parsed, tz))
+
+
+def any_to_utc(ts_text: Column, tz: Column) -> Column:
+    """UTC timestamp of any ``ANY_TIMESTAMP`` form: ISO-like (``/`` dates, `` UTC`` zones),
+    ``%d{DATE}``, Kibana's ``Mar 11, 2024 @ ..``, epoch seconds or milliseconds (UTC by
+    definition). A time of day alone gives null: it names no day."""
+    text = F.trim(ts_text)
+    month = F.create_map(*[F.lit(x) for i, name in enumerate(_MONTHS) for x in (name, f"{i + 1:02d}")])
+    words = text.rlike(_WORDY_DATE)
+
+    def part(group: int) -> Column:
+        return F.regexp_extract(text, _WORDY_DATE, group)
+
+    from_words = F.concat_ws(
+        "-", F.concat(part(3), part(6)), month[F.concat(part(2), part(4))], F.lpad(F.concat(part(1), part(5)), 2, "0")
+    )
+    iso = F.when(words, F.concat(from_words, F.lit(" "), part(7))).otherwise(
+        F.regexp_replace(text, r"^(\d{4})/(\d\d)/(\d\d)", "$1-$2-$3")
+    )
+    zoned = F.regexp_replace(F.regexp_replace(iso, r" ?(UTC|GMT)$", "Z"), r" ([+-]\d\d:?\d\d)$", "$1")
+    epoch = F.timestamp_micros(F.round(text.try_cast("decimal(20,6)") * 1_000_000).cast("long"))
+    return (
+        F.when(text.rlike(r"^\d{13}$"), F.timestamp_millis(text.try_cast("long")))
+        .when(text.rlike(r"^\d{10}(\.\d+)?$"), epoch)
+        .when(text.rlike(r"^\d\d:"), F.lit(None).cast("timestamp"))
+        .otherwise(iso_to_utc(zoned, tz))
+    )
 
 
 def sniff_regex(pattern: str, sample_lines: Iterable[str], share: float = 0.3) -> bool:

@@ -1,6 +1,7 @@
 """Kafka's own default layout ``[%d] %p %m (%c)%n`` (log4j 1.x/reload4j up to 3.9, log4j2 from 4.0).
 
-The logger comes last, in parentheses. Multi-line messages (``Updating assignment with`` and
+The logger comes last, in parentheses, with its line number where the layout has ``(%c:%L)``
+(Confluent Platform and ksqlDB ship that form). Multi-line messages (``Updating assignment with`` and
 friends) carry it only on their last physical line, so it is optional here and recovered
 after continuation lines are joined.
 """
@@ -18,7 +19,7 @@ EXAMPLE = (
     "(Re-)joining group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
 )
 FIRST_CHARS = "["
-HEAD = rf"(?s)^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(.*?)(?: \(({c.LOGGER})\))?$"
+HEAD = rf"(?s)^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(.*?)(?: \(({c.LOGGER})(?::\d+)?\))?$"
 START = rf"^\[{c.ISO_DATETIME}\] +(?:{c.LEVELS}) "
 """Enough to recognise a record's first line; the full ``HEAD`` (whose lazy message group
 costs far more) only runs on the lines that are kept."""

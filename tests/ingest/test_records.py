@@ -12,6 +12,7 @@ NOISE = {
     "logback": "2024-03-11 14:02:17,418 INFO  com.example.web.Server - request served",
     "spring_boot": "2024-03-11 14:02:17.418  INFO 41873 --- [           main] c.e.web.Server                           : request served",
     "json_lines": '{"@timestamp":"2024-03-11T14:02:17.418Z","level":"INFO","logger_name":"com.example.web.Server","message":"request served"}',
+    "generic": "2024-03-11 14:02:17.418 | INFO  | [main] | c.e.web.Server | request served",
 }
 
 
@@ -25,7 +26,7 @@ def test_other_loggers_fold_under_their_layout_and_junk_under_its_reason(spark):
     uri_of = {r["split"]: r["uri"] for r in rows if r["uri"] is not None}
     folded = {(uri_of[r["split"]], r["k"]): r["layout"] for r in rows}
     for name in NOISE:
-        (key,) = [k for (uri, k) in folded if uri.endswith(f"/{name}.log")]
-        assert FOLDS[key] == ("irrelevant", None, name)
+        ((key, layout),) = [(k, layout) for (uri, k), layout in folded.items() if uri.endswith(f"/{name}.log")]
+        assert FOLDS[key] == ("irrelevant", None) and layout == name
     assert {k for (uri, k) in folded if uri.endswith("/j.log")} == {FOLD_FRAME, FOLD_BINARY}
     assert FOLD_UNDECODABLE in FOLDS and set(LAYOUTS) >= set(NOISE)

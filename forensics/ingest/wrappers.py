@@ -1,0 +1,71 @@
+"""Container and shipper wrappers around an application's log line, peeled off and kept.
+
+A wrapped line is an application line (any layout) behind a prefix or inside an envelope that
+a container runtime, a shipper or a console added. The wrapper's time, host and stream are
+kept: the time dates a record whose own line has none or only a time of day, the host names
+the writer when one file holds several (syslog, ``docker compose logs``).
+
+- ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stdout","time":"<RFC 3339>"}``;
+- ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
+- ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
+- ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
+- ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
+- ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host);
+- ``lost_brace``: a JSON record whose opening ``{`` was lost in a paste.
+
+ANSI colour codes (consoles, ``docker compose``) are removed before and after peeling.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ..layouts._common import ANY_TIME_OF_DAY, KIBANA_TIME, SEP
+
+ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
+_ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
+_PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
+_SHAPES = {
+    "journald": (rf"^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
+    "kubectl": (rf"^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
+    "syslog": (rf"^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
+    "kibana_paste": (rf"^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
+    "compose": (r"^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
+}
+"""Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three."""
+WRAPPERS = ("docker_json", *_SHAPES, "lost_brace", "ansi")
+"""``ansi``: colour codes alone, around an otherwise plain line."""
+
+
+def strip_ansi(value: Column) -> Column:
+    """``value`` without ANSI escape sequences (only lines holding an ESC pay for the regex)."""
+    return F.when(value.contains("\x1b"), F.regexp_replace(value, ANSI, "")).otherwise(value)
+
+
+def wrapper_of(value: Column) -> Column:
+    """Name of the wrapper around ``value``, else null; cheap character tests guard each regex."""
+    first = F.substring(value, 1, 1)
+    digit = first.between("0", "9")
+    iso_t = digit & (F.substring(value, 11, 1) == "T")
+    upper = first.between("A", "Z")
+    kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
+    for name in _SHAPES:
+        gate = {"journald": iso_t, "kubectl": iso_t, "syslog": upper, "kibana_paste": upper}.get(name, digit | upper | first.between("a", "z"))
+        kind = kind.when(gate & value.rlike(_SHAPES[name][0]), F.lit(name))
+    return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
+
+
+def peel(value: Column, wrapper: Column) -> Column:
+    """Struct ``(ts, host, inner)`` of a line (ANSI codes removed) whose wrapper is ``wrapper``."""
+    docker = F.from_json(value, "log string, stream string, time string")
+    fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
+    for name, (regex, ts, host, inner) in _SHAPES.items():
+        fields = fields.when(wrapper == name, F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3))
+    fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value)))
+    fields = fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value))
+    return F.struct(
+        F.nullif(fields[0], F.lit("")).alias("ts"),
+        F.nullif(fields[1], F.lit("")).alias("host"),
+        strip_ansi(fields[2]).alias("inner"),
+    )

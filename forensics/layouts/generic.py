@@ -1,0 +1,82 @@
+"""Any team's own pattern layout, recognised by the parts of its first line, not by one regex.
+
+A head is a timestamp at the start (optionally in brackets; any ``ANY_TIMESTAMP`` form: ISO
+with or without ``T``, zone or fraction, ``%d{DATE}``, Kibana's, epoch, a time of day) and a
+level token, with optional PID, thread and logger fields between them and the message, in the
+orders logback / log4j2 / framework defaults write them, separated by spaces or `` | ``:
+
+- ``%d | %-5level | [%thread] | %logger{36} | %msg`` (custom pipe layouts);
+- ``%d %-5level [%thread] %logger{36}:%line - %msg`` and ``%logger{0}(%file:%line)``;
+- ``%d{HH:mm:ss.SSS} [%t] %-5level %logger{36} - %msg`` (log4j2's default, no date);
+- ``%d %-5p [%c{3.}] (%t) %s%e`` (Quarkus: abbreviated logger in brackets, thread in parentheses);
+- ``%-5level [%d] %logger: %msg`` (Dropwizard: level first);
+- ``%d %level [%thread] %msg`` with no logger (Kafka identity then comes from the message's
+  log-context prefix).
+
+The layouts before this one in ``LAYOUTS`` keep their exact forms; this one takes what they miss.
+A bracketed field that opens Kafka's log-context prefix (``[Consumer clientId=..``) is never a
+thread: it starts the message.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+
+from . import _common as c
+
+NAME = "generic"
+DESCRIPTION = "Any layout of timestamp, level and optional thread / logger fields, by its parts"
+EXAMPLE = (
+    "2024-03-11 14:02:17.418 | INFO  | [main] | o.a.k.c.c.i.ConsumerCoordinator | "
+    "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
+)
+FIRST_CHARS = "0123456789[TDINWEFSC"
+
+_SEP = r"(?:\s*\|\s*|\s+)"
+_LEVEL = rf"\[?\s*(?:{c.LEVELS})\s*\]?"
+_NAME = r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*"
+_KAFKA_PREFIX = r"(?:Consumer|ShareConsumer|Producer|AdminClient) "
+_THREAD = rf"\[(?!{_NAME}\])(?!{_KAFKA_PREFIX})(?P<thread_a>[^\]\x01]*)\]"
+_LOGGER = (
+    rf"(?:\[(?P<logger_a>{_NAME})\]"
+    rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?::\d+|\([\w$]+\.java:\d+\))?"
+    rf"|\((?P<logger_c>[\w$]+)\.java:\d+\))"
+)
+_END = r"(?:\s*[-:|](?=\s|$)\s*|\s+|$)"
+
+
+def _level(group: str) -> str:
+    return rf"\[?\s*(?P<{group}>{c.LEVELS})\s*\]?"
+
+
+_HEAD_NAMED = (
+    rf"(?s)^(?:{_level('level_a')}{_SEP})?\[?(?P<ts>{c.ANY_TIMESTAMP})\]?"
+    rf"(?:{_SEP}\d+)?(?:{_SEP}---)?(?:{_SEP}{_level('level_b')})?(?:{_SEP}{_THREAD})?(?:{_SEP}{_level('level_c')})?"
+    rf"(?:{_SEP}{_LOGGER})?(?:{_SEP}\((?P<thread_b>[^)\x01]*)\))?{_END}(?P<message>.*)$"
+)
+HEAD, _GROUPS = c.java_pattern(_HEAD_NAMED)
+_NUMBER = {name: f"${number}" for name, number in _GROUPS}
+TEMPLATE = c.replacement(
+    ts_text=_NUMBER["ts"],
+    level=_NUMBER["level_a"] + _NUMBER["level_b"] + _NUMBER["level_c"],
+    logger=_NUMBER["logger_a"] + _NUMBER["logger_b"] + _NUMBER["logger_c"],
+    thread=_NUMBER["thread_a"] + _NUMBER["thread_b"],
+    message=_NUMBER["message"],
+)
+START = (
+    rf"^(?:{_LEVEL}{_SEP}\[?(?:{c.ANY_TIMESTAMP})\]?"
+    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]))*{_SEP}{_LEVEL})(?:\s|$)"
+)
+"""A timestamp and a level at the start, in either order: enough to know a record begins."""
+
+
+def sniff(sample_lines) -> bool:
+    return c.sniff_regex(START, sample_lines)
+
+
+def split(value: Column) -> Column:
+    return c.split_fields(value, HEAD, TEMPLATE)
+
+
+def to_utc(ts_text: Column, tz: Column) -> Column:
+    return c.any_to_utc(ts_text, tz)
