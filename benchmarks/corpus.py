@@ -16,6 +16,7 @@ gives the same bytes, and an existing corpus with the same arguments is reused.
 from __future__ import annotations
 
 import argparse
+import csv
 import gzip
 import json
 import random
@@ -182,21 +183,77 @@ def build(out: Path, lines: int, seed: int = 1, hosts: int = 8, kafka_share: flo
 
 def gzip_twin(plain: Path, twin: Path) -> Path:
     """``twin``: the same files gzip-compressed (one ``app.log.gz`` per host), built in parallel."""
+
+    def write(manifest: dict, out: Path) -> None:
+        def compress(rel: str) -> None:
+            target = out / (rel + ".gz")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as f:
+                subprocess.run(["gzip", "-6", "-n", "-c", str(plain / rel)], stdout=f, check=True)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(compress, manifest["files"]))
+
+    manifest = json.loads((plain / "manifest.json").read_text())
+    return _twin(plain, twin, [f + ".gz" for f in manifest["files"]], write)
+
+
+def _twin(plain: Path, twin: Path, files: list[str], write) -> Path:
+    """``twin`` built from the corpus at ``plain`` by ``write(plain_manifest, twin)`` unless it
+    exists for the same source; ``files`` are the twin's files, relative to it."""
     manifest = json.loads((plain / "manifest.json").read_text())
     done = twin / "manifest.json"
     if done.exists() and json.loads(done.read_text()).get("source") == manifest:
         return twin
-
-    def compress(rel: str) -> None:
-        target = twin / (rel + ".gz")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "wb") as f:
-            subprocess.run(["gzip", "-6", "-n", "-c", str(plain / rel)], stdout=f, check=True)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(compress, manifest["files"]))
-    done.write_text(json.dumps({"source": manifest, "files": [f + ".gz" for f in manifest["files"]]}, indent=2) + "\n")
+    shutil.rmtree(twin, ignore_errors=True)
+    twin.mkdir(parents=True)
+    write(manifest, twin)
+    done.write_text(json.dumps({"source": manifest, "files": files}, indent=2) + "\n")
     return twin
+
+
+KUBECTL_STEP_NS = 1_000
+"""The kubectl twin's wrapper times advance by this much per line from the corpus's start."""
+
+
+def kubectl_twin(plain: Path, twin: Path) -> Path:
+    """``twin``: every line of every host behind a ``kubectl logs --timestamps`` prefix
+    (RFC 3339 with nanoseconds), one ``app.log`` per host as in the plain corpus."""
+
+    def write(manifest: dict, out: Path) -> None:
+        for rel in manifest["files"]:
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            with open(plain / rel, encoding="utf-8") as src, open(out / rel, "w", encoding="utf-8", newline="\n") as dst:
+                for i, line in enumerate(src):
+                    at = START + timedelta(microseconds=i * KUBECTL_STEP_NS // 1000)
+                    dst.write(f"{at:%Y-%m-%dT%H:%M:%S}.{at.microsecond:06d}000Z {line}")
+
+    manifest = json.loads((plain / "manifest.json").read_text())
+    return _twin(plain, twin, manifest["files"], write)
+
+
+EXPORT_FILE = "kibana-export.csv"
+
+
+def export_twin(plain: Path, twin: Path) -> Path:
+    """``twin``: the whole fleet as ONE log-platform export, ``kibana-export.csv``: a header
+    ``"@timestamp","host.name","message"``, one row per record (a head and its continuation
+    lines, quoted, so stack traces span lines), Kibana's ``Mar 1, 2024 @ 00:00:00.000`` times,
+    each host's records newest first."""
+
+    def write(manifest: dict, out: Path) -> None:
+        with open(out / EXPORT_FILE, "w", encoding="utf-8", newline="") as dst:
+            table = csv.writer(dst, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+            table.writerow(["@timestamp", "host.name", "message"])
+            for h, rel in enumerate(manifest["files"]):
+                layout = LAYOUTS[h % 2]
+                recs = records(read_lines(plain / rel), HEAD[layout])
+                for rec in reversed(recs):
+                    stamp = datetime.strptime(rec[0][STAMP[layout]], "%Y-%m-%d %H:%M:%S,%f")
+                    kibana = f"{stamp:%b} {stamp.day}, {stamp:%Y @ %H:%M:%S}.{stamp.microsecond // 1000:03d}"
+                    table.writerow([kibana, Path(rel).parent.name, "\n".join(rec)])
+
+    return _twin(plain, twin, [EXPORT_FILE], write)
 
 
 def ensure(out: Path, lines: int, seed: int = 1, hosts: int = 8, kafka_share: float = 0.05) -> dict:
@@ -219,10 +276,16 @@ def main(argv=None) -> int:
     parser.add_argument("--hosts", type=int, default=8)
     parser.add_argument("--kafka-share", type=float, default=0.05)
     parser.add_argument("--gzip", action="store_true", help="also write the gzip twin in OUT.gz/")
+    parser.add_argument("--kubectl", action="store_true", help="also write the kubectl-wrapped twin in OUT.kubectl/")
+    parser.add_argument("--export", action="store_true", help="also write the Kibana CSV export twin in OUT.export/")
     args = parser.parse_args(argv)
     manifest = ensure(args.out, args.lines, args.seed, args.hosts, args.kafka_share)
     if args.gzip:
         gzip_twin(args.out, args.out.with_name(args.out.name + ".gz"))
+    if args.kubectl:
+        kubectl_twin(args.out, args.out.with_name(args.out.name + ".kubectl"))
+    if args.export:
+        export_twin(args.out, args.out.with_name(args.out.name + ".export"))
     print(json.dumps({k: v for k, v in manifest.items() if k != "files"}, indent=2))
     return 0
 

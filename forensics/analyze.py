@@ -60,6 +60,7 @@ def analyze(
         "config": config_table(config_settings(events)),
         "offsets": _offsets_summary(spark, dump_paths, offsets_table),
         "unparsed_samples": ingested.unparsed_samples,
+        "host_overlaps": ingested.host_overlaps,
         "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
         "clock_skew": _json_rows(model.clock_skew.orderBy(s.HOST)),
         "rebalances": _rebalances(model),

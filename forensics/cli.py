@@ -169,6 +169,29 @@ def analyze(paths, offsets, tz, tz_source, hosts, master, json_out, quiet, debug
 
 
 @main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
+@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+def layouts(paths, tz, hosts, master, debug) -> None:
+    """Say what was recognised in each file at PATHS: layout, wrappers, a record split into fields, where every line went."""
+
+    def action() -> None:
+        from .ingest import check_time_zone, ingest, resolve_inputs
+        from .ingest.paths import check_named_files
+        from .spark import get_session, resolve_master
+
+        check_time_zone(tz)
+        check_named_files(paths)
+        resolve_inputs(paths)
+        spark = get_session(resolve_master(master))
+        click.echo(format_layouts(ingest(spark, paths, hosts=_pairs(hosts, "--host"), tz=tz).inputs))
+
+    _run(debug, action)
+
+
+@main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file; repeatable.")
 @click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
@@ -232,6 +255,43 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
             raise ForensicsError(f"{len(failures)} of {len(dirs)} incident(s) failed: " + "; ".join(failures), "See index.html and run those alone with `forensics report --debug`.")
 
     _run(debug, action)
+
+
+HINT_SHARE = 0.5
+"""A file with more than this share of its lines not understood gets a ``--layout`` / ``--columns`` hint."""
+
+
+def format_layouts(inputs: list[dict]) -> str:
+    """What ``forensics layouts`` prints per file: the shape detected (layouts, wrappers, export),
+    its first Kafka record's head split into fields, the lines in each bucket, and a hint when
+    most of the file is not understood."""
+    lines: list[str] = []
+    for entry in inputs:
+        if entry.get("kind", "log") != "log":
+            continue
+        lines.append(f"{entry['path']}  (host {entry['host']})")
+        if entry.get("problem") or entry.get("duplicate_of"):
+            lines.append(f"  {entry.get('problem') or 'same content as ' + entry['duplicate_of'] + ': read once'}")
+            continue
+        shapes = ", ".join(f"{name} {n:,}" for name, n in sorted(entry["layouts"].items(), key=lambda kv: -kv[1])) or "none"
+        wrapped = ", ".join(f"{name} {n:,}" for name, n in sorted(entry.get("wrappers", {}).items(), key=lambda kv: -kv[1]))
+        lines.append(f"  shape: {entry['layout'] or 'unknown layout'} (record heads by layout: {shapes})")
+        if wrapped:
+            lines.append(f"  wrappers peeled (lines): {wrapped}")
+        if entry.get("export"):
+            lines.append(f"  export: {entry['export']}")
+        head = entry.get("first_record")
+        if head:
+            fields = " | ".join(f"{name}={head[name]}" for name in ("ts", "level", "thread", "logger") if head.get(name))
+            lines.append(f"  first Kafka record, line {head['line']} ({head['layout']}): {fields or 'no fields'} | message={head['message'][:120]!r}")
+        buckets = " + ".join(f"{entry[b]:,} {b}" for b in ("records", "continuations", "irrelevant", "unparsed"))
+        lines.append(f"  lines: {entry['lines']:,} = {buckets}")
+        if entry["lines"] and entry["unparsed"] > HINT_SHARE * entry["lines"]:
+            lines.append(
+                "  hint: most lines are not understood; name the layout, e.g. --layout '%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] "
+                "%logger{36} - %msg%n', or an export's columns, e.g. --columns time=@timestamp,host=host.name,message=message"
+            )
+    return "\n".join(lines)
 
 
 def format_findings_headline(headline: dict) -> str:

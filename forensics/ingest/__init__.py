@@ -52,6 +52,7 @@ class Ingested:
     accounting: dict
     records: DataFrame
     unparsed_samples: list[dict] = field(default_factory=list)
+    host_overlaps: list[dict] = field(default_factory=list)
 
 
 def _file_for(key: str, read_paths: Mapping[str, InputFile]) -> InputFile:
@@ -118,10 +119,13 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: ModuleType
         table=table,
     ).localCheckpoint()
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted")).unionByName(
-        _classify_others(stitched, facts).withColumn("undated", F.lit(False)).withColumn("pasted", F.lit(False))
+    head = F.struct("line", s.LAYOUT, s.TS, s.LEVEL, s.LOGGER, s.THREAD, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE))
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, head.alias("head")).unionByName(
+        _classify_others(stitched, facts), allowMissingColumns=True
     )
-    counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted").count().collect()
+    counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted").agg(
+        F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"), F.min("head").alias("head")
+    ).collect()
     folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
     folded_rows = _with_text(lines, _placed_folds(folds, offsets))
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
@@ -243,6 +247,11 @@ def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
             entry["undated"] += row["count"]
         if row["pasted"]:
             entry["layouts"]["message_only"] += row["count"]
+        if row["bucket"] == s.RECORDS and row["head"] is not None and row["head"]["line"] < entry.get("head", {}).get("line", 1 << 62):
+            entry["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in row["head"].asDict().items()}
+        if row["bucket"] == s.RECORDS and row["first_ts"] is not None:
+            entry["first_ts"] = min(filter(None, (entry.get("first_ts"), row["first_ts"])))
+            entry["last_ts"] = max(filter(None, (entry.get("last_ts"), row["last_ts"])))
     for row in folded_rows:
         bucket, reason = FOLDS[row["k"]]
         entry = out[by_uri[row["uri"]].path]
@@ -284,6 +293,9 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
                 "tz": file.tz,
                 "tz_assumed": not file.tz_given,
                 "undated_records": entry["undated"] if entry else 0,
+                "first_ts": _iso(entry.get("first_ts")) if entry else None,
+                "first_record": entry.get("head") if entry else None,
+                "last_ts": _iso(entry.get("last_ts")) if entry else None,
                 "problem": problem,
                 "duplicate_of": file.duplicate_of,
             }
@@ -302,7 +314,29 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
     }
     if sum(accounting[b] for b in s.BUCKETS) != accounting["lines"]:
         raise AssertionError(f"line accounting does not add up: {accounting}")
-    return Ingested(inputs, accounting, records, samples)
+    return Ingested(inputs, accounting, records, samples, host_overlaps(inputs))
 
 
-__all__ = ["Ingested", "InputFile", "check_time_zone", "ingest", "ingest_files", "kafka_lines", "resolve_inputs"]
+def _iso(ts) -> str | None:
+    return ts.isoformat(sep=" ") if ts is not None else None
+
+
+def host_overlaps(inputs: list[dict]) -> list[dict]:
+    """Hosts whose files' record times overlap: two inputs named as one host (by directory,
+    file name or ``--host``) that are two writers, not one log and its rotations."""
+    by_host: dict[str, list[dict]] = defaultdict(list)
+    for entry in inputs:
+        if entry["first_ts"] is not None:
+            by_host[entry["host"]].append(entry)
+    overlaps = []
+    for host, entries in sorted(by_host.items()):
+        entries.sort(key=lambda e: e["first_ts"])
+        latest = entries[0]  # of the files so far, the one that ends last
+        for later in entries[1:]:
+            if later["first_ts"] < latest["last_ts"]:
+                overlaps.append({"host": host, "files": [latest["path"], later["path"]], "from": later["first_ts"], "to": min(latest["last_ts"], later["last_ts"])})
+            latest = max(latest, later, key=lambda e: e["last_ts"])
+    return overlaps
+
+
+__all__ = ["Ingested", "InputFile", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs"]

@@ -56,15 +56,47 @@ DOCUMENTATION = re.compile(r"(\.(md|rst|ipynb|html|pdf)|^EXPECTED\.json|^README(
 """Files skipped (and reported) when found inside a directory input: notes, not logs."""
 
 
+_GENERIC_FILES = re.compile(
+    r"^(app(lication)?|server|service|std(out|err)|console|output|out|main|kafka|client|consumer|producer|"
+    r"streams|messages|syslog|all|debug|info|error|trace|current|log|logs|combined)$",
+    re.IGNORECASE,
+)
+"""File names that say what a log is, not who wrote it: such a file's host is its directory."""
+
+
 def infer_host(path: str, root: str | None) -> str:
     """The nearest directory between the file and the input directory whose name is not
-    generic (``logs``, ``2024-03-11``, ...), else the file name (see ``host_from_name``)."""
+    generic (``logs``, ``2024-03-11``, ...); for a file with a generic name (``app.log``)
+    directly in the directory named (or named itself), that directory or the nearest
+    meaningful one above it (``incident/host-a`` -> ``host-a``); else the file name (see
+    ``host_from_name``)."""
     if root is not None:
         directories = os.path.relpath(path, root).split(os.sep)[:-1]
         for name in reversed(directories):
             if not _GENERIC_DIRS.match(name):
                 return name
-    return host_from_name(os.path.basename(path))
+    by_name = host_from_name(os.path.basename(path))
+    if _GENERIC_FILES.match(by_name):
+        for name in reversed(os.path.abspath(root or os.path.dirname(path)).split(os.sep)):
+            if name and not _GENERIC_DIRS.match(name):
+                return name
+    return by_name
+
+
+def _distinct_hosts(files: dict[str, "InputFile"], named: set[str]) -> dict[str, "InputFile"]:
+    """Files whose host came from their file name, in different directories, with the same
+    name (``a/broker.log``, ``b/broker.log``) get the directory in their host: two writers are
+    never silently merged into one. ``named``: keys whose host the user gave (``--host``)."""
+    dirs: dict[str, set[str]] = {}
+    for file in files.values():
+        if not file.is_uri:
+            dirs.setdefault(file.host, set()).add(os.path.dirname(file.path))
+    return {
+        key: replace(file, host=f"{os.path.basename(os.path.dirname(file.path))}/{file.host}")
+        if key not in named and len(dirs.get(file.host, ())) > 1 and file.host == host_from_name(os.path.basename(file.path))
+        else file
+        for key, file in files.items()
+    }
 
 
 def _lookup(mapping: Mapping[str, str] | None, path: str, host: str) -> str | None:
@@ -141,6 +173,7 @@ def resolve_inputs(
     Unreadable files are kept with a ``problem`` so that they are reported, not dropped.
     """
     files: dict[str, InputFile] = {}
+    named: set[str] = set()
     for user_path in paths:
         for path, root in _expand(user_path):
             if _URI.match(path):
@@ -151,13 +184,16 @@ def resolve_inputs(
                 size = os.path.getsize(path) if problem is None else None
             if key in files:
                 continue
-            host = infer_host(path, root)
-            host = _lookup(hosts, path, host) or host
+            inferred = infer_host(path, root)
+            given = _lookup(hosts, path, inferred)
+            host = given or inferred
+            if given:
+                named.add(key)
             zone = _lookup(tz_by_source, path, host)
             files[key] = InputFile(path, host, zone or tz, zone is not None or tz != "UTC", size, problem)
     if not files:
         raise ForensicsError(f"No files found in: {', '.join(paths)}", "Point at log files or directories holding them.")
-    return mark_duplicates(list(files.values()))
+    return mark_duplicates(list(_distinct_hosts(files, named).values()))
 
 
 def sha256_file(path: str) -> str | None:

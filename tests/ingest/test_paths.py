@@ -86,3 +86,40 @@ def test_same_content_under_two_names_is_marked_a_duplicate(tmp_path):
     assert files["host-a/other.log"] is None
     copies = {files["copy/app.log"], files["host-a/app.log"]}
     assert copies in ({None, str(tmp_path / "copy" / "app.log")}, {None, str(tmp_path / "host-a" / "app.log")})
+
+
+def test_a_directory_named_on_the_command_line_is_the_host_of_its_generic_files(tmp_path):
+    for rel in ("incident/host-a/app.log", "incident/host-a/app.log.1", "incident/host-b/logs/app.log.gz"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    named = resolve_inputs([str(tmp_path / "incident/host-a"), str(tmp_path / "incident/host-b/logs")])
+    assert sorted({f.host for f in named}) == ["host-a", "host-b"]
+    globbed = resolve_inputs([str(tmp_path / "incident/*")])
+    assert sorted({f.host for f in globbed}) == ["host-a", "host-b"]
+    single = resolve_inputs([str(tmp_path / "incident/host-a/app.log")])
+    assert [f.host for f in single] == ["host-a"]
+
+
+def test_same_file_name_in_two_directories_never_becomes_one_host(tmp_path):
+    for rel in ("a/broker-1.log", "b/broker-1.log"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel + "\n")
+    files = resolve_inputs([str(tmp_path / "a/broker-1.log"), str(tmp_path / "b/broker-1.log")])
+    assert sorted(f.host for f in files) == ["a/broker-1", "b/broker-1"]
+    given = resolve_inputs([str(tmp_path / "a/broker-1.log"), str(tmp_path / "b/broker-1.log")], hosts={"*/a/*": "broker-1"})
+    assert sorted(f.host for f in given) == ["b/broker-1", "broker-1"]
+
+
+def test_one_host_with_two_files_whose_times_overlap_is_reported():
+    from forensics.ingest import host_overlaps
+
+    def entry(path, host, first, last):
+        return {"path": path, "host": host, "first_ts": first, "last_ts": last}
+
+    inputs = [
+        entry("a/app.log.1", "h", "2024-03-11 10:00:00", "2024-03-11 11:00:00"),
+        entry("a/app.log", "h", "2024-03-11 11:00:01", "2024-03-11 12:00:00"),  # rotation: no overlap
+        entry("b/app.log", "h", "2024-03-11 11:30:00", "2024-03-11 11:40:00"),
+        entry("c/app.log", "other", "2024-03-11 10:00:00", "2024-03-11 12:00:00"),
+    ]
+    assert host_overlaps(inputs) == [{"host": "h", "files": ["a/app.log", "b/app.log"], "from": "2024-03-11 11:30:00", "to": "2024-03-11 11:40:00"}]
