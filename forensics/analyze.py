@@ -30,8 +30,10 @@ def analyze(
     tz: str = "UTC",
     hosts: Mapping[str, str] | None = None,
     tz_by_source: Mapping[str, str] | None = None,
+    layout: str | None = None,
 ) -> dict:
-    """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result."""
+    """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
+    ``layout``: the user's layout pattern, tried before the built-in layouts."""
     paths, offsets = list(paths), list(offsets)
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
@@ -39,7 +41,7 @@ def analyze(
         check_time_zone(tz)
         for zone in (tz_by_source or {}).values():
             check_time_zone(zone)
-        ingested = ingest_files(spark, logs)
+        ingested = ingest_files(spark, logs, layout)
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
     events = parse_events(ingested.records).localCheckpoint()

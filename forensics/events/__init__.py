@@ -64,7 +64,7 @@ def prepare_records(records: DataFrame) -> DataFrame:
     with_prefix = records.select(
         "*",
         split_prefix(F.col(s.MESSAGE)).alias("_prefix"),
-        F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1).alias("_logger_name"),
+        F.coalesce(F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1), F.lit("")).alias("_logger_name"),
     )
     first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
     return with_prefix.withColumn("_first_line", first_line).withColumn(

@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 
 from .. import layouts
 from .. import schema as s
+from ..layouts.pattern import compile_layout
 from ..errors import ForensicsError
 from ..registry import literal_map
 from .gzip_check import gzip_problem
@@ -77,13 +78,14 @@ def ingest(
     hosts: Mapping[str, str] | None = None,
     tz: str = "UTC",
     tz_by_source: Mapping[str, str] | None = None,
-    layout: ModuleType | None = None,
+    layout: str | None = None,
 ) -> Ingested:
     """Read ``paths`` (files, directories, globs; plain or .gz) into Kafka records.
 
     ``hosts`` / ``tz_by_source`` map a host name or path glob to a host name / time zone;
     ``tz`` is the zone of zone-less timestamps everywhere else (reported as assumed when UTC);
-    ``layout`` is a user's compiled layout (``--layout``), tried before the built-in ones.
+    ``layout`` is a user's layout pattern (``--layout``: logback / log4j2 PatternLayout or Python
+    ``logging`` format), tried before the built-in layouts.
     """
     check_time_zone(tz)
     for zone in (tz_by_source or {}).values():
@@ -91,10 +93,15 @@ def ingest(
     return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source), layout)
 
 
-def ingest_files(spark: SparkSession, files: list[InputFile], layout: ModuleType | None = None) -> Ingested:
+def user_layout(pattern: str | None) -> ModuleType | None:
+    """A user's layout pattern compiled into a layout (one clear error for a wrong one)."""
+    return None if not pattern else compile_layout(pattern)
+
+
+def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> Ingested:
     """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records, recognising
-    record heads in ``layout`` (a user's compiled layout) first when given."""
-    table = layouts.with_user_layout(layout)
+    record heads in the user's ``layout`` pattern first when given."""
+    table = layouts.with_user_layout(user_layout(layout))
     read_paths = readable_paths(files)
     if not read_paths:
         return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [])
@@ -134,7 +141,7 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: ModuleType
     return _summarise(files, per_file, gz_problems, records, samples)
 
 
-def kafka_lines(spark: SparkSession, files: list[InputFile], layout: ModuleType | None = None) -> DataFrame:
+def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:
     """Line-level Kafka records of resolved input ``files`` (``records.kafka_lines``): the
     fast first look at an incident, with file and line but no stitching or accounting."""
     read_paths = readable_paths(files)
@@ -148,7 +155,7 @@ def kafka_lines(spark: SparkSession, files: list[InputFile], layout: ModuleType 
         host_of=literal_map({p: f.host for p, f in read_paths.items()})[path],
         tz_of=F.coalesce(literal_map({p: f.tz for p, f in read_paths.items()})[path], F.lit("UTC")),
         source_of=F.coalesce(literal_map({p: f.path for p, f in read_paths.items()})[path], path),
-        table=layouts.with_user_layout(layout),
+        table=layouts.with_user_layout(user_layout(layout)),
     )
 
 
@@ -339,4 +346,4 @@ def host_overlaps(inputs: list[dict]) -> list[dict]:
     return overlaps
 
 
-__all__ = ["Ingested", "InputFile", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs"]
+__all__ = ["Ingested", "InputFile", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs", "user_layout"]

@@ -25,14 +25,17 @@ MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 
 KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka)\."
+_KAFKA_OPENINGS = (
+    r"\[(Consumer|ShareConsumer|Producer|AdminClient) |stream-(thread|client) \[|global-stream-thread \[|state-updater \[|"
+    r"(Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (version|commitId|startTimeMs):"
+)
+"""Openings of a message only a Kafka client writes: a log-context prefix, a config block, the
+version banner."""
 KAFKA_PREFIX = (
-    r"^(\[(Consumer|ShareConsumer|Producer|AdminClient) |stream-(thread|client) \[|"
-    r"global-stream-thread \[|state-updater \[|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b)"
+    rf"^(\[[^\]\x01]*\] ?){{0,3}}({_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b)"
 )
-BARE_HEAD = (
-    r"^(\[(Consumer|ShareConsumer|Producer|AdminClient) [^\]]*clientId=|(global-)?stream-(thread|client) \[|"
-    r"state-updater \[|([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$))"
-)
+"""A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
+BARE_HEAD = rf"^({_KAFKA_OPENINGS}|([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$))"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
 prefix, or an exception class name (``CommitFailedException``, ``TaskMigratedException``)."""
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
@@ -181,7 +184,7 @@ def _mark_heads(kept: DataFrame) -> DataFrame:
         F.last(F.when(is_head, F.col("layout")), True).over(upto).alias("head_layout"),
     )
     contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")
-    joined = ~is_head & contiguous & (F.col("head_layout") != "json_lines")  # a JSON record is one line
+    joined = ~is_head & contiguous & ~F.col("head_layout").isin(*layouts.ONE_LINE)
     return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line")))
 
 
@@ -215,6 +218,25 @@ def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Co
     return parsed.where(is_kafka(F.col(s.LAYOUT), F.col(s.LOGGER), F.col(s.MESSAGE)))
 
 
+WRAP_WIDTHS = (80, 100, 120, 132, 140, 150, 160, 180, 200)
+"""Terminal widths at which a pasted line may have been hard-wrapped."""
+
+
+def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
+    """The message with its continuation lines (``tail``: sorted ``(line, value)`` structs), one
+    per line, except that a line hard-wrapped at a terminal's width (the head line is exactly
+    ``WRAP_WIDTHS`` wide, and so is every piece but the last) continues without a line break."""
+    wraps = head_width.isin(*WRAP_WIDTHS)
+
+    def merge(acc: Column, piece: Column) -> Column:
+        wrapped = wraps & (acc["width"] == head_width) & ~F.substring(piece["value"], 1, 1).isin(" ", "\t")
+        text = F.concat(acc["text"], F.when(wrapped, F.lit("")).otherwise(F.lit("\n")), piece["value"])
+        return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"))
+
+    start = F.struct(message.alias("text"), head_width.alias("width"))
+    return F.aggregate(tail, start, merge)["text"]
+
+
 def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: dict = layouts.LAYOUTS) -> Column:
     """A record's UTC time: its own line's timestamp, else its wrapper's (a time of day alone,
     or no time at all, in the line itself)."""
@@ -239,9 +261,7 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
     )
     with_text = with_parts.select(
         "*",
-        F.when(F.col("tail").isNull(), parts[5])
-        .otherwise(F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
-        .alias("text"),
+        F.when(F.col("tail").isNull(), parts[5]).otherwise(joined_text(parts[5], F.length("value"), F.col("tail"))).alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )
     from_tail = F.when(
@@ -287,7 +307,7 @@ def classify_others(stitched: DataFrame, first_head: Column, file_layout: Column
     ``file_layout`` the file's main layout; JSON-lines files have no continuation lines.
     """
     rows = stitched.where(F.col("layout").isNull())
-    json_file = F.coalesce(file_layout == "json_lines", F.lit(False))
+    json_file = F.coalesce(file_layout.isin(*layouts.ONE_LINE), F.lit(False))
     after_first_head = F.coalesce(first_head < F.col("line"), F.lit(False))
     continues = ~json_file & (F.col("head_line").isNotNull() | after_first_head)
     reason = (

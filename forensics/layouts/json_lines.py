@@ -1,10 +1,22 @@
-"""One JSON object per line, as logstash-logback-encoder and ECS loggers write them.
+"""One JSON object per line: logstash-logback-encoder, ECS, log4j2 JSON layouts, GCP, Bunyan / pino.
 
-Field names tried, in order: timestamp ``@timestamp``/``timestamp``/``time`` (ISO text or
-epoch millis); level ``level``/``log.level``/``log: {level}``/``severity``; logger
-``logger_name``/``log.logger``/``log: {logger}``/``logger``; thread ``thread_name``/
-``process.thread.name``/``process: {thread: {name}}``/``thread``; message ``message``/``msg``;
-stack trace ``stack_trace``/``error.stack_trace``/``error: {stack_trace}``, appended to the message.
+One ``from_json`` with one schema reads every family; each field is the first one present:
+
+- timestamp: ``@timestamp`` (logstash, ECS / log4j2 EcsLayout), ``timestamp`` (text, or GCP's
+  ``{seconds, nanos}``), ``time`` (GCP, Bunyan ISO text; pino epoch millis), log4j2 JsonLayout's
+  ``instant: {epochSecond, nanoOfSecond}`` or ``timeMillis``, GCP's ``timestampSeconds`` /
+  ``timestampNanos``, python-json-logger's ``asctime``;
+- level: ``level`` (names, or Bunyan / pino numbers 10-60), ``log.level`` / ``log: {level}``,
+  ``severity`` / ``logging.googleapis.com/severity`` (GCP; ``DEFAULT`` is no level,
+  ``ALERT``/``EMERGENCY`` are FATAL), ``levelname``;
+- logger: ``logger_name``, ``loggerName``, ``log.logger`` / ``log: {logger}``, ``logger``, GCP's
+  ``logging.googleapis.com/labels`` / ``labels`` ``loggerName``, ``jsonPayload.logger``, ``name``;
+- thread: ``thread_name``, ``process.thread.name`` / ``process: {thread: {name}}``, ``thread``,
+  ``jsonPayload.thread``, ``threadName``;
+- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``;
+- stack trace, appended to the message: ``stack_trace``, ``error.stack_trace`` / ``error:
+  {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
+  after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``.
 """
 
 from __future__ import annotations
@@ -18,7 +30,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from . import _common as c
 
 NAME = "json_lines"
-DESCRIPTION = "JSON lines (logstash / ECS fields: @timestamp, level, logger_name, thread_name, message)"
+DESCRIPTION = "JSON lines (logstash, ECS, log4j2 JsonLayout / JsonTemplateLayout, GCP, Bunyan / pino)"
 EXAMPLE = (
     '{"@timestamp":"2024-03-11T14:02:17.418Z","level":"INFO","thread_name":"main",'
     '"logger_name":"org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",'
@@ -26,21 +38,44 @@ EXAMPLE = (
 )
 FIRST_CHARS = "{"
 
-_FLAT = [
-    "@timestamp", "timestamp", "time", "level", "log.level", "severity", "logger_name", "log.logger",
-    "logger", "thread_name", "process.thread.name", "thread", "message", "msg", "stack_trace",
-    "error.stack_trace",
-]
 _S = StringType()
+GCP = "logging.googleapis.com/"
+
+
+def _struct(*names: str, **nested: StructType) -> StructType:
+    return StructType([StructField(name, _S) for name in names] + [StructField(k, v) for k, v in nested.items()])
+
+
+_FLAT = [
+    "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime",
+    "level", "log.level", "severity", f"{GCP}severity", "levelname",
+    "logger_name", "loggerName", "log.logger", "logger", "name",
+    "thread_name", "process.thread.name", "thread", "threadName",
+    "message", "msg", "textPayload",
+    "stack_trace", "error.stack_trace", "error.type", "error.message",
+]
 SCHEMA = StructType(
     [StructField(name, _S) for name in _FLAT]
     + [
-        StructField("log", StructType([StructField("level", _S), StructField("logger", _S)])),
-        StructField("process", StructType([StructField("thread", StructType([StructField("name", _S)]))])),
-        StructField("error", StructType([StructField("stack_trace", _S)])),
+        StructField("log", _struct("level", "logger")),
+        StructField("process", _struct(thread=_struct("name"))),
+        StructField("error", _struct("stack_trace")),
+        StructField("instant", _struct("epochSecond", "nanoOfSecond")),
+        StructField("thrown", _struct("name", "message", "extendedStackTrace")),
+        StructField("err", _struct("stack")),
+        StructField(f"{GCP}labels", _struct("loggerName")),
+        StructField("labels", _struct("loggerName")),
+        StructField("jsonPayload", _struct("message", "logger", "thread")),
     ]
 )
-_MESSAGE_KEYS = ('"message"', '"msg"')
+"""A field holding another JSON type than declared (GCP's ``timestamp`` object, log4j2's
+``extendedStackTrace`` array, pino's numeric ``level``) is read as its JSON text."""
+_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"')
+LEVEL_NAMES = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL",
+               "DEFAULT": "", "ALERT": "FATAL", "EMERGENCY": "FATAL"}
+"""Bunyan / pino level numbers and GCP severities that log4j has no name for."""
+FRAME = r'\{"class":"([^"]*)","method":"([^"]*)"(?:,"file":"([^"]*)")?(?:,"line":(-?\d+))?[^{}]*\},?'
+"""One frame of log4j2 JsonLayout's ``extendedStackTrace`` array (its keys in the order it writes them)."""
 
 
 def sniff(sample_lines) -> bool:
@@ -53,35 +88,96 @@ def _is_record(line: str) -> bool:
         obj = json.loads(line)
     except ValueError:
         return False
-    return isinstance(obj, dict) and ("message" in obj or "msg" in obj)
+    if not isinstance(obj, dict):
+        return False
+    payload = obj.get("jsonPayload")
+    return any(k in obj for k in ("message", "msg", "textPayload")) or (isinstance(payload, dict) and "message" in payload)
 
 
 def _parsed(value: Column) -> Column:
     return F.from_json(value, SCHEMA, {"mode": "PERMISSIVE"})
 
 
+def _message(r: Column) -> Column:
+    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"])
+
+
 def head(value: Column) -> Column:
     """A JSON object line with a message field (checked without a full parse first)."""
-    cheap = value.startswith("{") & (value.contains(_MESSAGE_KEYS[0]) | value.contains(_MESSAGE_KEYS[1]))
-    record = _parsed(value)
-    return cheap & F.coalesce(record["message"], record["msg"]).isNotNull()
+    cheap = value.startswith("{") & (
+        value.contains(_MESSAGE_KEYS[0]) | value.contains(_MESSAGE_KEYS[1]) | value.contains(_MESSAGE_KEYS[2])
+    )
+    return cheap & _message(_parsed(value)).isNotNull()
+
+
+def _seconds(seconds: Column, nanos: Column) -> Column:
+    """``seconds.nanos`` text (epoch seconds with a 9-digit fraction); null without seconds."""
+    return F.when(seconds.isNotNull() & (seconds != ""),
+                  F.concat(seconds, F.lit("."), F.lpad(F.coalesce(nanos, F.lit("0")), 9, "0")))
+
+
+def _timestamp(r: Column) -> Column:
+    """The record's time as text: ISO text, epoch millis, or epoch seconds with a fraction."""
+    ts = r["timestamp"]
+    gcp_object = _seconds(F.regexp_extract(ts, r'"seconds"\s*:\s*"?(\d+)', 1),
+                          F.nullif(F.regexp_extract(ts, r'"nanos"\s*:\s*(\d+)', 1), F.lit("")))
+    return F.coalesce(
+        r.getField("@timestamp"),
+        F.when(ts.startswith("{"), gcp_object).otherwise(ts),
+        r["time"],
+        _seconds(r["instant"]["epochSecond"], r["instant"]["nanoOfSecond"]),
+        r["timeMillis"],
+        _seconds(r["timestampSeconds"], r["timestampNanos"]),
+        r["asctime"],
+    )
+
+
+def _level(r: Column) -> Column:
+    level = F.coalesce(r["level"], r.getField("log.level"), r["log"]["level"], r["severity"],
+                       r.getField(f"{GCP}severity"), r["levelname"])
+    names = F.create_map(*[F.lit(x) for pair in LEVEL_NAMES.items() for x in pair])
+    return F.coalesce(names[F.upper(level)], level)
+
+
+def _stack(r: Column) -> Column:
+    thrown = r["thrown"]
+    trace = thrown["extendedStackTrace"]
+    frames = F.regexp_replace(F.regexp_replace(trace, FRAME, "\n\tat $1.$2($3:$4)"), r"^\[|\]$", "")
+    summary = F.concat_ws(": ", thrown["name"], thrown["message"])
+    from_thrown = F.when(trace.startswith("["), F.concat(summary, frames)).otherwise(trace)
+    return F.coalesce(
+        r["stack_trace"],
+        r.getField("error.stack_trace"),
+        r["error"]["stack_trace"],
+        from_thrown,
+        F.when(thrown.isNotNull(), F.nullif(summary, F.lit(""))),
+        r["err"]["stack"],
+        F.when(r.getField("error.message").isNotNull(),
+               F.concat_ws(": ", r.getField("error.type"), r.getField("error.message"))),
+    )
 
 
 def split(value: Column) -> Column:
     r = _parsed(value)
-    message = F.coalesce(r["message"], r["msg"])
-    stack = F.coalesce(r["stack_trace"], r.getField("error.stack_trace"), r["error"]["stack_trace"])
+    message, stack = _message(r), _stack(r)
     return F.array(
-        F.coalesce(r.getField("@timestamp"), r["timestamp"], r["time"]),
-        F.coalesce(r["level"], r.getField("log.level"), r["log"]["level"], r["severity"]),
-        F.coalesce(r["logger_name"], r.getField("log.logger"), r["log"]["logger"], r["logger"]),
-        F.coalesce(r["thread_name"], r.getField("process.thread.name"), r["process"]["thread"]["name"], r["thread"]),
+        _timestamp(r),
+        _level(r),
+        F.coalesce(r["logger_name"], r["loggerName"], r.getField("log.logger"), r["log"]["logger"], r["logger"],
+                   r.getField(f"{GCP}labels")["loggerName"], r["labels"]["loggerName"], r["jsonPayload"]["logger"], r["name"]),
+        F.coalesce(r["thread_name"], r.getField("process.thread.name"), r["process"]["thread"]["name"], r["thread"],
+                   r["jsonPayload"]["thread"], r["threadName"]),
         F.lit(None).cast("string"),
         F.when(stack.isNull(), message).otherwise(F.concat_ws("\n", message, stack)),
     )
 
 
 def to_utc(ts_text: Column, tz: Column) -> Column:
-    """ISO text (zone-less read in ``tz``) or epoch milliseconds."""
+    """ISO text (zone-less read in ``tz``), epoch milliseconds, or epoch seconds with a fraction."""
     millis = F.timestamp_millis(ts_text.try_cast("long"))
-    return F.when(ts_text.rlike(r"^\d{12,14}$"), millis).otherwise(c.iso_to_utc(ts_text, tz))
+    seconds = F.timestamp_micros(F.round(ts_text.try_cast("decimal(20,9)") * 1_000_000).cast("long"))
+    return (
+        F.when(ts_text.rlike(r"^\d{12,14}$"), millis)
+        .when(ts_text.rlike(r"^\d{9,11}(\.\d{1,9})?$"), seconds)
+        .otherwise(c.iso_to_utc(ts_text, tz))
+    )

@@ -199,16 +199,18 @@ def load_incident(
     redact: bool = False,
     analysis_json: str | None = None,
     spark=None,
+    layout: str | None = None,
 ) -> Incident:
     """Analyse ``paths`` / ``offsets`` once (shared SparkSession), or read ``analysis_json``
-    (no Spark at all), then narrow to ``group`` and ``window`` (ISO start, end)."""
+    (no Spark at all), then narrow to ``group`` and ``window`` (ISO start, end). ``layout``: a
+    logback / log4j2 / Python ``logging`` pattern for logs in a layout that is not recognised."""
     if isinstance(paths, str):
         paths = [paths]
     if isinstance(offsets, str):
         offsets = [offsets]
     check_window(window)
-    result = read_result(analysis_json) if analysis_json else analyse(paths, offsets, tz=tz, spark=spark)
+    result = read_result(analysis_json) if analysis_json else analyse(paths, offsets, tz=tz, spark=spark, layout=layout)
     if redact:
         result = redact_result(result)
-    params = {"paths": list(paths), "offsets": list(offsets), "tz": tz, "title": title, "redact": redact, "analysis_json": analysis_json}
+    params = {"paths": list(paths), "offsets": list(offsets), "tz": tz, "title": title, "redact": redact, "analysis_json": analysis_json, "layout": layout}
     return Incident(result, result, params).select(group=group, window=window)
