@@ -31,9 +31,11 @@ def analyze(
     hosts: Mapping[str, str] | None = None,
     tz_by_source: Mapping[str, str] | None = None,
     layout: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> dict:
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
-    ``layout``: the user's layout pattern, tried before the built-in layouts."""
+    ``layout``: the user's layout pattern, tried before the built-in layouts; ``columns``: the
+    roles of an export's columns (``--columns``)."""
     paths, offsets = list(paths), list(offsets)
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
@@ -41,7 +43,7 @@ def analyze(
         check_time_zone(tz)
         for zone in (tz_by_source or {}).values():
             check_time_zone(zone)
-        ingested = ingest_files(spark, logs, layout)
+        ingested = ingest_files(spark, logs, layout, columns)
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
     events = parse_events(ingested.records).localCheckpoint()

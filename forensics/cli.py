@@ -131,11 +131,12 @@ def main() -> None:
 @click.option("--tz-source", multiple=True, metavar="GLOB=ZONE", help="Time zone for the files or host matching GLOB; repeatable.")
 @click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
 @click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
+@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell.")
 @click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]].")
 @click.option("--json", "json_out", default=None, metavar="FILE|-", help="Write the machine-readable result to FILE, or - for stdout.")
 @click.option("--quiet", is_flag=True, help="No summary on stdout.")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
-def analyze(paths, offsets, tz, tz_source, hosts, layout, master, json_out, quiet, debug) -> None:
+def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_out, quiet, debug) -> None:
     """Analyse Kafka client / Streams logs at PATHS (files, directories, globs; plain or .gz)."""
 
     def action() -> None:
@@ -143,17 +144,20 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, master, json_out, quie
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
         from .analyze import analyze as run_analysis
         from .ingest import check_time_zone, resolve_inputs, user_layout
+        from .ingest.exports import parse_columns_option
         from .ingest.paths import check_named_files
         from .spark import get_session, resolve_master
 
         # Mistakes in paths, zones, the layout or the master are reported before Spark starts.
         check_time_zone(tz)
         user_layout(layout)
+        export_columns = parse_columns_option(columns) if columns else None
         check_named_files(list(paths) + list(offsets))
         resolve_inputs(list(paths) + list(offsets))
         spark = get_session(resolve_master(master))
         result = run_analysis(
-            spark, paths, offsets, tz=tz, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"), layout=layout
+            spark, paths, offsets, tz=tz, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"), layout=layout,
+            columns=export_columns,
         )
         text = json.dumps(result, indent=2, default=str)
         if json_out == "-":
@@ -175,22 +179,25 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, master, json_out, quie
 @click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
 @click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
 @click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
+@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell.")
 @click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
-def layouts(paths, tz, hosts, layout, master, debug) -> None:
+def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
     """Say what was recognised in each file at PATHS: layout, wrappers, a record split into fields, where every line went."""
 
     def action() -> None:
         from .ingest import check_time_zone, ingest, resolve_inputs, user_layout
+        from .ingest.exports import parse_columns_option
         from .ingest.paths import check_named_files
         from .spark import get_session, resolve_master
 
         check_time_zone(tz)
         user_layout(layout)
+        export_columns = parse_columns_option(columns) if columns else None
         check_named_files(paths)
         resolve_inputs(paths)
         spark = get_session(resolve_master(master))
-        click.echo(format_layouts(ingest(spark, paths, hosts=_pairs(hosts, "--host"), tz=tz, layout=layout).inputs))
+        click.echo(format_layouts(ingest(spark, paths, hosts=_pairs(hosts, "--host"), tz=tz, layout=layout, columns=export_columns).inputs))
 
     _run(debug, action)
 
@@ -204,16 +211,18 @@ def layouts(paths, tz, hosts, layout, master, debug) -> None:
 @click.option("--redact", is_flag=True, help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
 @click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
 @click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
+@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell.")
 @click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
 @click.option("-o", "--output", "out", required=True, metavar="FILE.html", help="The HTML report; .json, .ipynb and .manifest.json go beside it.")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
-def report(paths, offsets, tz, title, group, redact, redact_topics, layout, master, out, debug) -> None:
+def report(paths, offsets, tz, title, group, redact, redact_topics, layout, columns, master, out, debug) -> None:
     """Analyse PATHS and write one self-contained HTML report (no network needed to view it)."""
 
     def action() -> None:
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
         from .ingest import check_time_zone, resolve_inputs, user_layout
+        from .ingest.exports import parse_columns_option
         from .ingest.paths import check_named_files
         from .report.publish import check_output, report_incident
         from .spark import get_session, resolve_master
@@ -221,10 +230,11 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, mast
         check_output(out)
         check_time_zone(tz)
         user_layout(layout)
+        export_columns = parse_columns_option(columns) if columns else None
         check_named_files(list(paths) + list(offsets))
         resolve_inputs(list(paths) + list(offsets))
         spark = get_session(resolve_master(master))
-        files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics, layout=layout)
+        files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics, layout=layout, columns=export_columns)
         click.echo(format_findings_headline(files.headline))
         click.echo(f"Report written to {files.html}")
         click.echo(f"  beside it: {files.notebook.name} (executed notebook), {files.json.name} (analysis), {files.manifest.name} (inputs, sha256, parameters)")

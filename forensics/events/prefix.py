@@ -20,7 +20,10 @@ PREFIX_FIELDS = (
 )
 _NOT = r"[^,\]\x01]*"
 _KINDS = "Consumer|ShareConsumer|Producer|AdminClient"
-_EXTRA = rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?=\[(?:{_KINDS}) |(?:global-)?stream-(?:thread|client) \[|state-updater \[))?"
+_EXTRA = (
+    rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?=\[(?:{_KINDS}) |(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
+    r"\w+Config values:|Kafka (?:version|commitId|startTimeMs):))?"
+)
 """Bracketed fields a team's layout puts before Kafka's prefix (``[KafkaConsumer] [segment-7] ``)."""
 PREFIX = (
     rf"(?s)^{_EXTRA}(?:\[({_KINDS}) "

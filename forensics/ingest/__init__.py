@@ -8,10 +8,12 @@ layout of each line, stitches continuation lines to their record, and returns th
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Iterable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -28,8 +30,10 @@ from ..registry import literal_map
 from .gzip_check import gzip_problem
 from .paths import InputFile, infer_host, resolve_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
+from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
 from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
+from .records import recognise
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
 
@@ -79,18 +83,20 @@ def ingest(
     tz: str = "UTC",
     tz_by_source: Mapping[str, str] | None = None,
     layout: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> Ingested:
     """Read ``paths`` (files, directories, globs; plain or .gz) into Kafka records.
 
     ``hosts`` / ``tz_by_source`` map a host name or path glob to a host name / time zone;
     ``tz`` is the zone of zone-less timestamps everywhere else (reported as assumed when UTC);
     ``layout`` is a user's layout pattern (``--layout``: logback / log4j2 PatternLayout or Python
-    ``logging`` format), tried before the built-in layouts.
+    ``logging`` format), tried before the built-in layouts; ``columns`` maps the roles of an
+    export's columns (``time``, ``host``, ``message``, ...) where the usual names do not tell.
     """
     check_time_zone(tz)
     for zone in (tz_by_source or {}).values():
         check_time_zone(zone)
-    return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source), layout)
+    return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source), layout, columns)
 
 
 def user_layout(pattern: str | None) -> ModuleType | None:
@@ -98,26 +104,26 @@ def user_layout(pattern: str | None) -> ModuleType | None:
     return None if not pattern else compile_layout(pattern)
 
 
-def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> Ingested:
+def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None = None, columns: Mapping[str, str] | None = None) -> Ingested:
     """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records, recognising
-    record heads in the user's ``layout`` pattern first when given."""
+    record heads in the user's ``layout`` pattern first when given. Log-platform exports
+    (``exports.sniff_export``; ``columns`` names their time / host / message ... columns) are
+    read by their columns, the rest as lines of text."""
     table = layouts.with_user_layout(user_layout(layout))
     read_paths = readable_paths(files)
     if not read_paths:
         return _summarise(files, {}, {}, spark.createDataFrame([], s.RECORDS_SCHEMA), [])
+    shapes = export_shapes(read_paths, columns)
+    text_paths = {p: f for p, f in read_paths.items() if p not in shapes}
 
     with ThreadPoolExecutor(max_workers=1) as background:
         gz_future = background.submit(_gzip_problems, files)
-        lines = read_splits(spark, list(read_paths))
-        by_split = fold_lines(lines, table).localCheckpoint()  # small; later plans start from it
-        split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
+        text = _read_text(spark, text_paths, table) if text_paths else None
+        exported = [_read_export(spark, path, shape, read_paths[path], table) for path, shape in shapes.items()]
         gz_problems = gz_future.result()
 
-    offsets = split_offsets(split_rows)
-    facts = _file_facts(split_rows, offsets)
-    by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
-    first_head = literal_map(_first_heads(facts), "bigint")[F.col("uri")]
-    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head).localCheckpoint()
+    by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
+    stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
     heads = assemble_records(
         stitched,
         host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
@@ -127,18 +133,98 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
     ).localCheckpoint()
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     head = F.struct("line", s.LAYOUT, s.TS, s.LEVEL, s.LOGGER, s.THREAD, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE))
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, head.alias("head")).unionByName(
-        _classify_others(stitched, facts), allowMissingColumns=True
-    )
-    counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted").agg(
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, head.alias("head"))
+    if text:
+        rows = rows.unionByName(_classify_others(text.stitched, text.facts), allowMissingColumns=True)
+    counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
         F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"), F.min("head").alias("head")
     ).collect()
-    folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
-    folded_rows = _with_text(lines, _placed_folds(folds, offsets))
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
+    facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
+    folded_rows = text.folded_rows if text else []
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
+    for e in exported:
+        per_file[read_paths[e.uri].path]["export"] = e.description
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
+
+
+@dataclass
+class _Part:
+    """What one way of reading gives the assembly: kept rows stitched to their heads, the file
+    facts of ``_file_facts``, the folded rows, the input of each URI."""
+
+    stitched: DataFrame
+    facts: list[dict]
+    by_uri: dict[str, InputFile]
+    folded_rows: list[dict] = field(default_factory=list)
+    uri: str | None = None
+    description: str | None = None
+
+
+def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
+    """Log files read as lines: folded, placed in their files, stitched."""
+    lines = read_splits(spark, list(read_paths))
+    by_split = fold_lines(lines, table).localCheckpoint()  # small; later plans start from it
+    split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
+    offsets = split_offsets(split_rows)
+    facts = _file_facts(split_rows, offsets)
+    by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
+    first_head = literal_map(_first_heads(facts), "bigint")[F.col("uri")]
+    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head).localCheckpoint()
+    folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
+    return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)))
+
+
+def export_shapes(read_paths: Mapping[str, InputFile], columns: Mapping[str, str] | None) -> dict[str, ExportShape]:
+    """Spark path -> export shape, for the local files that are log-platform exports (sniffed
+    from their first ``exports.SNIFF_CHARS`` characters)."""
+    shapes = {}
+    for path, file in read_paths.items():
+        if not file.is_uri:
+            shape = sniff_export(_head_text(path), dict(columns) if columns else None)
+            if shape is not None:
+                shapes[path] = shape
+    return shapes
+
+
+def _head_text(path: str) -> str:
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            return handle.read(SNIFF_CHARS)
+    except (OSError, EOFError):
+        return ""
+
+
+def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: InputFile, table: dict) -> _Part:
+    """An export's entries as heads (the first line of the message, recognised in any layout,
+    dated and hosted by the export's columns) with the rest of the message as one tail row.
+
+    Accounting: an entry's first line is its record; its other lines are continuations; the
+    header, blank lines and a JSON array's brackets are irrelevant (not log lines)."""
+    rows = read_export(spark, path, shape).localCheckpoint()
+    count = export_line_count(spark, path, shape, rows)
+    message = F.coalesce(F.col("message"), F.lit(""))
+    first = F.substring_index(message, "\n", 1)
+    entries = rows.select(F.lit(path).alias("uri"), "line", "line_end", first.alias("value"), message.alias("message"), "time", "host", "level", "logger", "thread")
+    recognised = recognise(entries, table)
+    heads = recognised.select(
+        "uri", "line", F.col("line").alias("head_line"), F.coalesce(s.LAYOUT, F.lit("message_only")).alias(s.LAYOUT), "value",
+        F.coalesce("wrapper", F.lit("export")).alias("wrapper"), F.coalesce("w_ts", "time").alias("w_ts"), F.coalesce("host", "w_host").alias("w_host"),
+        F.col("level").alias("w_level"), F.col("logger").alias("w_logger"), F.col("thread").alias("w_thread"),
+    )
+    rest = F.expr("substring(message, length(substring_index(message, '\n', 1)) + 2)")
+    tails = entries.where(F.col("message").contains("\n")).select(
+        "uri", F.col("line_end").alias("line"), F.col("line").alias("head_line"), F.lit(None).cast("string").alias(s.LAYOUT), rest.alias("value")
+    )
+    stitched = heads.unionByName(tails, allowMissingColumns=True).localCheckpoint()
+    facts = [{
+        "uri": path, "layout": None, "wrapper": "export", "lines": count.lines, "first_line": None, "export": True,
+        "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries, s.IRRELEVANT: count.outside},
+    }]
+    description = f"{shape.platform or 'unknown platform'} {shape.kind}, {count.entries:,} entries, columns " + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
+    return _Part(stitched, facts, {path: file}, uri=path, description=description)
 
 
 def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:
@@ -238,21 +324,26 @@ def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
     out: dict[str, dict] = defaultdict(
         lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "wrappers": Counter(), "undated": 0}
     )
+    exports = {row["uri"] for row in facts if row.get("export")}
     for row in facts:
         entry = out[by_uri[row["uri"]].path]
         entry["lines"] += row["lines"]
+        entry["buckets"].update(row.get("buckets", {}))
         if row["layout"] is not None:
             entry["layouts"][row["layout"]] += row["lines"]
-        if row["wrapper"] is not None:
+        if row["wrapper"] is not None and not row.get("export"):
             entry["wrappers"][row["wrapper"]] += row["lines"]
     for row in counts:
         entry = out[by_uri[row["uri"]].path]
         entry["buckets"][row["bucket"]] += row["count"]
+        if row["uri"] in exports and row[s.LAYOUT] is not None:  # an export's entries: each one head
+            entry["layouts"][row[s.LAYOUT]] += row["count"]
+            entry["wrappers"]["export"] += row["count"]
         if row["reason"]:
             entry["reasons"][row["reason"]] += row["count"]
         if row["undated"] and row["bucket"] == s.RECORDS:
             entry["undated"] += row["count"]
-        if row["pasted"]:
+        if row["pasted"] and row["uri"] not in exports:
             entry["layouts"]["message_only"] += row["count"]
         if row["bucket"] == s.RECORDS and row["head"] is not None and row["head"]["line"] < entry.get("head", {}).get("line", 1 << 62):
             entry["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in row["head"].asDict().items()}
@@ -295,6 +386,7 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
                 "layout": layouts.most_common(1)[0][0] if layouts else None,
                 "layouts": dict(layouts),
                 "wrappers": dict(entry["wrappers"]) if entry else {},
+                "export": entry.get("export") if entry else None,
                 "lines": entry["lines"] if entry else 0,
                 **{bucket: buckets.get(bucket, 0) for bucket in s.BUCKETS},
                 "tz": file.tz,

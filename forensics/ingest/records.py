@@ -16,10 +16,10 @@ from .. import layouts
 from .. import schema as s
 from . import wrappers
 
-KAFKA_MARKERS = ("kafka", "a.k", "clientId=", "stream-", "state-updater [")
+KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [")
 """Cheap substring test: a line containing none of these cannot be a Kafka client record by
-itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, or a
-log-context prefix such as ``stream-thread [``). Each needle is one more scan of every line,
+itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, a
+log-context prefix such as ``stream-thread [``, or ``Kafka version:`` and the like). Each needle is one more scan of every line,
 so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
@@ -43,6 +43,10 @@ FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
 TRAILING_LOGGER = r" \(([\w.$]+)(?::\d+)?\)$"
+LOGGER_IN_TEXT = r"(?s)^(.*?) \(((?![\w$]+\.java:)[\w.$]+)(?::\d+)?\)(\n|$)"
+"""Kafka's log4j layout puts the logger at the end of the message, so in a record of several
+lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first
+line that ends in `` (logger)``: group 2, removed by ``$1$3``."""
 CONTINUATION_TEXT = r"^(Caused by: |Suppressed: |\.\.\. \d+ more)"
 """Stack-trace lines that continue a record even where a wrapper dates every line."""
 SAMPLE_CHARS = 500
@@ -80,7 +84,7 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
     first = F.substring(value, 1, 1)
-    may_wrap = F.col("layout").isNull() & ~first.isin(" ", "\t", "")
+    may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
     tried = (
         lines.withColumn("layout", layouts.head_layout(value, exact))
         .withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
@@ -91,12 +95,15 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
     )
     inner = F.col("w.inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
-    dated = F.col("w.ts").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT)
+    dated = F.col("w.ts").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
+    peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented)  # a JSON record stays one unless it holds a line
     return tried.select(
         *[c for c in lines.columns if c != "value"],
         F.when(peeled, inner).otherwise(value).alias("value"),
-        F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only"))).alias("layout"),
+        F.when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
+        .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only"))))
+        .alias("layout"),
         F.when(peeled, F.col("wrapper")).alias("wrapper"),
         F.when(peeled, F.col("w.ts")).alias("w_ts"),
         F.when(peeled, F.col("w.host")).alias("w_host"),
@@ -218,18 +225,24 @@ def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Co
     return parsed.where(is_kafka(F.col(s.LAYOUT), F.col(s.LOGGER), F.col(s.MESSAGE)))
 
 
+WRAPPER_FIELDS = ("w_level", "w_logger", "w_thread")
+"""Record fields a wrapper may give (an export's level, logger and thread columns)."""
 WRAP_WIDTHS = (80, 100, 120, 132, 140, 150, 160, 180, 200)
 """Terminal widths at which a pasted line may have been hard-wrapped."""
+WRAP_MIN_LINES = 5
+"""A file is taken as hard-wrapped at a width when at least this many of its kept lines are
+exactly that wide (one line of 80 characters is a coincidence, a paste cut at 80 is not)."""
 
 
 def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
     """The message with its continuation lines (``tail``: sorted ``(line, value)`` structs), one
-    per line, except that a line hard-wrapped at a terminal's width (the head line is exactly
-    ``WRAP_WIDTHS`` wide, and so is every piece but the last) continues without a line break."""
-    wraps = head_width.isin(*WRAP_WIDTHS)
+    per line, except that a line hard-wrapped at a terminal's width (``head_width``: the head
+    line's width where its file is wrapped at it, else null; every piece but the last is that
+    wide) continues without a line break."""
+    wraps = head_width.isNotNull()
 
     def merge(acc: Column, piece: Column) -> Column:
-        wrapped = wraps & (acc["width"] == head_width) & ~F.substring(piece["value"], 1, 1).isin(" ", "\t")
+        wrapped = wraps & (acc["width"] == head_width) & ~piece["value"].rlike(r"^(\t|  )")  # not an indented line
         text = F.concat(acc["text"], F.when(wrapped, F.lit("")).otherwise(F.lit("\n")), piece["value"])
         return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"))
 
@@ -247,9 +260,15 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
     Each step is its own projection so that the per-layout expressions are evaluated (and
-    compiled) once, not once per field that uses them.
+    compiled) once, not once per field that uses them. A wrapper's ``w_level``, ``w_logger``
+    and ``w_thread`` (an export's columns) fill the fields the line itself lacks.
     """
-    heads = stitched.where(F.col("layout").isNotNull())
+    for column in WRAPPER_FIELDS:
+        if column not in stitched.columns:
+            stitched = stitched.withColumn(column, F.lit(None).cast("string"))
+    width = F.length("value")
+    wrapped_here = F.when(width.isin(*WRAP_WIDTHS), F.count(F.lit(1)).over(Window.partitionBy("uri", width)) >= WRAP_MIN_LINES)
+    heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", F.when(wrapped_here, width))
     tails = (
         stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
         .groupBy("uri", "head_line")
@@ -261,16 +280,16 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
     )
     with_text = with_parts.select(
         "*",
-        F.when(F.col("tail").isNull(), parts[5]).otherwise(joined_text(parts[5], F.length("value"), F.col("tail"))).alias("text"),
+        F.when(F.col("tail").isNull(), parts[5]).otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail"))).alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )
     from_tail = F.when(
         (F.col("layout") == "log4j") & (parts[2] == "") & F.col("tail").isNotNull(),
-        F.nullif(F.regexp_extract("text", TRAILING_LOGGER, 1), F.lit("")),
+        F.nullif(F.regexp_extract("text", LOGGER_IN_TEXT, 2), F.lit("")),
     )
     with_logger = with_text.select(
         "*",
-        F.coalesce(F.nullif(parts[2], F.lit("")), from_tail).alias("logger_"),
+        F.coalesce(F.nullif(parts[2], F.lit("")), from_tail, F.col("w_logger")).alias("logger_"),
         from_tail.isNotNull().alias("logger_in_tail"),
         record_ts(F.col("layout"), F.col("ts_text"), F.col("w_ts"), tz_of, table).alias("ts_"),
     )
@@ -278,7 +297,7 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
     relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
     bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
     bucket = F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS))
-    message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", TRAILING_LOGGER, "")).otherwise(F.col("text"))
+    message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", LOGGER_IN_TEXT, "$1$3")).otherwise(F.col("text"))
     return with_logger.withColumn("bucket", bucket).select(
         "uri",
         F.col("line"),
@@ -292,9 +311,9 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
         F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
         F.col("layout").alias(s.LAYOUT),
         ts.alias(s.TS),
-        layouts._common.normalise_level(parts[1]).alias(s.LEVEL),
+        layouts._common.normalise_level(F.coalesce(F.nullif(parts[1], F.lit("")), F.col("w_level"))).alias(s.LEVEL),
         F.col("logger_").alias(s.LOGGER),
-        F.nullif(parts[3], F.lit("")).alias(s.THREAD),
+        F.coalesce(F.nullif(parts[3], F.lit("")), F.col("w_thread")).alias(s.THREAD),
         F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
         message.alias(s.MESSAGE),
     )

@@ -11,6 +11,9 @@ the writer when one file holds several (syslog, ``docker compose logs``).
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
 - ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host);
+- ``json_message``: a shipper's JSON (Vector, Fluent Bit, Filebeat to a file) whose ``message``
+  holds the application's line as it was written, ``{"host":..,"message":"<line>","timestamp":..}``;
+  peeled only where that line is a record head or a continuation (else it is a JSON log record);
 - ``lost_brace``: a JSON record whose opening ``{`` was lost in a paste.
 
 ANSI colour codes (consoles, ``docker compose``) are removed before and after peeling.
@@ -34,8 +37,12 @@ _SHAPES = {
     "compose": (r"^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
 }
 """Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three."""
-WRAPPERS = ("docker_json", *_SHAPES, "lost_brace", "ansi")
+WRAPPERS = ("docker_json", *_SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
+
+
+_SHIPPED = "timestamp string, `@timestamp` string, time string, host string, hostname string, message string, msg string"
+"""The fields of a shipper's envelope (a ``host`` that is an object reads as null)."""
 
 
 def strip_ansi(value: Column) -> Column:
@@ -53,6 +60,7 @@ def wrapper_of(value: Column) -> Column:
     for name in _SHAPES:
         gate = {"journald": iso_t, "kubectl": iso_t, "syslog": upper, "kibana_paste": upper}.get(name, digit | upper | first.between("a", "z"))
         kind = kind.when(gate & value.rlike(_SHAPES[name][0]), F.lit(name))
+    kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
@@ -62,6 +70,12 @@ def peel(value: Column, wrapper: Column) -> Column:
     fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
     for name, (regex, ts, host, inner) in _SHAPES.items():
         fields = fields.when(wrapper == name, F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3))
+    shipped = F.from_json(value, _SHIPPED)
+    fields = fields.when(wrapper == "json_message", F.array(
+        F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"], F.lit("")),
+        F.coalesce(shipped["host"], shipped["hostname"], F.lit("")),
+        F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", ""),
+    ))
     fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value)))
     fields = fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value))
     return F.struct(

@@ -5,10 +5,14 @@ KAFKA-7672 (seed 000): under exactly-once a task that finds no checkpoint resets
 to offset 0 and wipes its store; it must then restore the changelog completely before it runs.
 An episode shows whether the checkpoint was found, where the changelog was reset to, the
 restore's start and end offsets and records, whether it completed, and when the task (or its
-thread) went RUNNING; plus the task's previous owner and the gap since it let the task go.
+thread) went RUNNING; plus the task's previous owner and the gap since it let the task go,
+and the last checkpoint its host wrote for the changelog partition before the task opened there.
 """
 
 from __future__ import annotations
+
+from functools import reduce
+from operator import and_
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -22,6 +26,12 @@ TASK_OPENED = ("streams:task:created", "streams:task:initialized", "streams:chec
 TASK_DONE = ("streams:task:restored", "streams:task:running")
 TASK_CLOSED = ("streams:task:closed_clean", "streams:task:closed_dirty", "streams:task:suspended", "streams:task:migrated", "streams:task:recycled")
 RESTORE = ("streams:restore:start", "streams:restore:progress", "streams:restore:finished")
+CHECKPOINT_WRITTEN = "streams:checkpoint:written"
+CHECKPOINT_WRITES = (CHECKPOINT_WRITTEN, "streams:checkpoint:write_failed")
+"""Checkpoint writes name a task but do not open it: a task that is closed writes one last
+checkpoint, possibly after its thread joined the next generation."""
+CHECKPOINT_ENTRY = r"([^\s{},=]+-\d+)=(-?\d+)"
+"""One ``changelog-partition=offset`` entry of the map a ``Writing checkpoint: {...}`` line prints."""
 
 EPISODE = ["host", "thread", GENERATION_NOW]
 
@@ -41,7 +51,9 @@ def task_episodes(members: DataFrame) -> DataFrame:
     """Per thread assignment (host, thread, generation) and task: when the task was opened
     (first line naming it; task lists such as "current active tasks: [0_1, 1_1]" name each),
     whether it ran, and when the thread let it go."""
-    task_lines = members.where(F.col(s.TASK).isNotNull() & F.col(s.EVENT_TYPE).startswith("streams:"))
+    task_lines = members.where(
+        F.col(s.TASK).isNotNull() & F.col(s.EVENT_TYPE).startswith("streams:") & ~F.col(s.EVENT_TYPE).isin(*CHECKPOINT_WRITES)
+    )
     task_ids = F.filter(F.split(F.col(s.TASK), r"[\[\]{},\s]+"), lambda task: task.rlike(r"^\d+_\d+$"))
     per_task = task_lines.withColumn("thread", _thread(task_lines)).withColumn(s.TASK, F.explode(task_ids))
     line = F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))
@@ -80,6 +92,48 @@ def changelog_activity(members: DataFrame) -> DataFrame:
     )
 
 
+def checkpoints_written(members: DataFrame) -> DataFrame:
+    """One row per changelog partition of each ``Writing checkpoint: {...}`` line: ``host``,
+    ``thread``, ``ts``, ``changelog`` (``topic-N``), ``offset`` and the line (``evidence``).
+    Entries with an unknown offset (-4, 2.6+) are left out."""
+    lines = members.where(F.col(s.EVENT_TYPE) == CHECKPOINT_WRITTEN)
+    entry = F.lit(CHECKPOINT_ENTRY)
+    entries = F.arrays_zip(
+        F.regexp_extract_all("changelog", entry, F.lit(1)).alias("_tp"),
+        F.regexp_extract_all("changelog", entry, F.lit(2)).alias("_offset"),
+    )
+    exploded = lines.select(
+        "host", _thread(lines).alias("thread"), s.TS, s.SOURCE_FILE, s.LINE, F.explode(entries).alias("_entry")
+    )
+    return exploded.select(
+        "host", "thread", s.TS, F.col("_entry._tp").alias("changelog"), F.col("_entry._offset").cast("long").alias(s.OFFSET),
+        F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line")).alias("evidence"),
+    ).where(F.col(s.OFFSET) >= 0)
+
+
+def last_checkpoints(episodes: DataFrame, checkpoints: DataFrame) -> DataFrame:
+    """Per episode row (``EPISODE``, task, changelog): the last checkpoint written for its
+    changelog partition on the same host (the state directory the task opens from) at or before
+    the task was opened there, by any thread: ``last_checkpoint`` (ts, offset, thread, evidence),
+    keyed by ``_lc_<key>`` columns."""
+    keys = [*EPISODE, s.TASK, "changelog"]
+    written = checkpoints.select(
+        F.col("host").alias("_cp_host"), F.col("changelog").alias("_cp_changelog"), F.col(s.TS).alias("_cp_ts"),
+        F.struct(
+            F.col(s.TS).alias("ts"), F.col(s.OFFSET).alias("offset"), F.col("thread").alias("thread"), F.col("evidence").alias("evidence")
+        ).alias("_cp"),
+    )
+    before_opening = (
+        (F.col("host") == F.col("_cp_host")) & (F.col("changelog") == F.col("_cp_changelog")) & (F.col("_cp_ts") <= F.col("opened_ts"))
+    )
+    latest = F.struct(F.col("_cp.ts"), F.col("_cp.evidence.file"), F.col("_cp.evidence.line"))
+    return (
+        episodes.select(*keys, "opened_ts").join(written, before_opening)
+        .groupBy(*keys).agg(F.max_by("_cp", latest).alias("last_checkpoint"))
+        .select(*[F.col(k).alias(f"_lc_{k}") for k in keys], "last_checkpoint")
+    )
+
+
 def thread_generations(members: DataFrame) -> DataFrame:
     """Per thread assignment: when the thread went RUNNING (``State transition ... to RUNNING``)
     and its last line in that generation (when it let its tasks go, at the latest)."""
@@ -103,6 +157,10 @@ def restore_episodes(members: DataFrame) -> DataFrame:
     ``reset_offset`` (the restore consumer's reset), ``restore_from``/``restore_to``,
     ``records_restored``, ``restore_completed`` (true: restore finished or the task logged
     "Restored and ready to run"; false: the task's thread went RUNNING with neither),
+    ``last_checkpoint_offset``/``_ts``/``_thread``/``_evidence`` (the last ``Writing checkpoint``
+    line of this host for the changelog partition at or before the task opened here, by any
+    thread: the offset a restore from the local state could start from; ``checkpoint_found``
+    false next to it means the task did not use that checkpoint),
     ``opened_ts``, ``running_ts`` (the task's
     own RUNNING line, else its thread's), ``previous_host``/``previous_thread``,
     ``previous_released_ts``, ``same_instance`` and ``gap_ms`` (from the previous owner's
@@ -122,7 +180,10 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         "*", F.explode_outer(F.when(F.size("_changelogs") > 0, F.col("_changelogs"))).alias("changelog")
     )
     activity = changelog_activity(members).withColumnRenamed("changelog_tp", "changelog")
-    with_previous = per_changelog.join(activity, [*EPISODE, "changelog"], "left")
+    with_activity = per_changelog.join(activity, [*EPISODE, "changelog"], "left")
+    checkpoints = last_checkpoints(per_changelog, checkpoints_written(members))
+    same_row = [F.col(k).eqNullSafe(F.col(f"_lc_{k}")) for k in [*EPISODE, s.TASK, "changelog"]]
+    with_previous = with_activity.join(checkpoints, reduce(and_, same_row), "left")
     running = F.coalesce(F.col("task_running_ts"), F.when(F.col("thread_running_ts") >= F.col("opened_ts"), F.col("thread_running_ts")))
     completed = (
         F.when(F.col("restore_finished_ts").isNotNull() | F.col("task_running_ts").isNotNull(), F.lit(True))
@@ -139,6 +200,8 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         (F.col("_wiped") == 1).alias("store_wiped"),
         "reset_offset", "restore_from", "restore_to", "records_restored", completed.alias("restore_completed"),
         "restore_finished_ts",
+        F.col("last_checkpoint.offset").alias("last_checkpoint_offset"), F.col("last_checkpoint.ts").alias("last_checkpoint_ts"),
+        F.col("last_checkpoint.thread").alias("last_checkpoint_thread"), F.col("last_checkpoint.evidence").alias("last_checkpoint_evidence"),
         "opened_ts", running.alias("running_ts"),
         "previous_host", "previous_thread", "previous_released_ts",
         (F.col("previous_host") == F.col("host")).alias("same_instance"),

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from . import figures, tables
 from .data import analyse, check_window, groups, read_result, redact as redact_result, select
+from ..ingest.exports import parse_columns_option
 from .escape import esc
 from .evidence import cited_lines
 from .views import Html, Table
@@ -200,17 +201,19 @@ def load_incident(
     analysis_json: str | None = None,
     spark=None,
     layout: str | None = None,
+    columns: str | None = None,
 ) -> Incident:
     """Analyse ``paths`` / ``offsets`` once (shared SparkSession), or read ``analysis_json``
     (no Spark at all), then narrow to ``group`` and ``window`` (ISO start, end). ``layout``: a
-    logback / log4j2 / Python ``logging`` pattern for logs in a layout that is not recognised."""
+    logback / log4j2 / Python ``logging`` pattern for logs in a layout that is not recognised;
+    ``columns``: an export's columns by role, as ``--columns`` takes them (``time=..,message=..``)."""
     if isinstance(paths, str):
         paths = [paths]
     if isinstance(offsets, str):
         offsets = [offsets]
     check_window(window)
-    result = read_result(analysis_json) if analysis_json else analyse(paths, offsets, tz=tz, spark=spark, layout=layout)
+    result = read_result(analysis_json) if analysis_json else analyse(paths, offsets, tz=tz, spark=spark, layout=layout, columns=parse_columns_option(columns) if columns else None)
     if redact:
         result = redact_result(result)
-    params = {"paths": list(paths), "offsets": list(offsets), "tz": tz, "title": title, "redact": redact, "analysis_json": analysis_json, "layout": layout}
+    params = {"paths": list(paths), "offsets": list(offsets), "tz": tz, "title": title, "redact": redact, "analysis_json": analysis_json, "layout": layout, "columns": columns}
     return Incident(result, result, params).select(group=group, window=window)

@@ -220,7 +220,7 @@ def check_output(out_html: str | os.PathLike) -> None:
 
 
 def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str | None = None, group: str | None = None,
-                    redact: bool = False, redact_topics: bool = False, layout: str | None = None) -> ReportFiles:
+                    redact: bool = False, redact_topics: bool = False, layout: str | None = None, columns=None) -> ReportFiles:
     """Analyse on ``spark`` (in this process) and write the report files for ``out_html``.
 
     With ``redact`` the inputs' sha256 are taken first, then the result, the paths in the
@@ -229,7 +229,7 @@ def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str
     from .data import analyse, redact_with
 
     check_output(out_html)
-    result = analyse(list(paths), list(offsets), tz=tz, spark=spark, layout=layout)
+    result = analyse(list(paths), list(offsets), tz=tz, spark=spark, layout=layout, columns=columns)
     result["inputs"] = [{**e, "sha256": sha256_file(e["path"]) if e.get("path") else None} for e in result.get("inputs") or []]
     title = title or default_title(paths)
     parameters = {"paths": [str(p) for p in paths], "offsets": [str(p) for p in offsets], "tz": tz, "group": group, "redact": redact}

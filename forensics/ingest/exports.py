@@ -1,0 +1,691 @@
+"""Log-platform exports: recognise a download from a log platform and read one row per entry.
+
+Analysts get production logs as downloads: Kibana Discover CSV, Splunk CSV or JSON results,
+CloudWatch Logs Insights CSV/JSON, Datadog CSV, Grafana/Loki JSON or CSV, GCP Cloud Logging
+JSON, Elasticsearch hits. ``sniff_export(head)`` tells such a file from an ordinary log file by
+its first ``SNIFF_CHARS`` characters and maps its columns to the ``ROLES``;
+``read_export(spark, path, shape)`` reads it with Spark into one row per entry with the physical
+lines the entry spans; ``export_line_count`` accounts for every physical line of the file
+(entries' lines + lines outside any entry == lines of the file).
+
+Physical lines are those ``spark.read.text`` sees: a line ends at LF, CRLF or a lone CR.
+
+Column names: for csv/tsv the header cell as written in the file; for JSON a dotted path from
+the entry's root, a key that itself holds a dot written in double quotes:
+``_source.host.name``, ``_source."log.level"``, ``labels."compute.googleapis.com/resource_name"``.
+Matching of the usual names is case-insensitive and finds a dotted name nested or flattened.
+
+How lines are numbered:
+
+- csv/tsv: Spark's multiLine CSV reader (RFC 4180, doubled quotes) parses the file in one
+  partition, so ``monotonically_increasing_id`` is each record's index. A record spans 1 + n
+  physical lines (n: its line breaks inside quoted values), e of them empty (two breaks in a
+  row). The parser skips empty lines between records, and a record's first and last lines are
+  never empty, so record i starts on the non-empty line of rank 2 + sum over earlier records of
+  (n + 1 - e) (rank 1 is the header). A join with the file's non-empty lines, ranked by a window
+  over ``read.read_lines`` (exact also when Spark splits the file), gives that line; the record
+  ends n lines further down.
+- ndjson: one entry per non-blank physical line (``read.read_lines``).
+- json_array: Spark parses the array (``from_json`` to ``array<string>``, ``posexplode``); the
+  first and last physical line of each element come from a bounded driver-side scan of the
+  text (see ``element_spans``), joined by position.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
+
+from ..errors import ForensicsError
+from .read import ROW_INDEX_MASK, read_lines
+
+ROLES = ("time", "host", "source", "level", "logger", "thread", "message")
+KINDS = ("csv", "tsv", "ndjson", "json_array")
+OUTPUT_COLUMNS = ("line", "line_end", *ROLES)
+SNIFF_CHARS = 64 * 1024
+"""How much of a file ``sniff_export`` wants to see (decoded text)."""
+SAMPLES = 50
+"""Entries of the head looked at to find the columns."""
+MAX_ARRAY_CHARS = 256 * 1024 * 1024
+"""A JSON array is scanned on the driver for its elements' lines; platforms cap such downloads
+(10,000 entries and less), so a larger array is refused with a hint to convert it to NDJSON."""
+
+NAMES: dict[str, tuple[str, ...]] = {
+    "time": ("@timestamp", "_time", "timestamp", "time", "date", "datetime", "ts", "tsns"),
+    "host": (
+        "kubernetes.pod.name", "k8s.pod.name", "resource.labels.pod_name", "pod", "pod_name",
+        "host.name", "host.hostname", "hostname", "host", "@logstream", "instance",
+        "labels.compute.googleapis.com/resource_name", "resource.labels.instance_id", "agent.hostname",
+    ),
+    "source": ("log.file.path", "source", "@log", "logname", "file", "filename", "path", "service", "sourcetype"),
+    "level": ("log.level", "level", "severity", "status", "loglevel", "log_level", "levelname", "detected_level"),
+    "logger": ("log.logger", "logger_name", "loggername", "logger", "logger.name"),
+    "thread": ("process.thread.name", "thread_name", "threadname", "thread", "thread.name", "logger.thread_name"),
+    "message": ("_raw", "@message", "line", "textpayload", "event.original", "message", "msg", "content", "log", "body"),
+}
+"""Role -> usual column names (lowercase), best first. A pod name is preferred to a host name: on
+Kubernetes ``host.name`` is the node, shared by every client pod on it. The column holding the
+raw original line (``_raw``, ``@message``, ``Line``, ``textPayload``) is preferred as message."""
+
+BREAK = r"\r\n|\r|\n"
+EMPTY_LINE = r"(\r\n|\r(?!\n)|\n)(?=[\r\n])"
+"""A line break followed by another: the physical line between them is empty."""
+_FIELD_GLUE = "\u0001"
+_HEADER_CELL = re.compile(r"^['@A-Za-z_][\w@.:/()\[\]' -]{0,127}$")
+_FORMULA_QUOTE = re.compile(r"^'(?=[=+\-@])")
+_DIGITS = re.compile(r"^\s*\d+\s*$")
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|\r\n|\r|\n|[^\s,:\[\]{}"]+', re.S)
+_BEATS = ("filebeat", "elastic-agent", "winlogbeat", "journalbeat", "functionbeat")
+
+
+@dataclass(frozen=True)
+class ExportShape:
+    """What a log-platform export looks like: its kind, platform and where each role is."""
+
+    kind: str
+    platform: str | None
+    columns: dict[str, str]
+    header: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExportLines:
+    """The line accounting of one export: ``entry_lines + outside == lines``.
+
+    ``entry_lines`` are the physical lines holding (part of) an entry; ``outside`` the others:
+    the header, blank lines, blank records, a JSON array's own brackets. For csv/tsv/ndjson the
+    entries do not share lines, so ``entry_lines`` is the sum of ``line_end - line + 1``.
+    """
+
+    lines: int
+    entries: int
+    entry_lines: int
+    outside: int
+
+
+# ----------------------------------------------------------------------------- --columns
+
+
+def parse_columns_option(text: str) -> dict[str, str]:
+    """``'time=@timestamp,host=host.name,message=_raw'`` -> ``{role: column}``.
+
+    A column may be double-quoted (``host=labels."k8s-pod/name"`` keeps its quotes, a JSON
+    path). Unknown roles, a pair without ``=``, an empty side or a repeated role raise a
+    ``ForensicsError`` with the fix.
+    """
+    example = "Write ROLE=COLUMN pairs separated by commas, e.g. --columns time=@timestamp,host=host.name,message=_raw."
+    pairs = [p.strip() for p in _split_outside_quotes(text or "", ",") if p.strip()]
+    if not pairs:
+        raise ForensicsError("--columns is empty.", example)
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        role, sep, column = (part.strip() for part in pair.partition("="))
+        role = role.lower()
+        if not sep or not role or not column:
+            raise ForensicsError(f"--columns: {pair!r} is not ROLE=COLUMN.", example)
+        if role not in ROLES:
+            raise ForensicsError(f"--columns: unknown role {role!r}.", f"Roles are {', '.join(ROLES)}.")
+        if role in mapping:
+            raise ForensicsError(f"--columns names the role {role!r} twice.", "Give each role once.")
+        mapping[role] = column
+    return mapping
+
+
+def _split_outside_quotes(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` where it is not inside double quotes."""
+    parts, current, quoted = [], [], False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        if char == sep and not quoted:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+# ----------------------------------------------------------------------------- sniffing
+
+
+def sniff_export(head: str, columns: dict[str, str] | None = None) -> ExportShape | None:
+    """The export shape of a file from its first ~64 KiB of text, or None for an ordinary log
+    file (log4j, logback, JSON lines of an application with no platform envelope, librdkafka).
+
+    ``columns`` (role -> column, see ``parse_columns_option``) overrides or adds roles; with it a
+    CSV/TSV header holding the named columns is an export even without any usual name, JSON
+    entries are one even without a platform's envelope, and a header or JSON entry lacking a
+    named column raises a ``ForensicsError`` naming what is there. A file whose first line is
+    no header (a log4j or logback file) stays None: give ``columns`` for files meant as exports.
+    """
+    text = head.lstrip("\ufeff")
+    body = text.lstrip()
+    if not body:
+        return None
+    if body[0] == "[":
+        return _sniff_array(body, columns)
+    if body[0] == "{":
+        return _sniff_ndjson(body, columns)
+    return _sniff_delimited(text, columns)
+
+
+def _sniff_delimited(text: str, columns: dict[str, str] | None) -> ExportShape | None:
+    """CSV/TSV: a header row of column names, the usual names (or ``columns``) among them."""
+    sep = _delimiter(_first_line(text))
+    records = _csv_records(text, sep)
+    if not records or not _header_like(records[0], records[1:], text):
+        return None
+    header = records[0]
+    names = [_clean_name(cell) for cell in header]
+    platform = _csv_platform(set(names))
+    roles = _csv_roles(header, names, records[1:-1] if len(records) > 2 else records[1:])
+    if columns:
+        roles.update(_csv_overrides(header, names, columns))
+    elif platform is None and not roles.keys() & {"time", "host", "level"}:
+        return None
+    if "message" not in roles:
+        return _no_message(columns, header)
+    return ExportShape("tsv" if sep == "\t" else "csv", platform, roles, tuple(header))
+
+
+def _first_line(text: str) -> str:
+    return _LINE_SPLIT.split(text.lstrip("\r\n"), 1)[0]
+
+
+def _delimiter(line: str) -> str:
+    """Tab when the line has more tab-separated cells than comma-separated ones, else comma."""
+    by_tab, by_comma = _cell_count(line, "\t"), _cell_count(line, ",")
+    return "\t" if by_tab >= 2 and by_tab > by_comma else ","
+
+
+def _cell_count(line: str, sep: str) -> int:
+    records = _csv_records(line, sep)
+    return len(records[0]) if records else 0
+
+
+def _csv_records(text: str, sep: str) -> list[list[str]]:
+    """The first records of ``text`` (RFC 4180 quoting); a record cut by the head's end may be
+    among them, partial."""
+    reader = csv.reader(io.StringIO(text.lstrip("\r\n"), newline=""), delimiter=sep, quotechar='"', doublequote=True)
+    records: list[list[str]] = []
+    try:
+        for record in reader:
+            if record:
+                records.append(record)
+            if len(records) > SAMPLES + 1:
+                break
+    except csv.Error:
+        pass
+    return records
+
+
+def _header_like(header: list[str], rest: list[list[str]], text: str) -> bool:
+    """Two or more cells that all look like column names, and the first data record (when the
+    head surely holds all of it) has as many cells."""
+    if len(header) < 2 or not all(_HEADER_CELL.match(cell) and cell == cell.strip() for cell in header):
+        return False
+    complete = len(rest) > 1 or (len(rest) == 1 and text.rstrip(" ").endswith(("\n", "\r")))
+    return not complete or len(rest[0]) == len(header)
+
+
+def _clean_name(cell: str) -> str:
+    """A header cell as matched: lowercase, without Kibana's formula-escaping quote."""
+    return _FORMULA_QUOTE.sub("", cell.strip()).lower()
+
+
+def _csv_platform(names: set[str]) -> str | None:
+    """The platform whose export has these (lowercase) column names, else None."""
+    if names & {"@message", "@logstream", "@log"}:
+        return "cloudwatch"
+    if "_raw" in names or ("_time" in names and names & {"sourcetype", "_serial", "splunk_server", "_indextime"}):
+        return "splunk"
+    if names & {"textpayload", "insertid", "logname"} or any(n.startswith(("jsonpayload.", "resource.labels.")) for n in names):
+        return "gcp"
+    if "tsns" in names or ("line" in names and names & {"time", "date"} and not names & {"message", "msg", "_raw"}):
+        return "loki"
+    if names & {"@timestamp", "_index"} or any(n.startswith(("host.", "log.", "kubernetes.", "agent.", "ecs.")) for n in names):
+        return "kibana"
+    if "service" in names and names & {"status", "content", "date"}:
+        return "datadog"
+    return None
+
+
+def _csv_roles(header: list[str], names: list[str], samples: list[list[str]]) -> dict[str, str]:
+    """Role -> header cell, by the usual names; a message column of bare numbers is skipped."""
+    roles: dict[str, str] = {}
+    for role, candidates in NAMES.items():
+        for candidate in candidates:
+            if candidate in names:
+                at = names.index(candidate)
+                if role == "message" and _all_numbers(samples, at):
+                    continue
+                roles[role] = header[at]
+                break
+    return roles
+
+
+def _all_numbers(samples: list[list[str]], at: int) -> bool:
+    values = [r[at] for r in samples if len(r) > at and r[at]]
+    return bool(values) and all(_DIGITS.match(v) for v in values)
+
+
+def _csv_overrides(header: list[str], names: list[str], columns: dict[str, str]) -> dict[str, str]:
+    """Role -> header cell for each ``columns`` entry; a missing column is an error."""
+    found, missing = {}, []
+    for role, column in columns.items():
+        wanted = _clean_name(column.strip('"'))
+        if wanted in names:
+            found[role] = header[names.index(wanted)]
+        else:
+            missing.append(f"{role}={column}")
+    if missing:
+        raise ForensicsError(
+            f"--columns {', '.join(missing)}: the export's header has no such column.",
+            f"Columns available: {', '.join(header)}.",
+        )
+    return found
+
+
+def _no_message(columns: dict[str, str] | None, available) -> None:
+    """Without a message column a file is no export, unless the user named columns: then say so."""
+    if columns:
+        raise ForensicsError(
+            "--columns gives no message column and none of the usual ones (_raw, @message, Line, textPayload, message, msg) is there.",
+            f"Add message=<column>; columns available: {', '.join(list(available)[:60])}.",
+        )
+    return None
+
+
+def _sniff_ndjson(body: str, columns: dict[str, str] | None) -> ExportShape | None:
+    """NDJSON: one entry per line inside a platform's envelope (or ``columns`` given)."""
+    objects = _ndjson_samples(body)
+    if not objects:
+        return None
+    envelope = _envelope(objects[0])
+    if envelope is None and not columns:
+        return None
+    return _json_shape("ndjson", objects, envelope, columns)
+
+
+def _ndjson_samples(body: str) -> list[dict]:
+    """The JSON objects on the head's first lines; empty when the first is none."""
+    lines = [line for line in _LINE_SPLIT.split(body) if line.strip()]
+    objects: list[dict] = []
+    for number, line in enumerate(lines[: SAMPLES + 1]):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            if number == 0:
+                return []
+            break  # the head's last line, cut short, or a line that is no JSON
+        if not isinstance(value, dict):
+            return objects if number else []
+        objects.append(value)
+    return objects
+
+
+def _sniff_array(body: str, columns: dict[str, str] | None) -> ExportShape | None:
+    """A JSON array of entries (objects); no ordinary log file is one."""
+    items = _array_samples(body)
+    if not items or not isinstance(items[0], dict):
+        return None
+    objects = [item for item in items if isinstance(item, dict)]
+    return _json_shape("json_array", objects, _envelope(objects[0]), columns)
+
+
+def _array_samples(body: str) -> list:
+    """The first elements of the JSON array that ``body`` opens, as far as the head holds them."""
+    decoder = json.JSONDecoder()
+    items, at = [], 1
+    while len(items) < SAMPLES:
+        at = _skip_separator(body, at)
+        if at >= len(body) or body[at] == "]":
+            break
+        try:
+            value, at = decoder.raw_decode(body, at)
+        except ValueError:
+            break
+        items.append(value)
+    return items
+
+
+def _skip_separator(text: str, at: int) -> int:
+    """Index after white space, one comma and white space from ``at``."""
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at < len(text) and text[at] == ",":
+        at += 1
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
+
+
+def _envelope(entry: dict) -> tuple[str, tuple[str, ...]] | None:
+    """(platform, prefixes under which the entry's fields live) of a platform's JSON entry."""
+    keys = {k.lower(): k for k in entry}
+
+    def value(name: str):
+        return entry.get(keys.get(name, ""))
+
+    if isinstance(value("_source"), dict) and keys.keys() & {"_index", "_id"}:
+        return "elasticsearch", ("_source",)
+    if isinstance(value("result"), dict) and "preview" in keys:
+        return "splunk", ("result",)
+    if keys.keys() & {"insertid", "logname"} and keys.keys() & {"textpayload", "jsonpayload", "protopayload"}:
+        return "gcp", ("", "jsonpayload")
+    if keys.keys() & {"@message", "@logstream"}:
+        return "cloudwatch", ("",)
+    if isinstance(value("line"), str) and (isinstance(value("labels"), dict) or isinstance(value("fields"), dict)):
+        return "loki", ("", "labels", "fields")
+    if isinstance(value("attributes"), dict) and value("type") == "log":
+        return "datadog", ("attributes", "attributes.attributes")
+    if isinstance(value("content"), dict) and "id" in keys:
+        return "datadog", ("content", "content.attributes")
+    if _is_beats_event(entry):
+        return "elasticsearch", ("",)
+    return None
+
+
+def _is_beats_event(entry: dict) -> bool:
+    """A Filebeat / Elastic Agent event: ``@timestamp`` and ``message`` next to the shipper's own
+    fields (``agent.type``, ``input.type``, ``log.file.path``), which an application's ECS JSON
+    log line does not have."""
+
+    def found(path: str) -> bool:
+        return _lookup(entry, path.split(".")) is not None
+
+    agent = _lookup(entry, ["agent", "type"])
+    shipper = (agent is not None and str(agent[1]).lower() in _BEATS) or found("input.type") or found("log.file.path")
+    return shipper and found("@timestamp") and found("message")
+
+
+def _json_shape(kind: str, objects: list[dict], envelope, columns: dict[str, str] | None) -> ExportShape | None:
+    """The shape of JSON entries: usual names under the envelope's prefixes, then ``columns``."""
+    platform, prefixes = envelope or (None, ("",))
+    roles = _json_roles(objects, prefixes)
+    seen = _keys_seen(objects)
+    if columns:
+        roles.update(_json_overrides(objects, prefixes, columns, seen))
+    if "message" not in roles:
+        return _no_message(columns, seen)
+    return ExportShape(kind, platform, roles, seen)
+
+
+def _json_roles(objects: list[dict], prefixes: tuple[str, ...]) -> dict[str, str]:
+    """Role -> dotted path of the first usual name found (with a scalar value) in the samples."""
+    roles: dict[str, str] = {}
+    for role, candidates in NAMES.items():
+        path = _first_path(objects, [f"{p}.{c}" if p else c for c in candidates for p in prefixes], strings=role == "message")
+        if path is not None:
+            roles[role] = path
+    return roles
+
+
+def _first_path(objects: list[dict], candidates: list[str], strings: bool = False) -> str | None:
+    """The first candidate (dotted, lowercase) that resolves to a scalar in any sample."""
+    for candidate in candidates:
+        names = candidate.split(".")
+        for entry in objects:
+            hit = _lookup(entry, names)
+            if hit is not None and _scalar(hit[1], strings):
+                return format_path(hit[0])
+    return None
+
+
+def _scalar(value, strings: bool) -> bool:
+    if strings:
+        return isinstance(value, str)
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _lookup(entry, names: list[str]) -> tuple[list[str], object] | None:
+    """(actual keys, value) of lowercase key segments ``names``, each step nested or flattened
+    (``host.name`` finds ``{"host": {"name": ..}}`` and ``{"host.name": ..}``)."""
+    if not names:
+        return [], entry
+    if not isinstance(entry, dict):
+        return None
+    keys = {k.lower(): k for k in entry}
+    for cut in range(len(names), 0, -1):
+        key = keys.get(".".join(names[:cut]))
+        if key is not None:
+            rest = _lookup(entry[key], names[cut:])
+            if rest is not None:
+                return [key, *rest[0]], rest[1]
+    return None
+
+
+def _json_overrides(objects: list[dict], prefixes, columns: dict[str, str], seen: tuple[str, ...]) -> dict[str, str]:
+    """Role -> path for each ``columns`` entry, from the root or under the envelope's prefix."""
+    found, missing = {}, []
+    for role, column in columns.items():
+        names = [n.lower() for n in parse_path(column)]
+        candidates = [".".join(filter(None, (p, *names))) for p in ("", *prefixes)]
+        path = _first_path(objects, candidates) or _first_any(objects, candidates)
+        if path is None:
+            missing.append(f"{role}={column}")
+        else:
+            found[role] = path
+    if missing:
+        raise ForensicsError(
+            f"--columns {', '.join(missing)}: no such field in the export's entries.",
+            f"Fields seen: {', '.join(seen[:60])}.",
+        )
+    return found
+
+
+def _first_any(objects: list[dict], candidates: list[str]) -> str | None:
+    """The first candidate present in any sample, whatever its value."""
+    for candidate in candidates:
+        for entry in objects:
+            hit = _lookup(entry, candidate.split("."))
+            if hit is not None:
+                return format_path(hit[0])
+    return None
+
+
+def _keys_seen(objects: list[dict], limit: int = 400) -> tuple[str, ...]:
+    """Dotted paths of the leaves in the samples, in first-seen order."""
+    seen: dict[str, None] = {}
+    for entry in objects:
+        for path in _leaves(entry, []):
+            seen.setdefault(format_path(path))
+            if len(seen) >= limit:
+                return tuple(seen)
+    return tuple(seen)
+
+
+def _leaves(value, path: list[str]):
+    if isinstance(value, dict) and value:
+        for key, inner in value.items():
+            yield from _leaves(inner, [*path, key])
+    elif path:
+        yield path
+
+
+def format_path(keys: list[str]) -> str:
+    """Keys -> dotted path; a key holding a dot or a quote is double-quoted."""
+    return ".".join(f'"{k}"' if ("." in k or '"' in k or not k) else k for k in keys)
+
+
+def parse_path(path: str) -> list[str]:
+    """Dotted path -> keys (``labels."k8s-pod/app"`` -> ``["labels", "k8s-pod/app"]``)."""
+    return [part[1:-1] if len(part) >= 2 and part[0] == part[-1] == '"' else part for part in _split_outside_quotes(path, ".")]
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def read_export(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+    """One row per exported entry: ``line``, ``line_end`` (long, physical 1-based lines where it
+    starts and ends) and the ``ROLES`` (string, null where the export has no such column).
+
+    Rows come in any order. ``path`` is a path or URI as Spark reads it (a local name starting
+    with ``.`` or ``_`` must be staged first, see ``read.readable_paths``).
+    """
+    _check_shape(shape)
+    readers = {"csv": _read_delimited, "tsv": _read_delimited, "ndjson": _read_ndjson, "json_array": _read_json_array}
+    return readers[shape.kind](spark, path, shape).select(*OUTPUT_COLUMNS)
+
+
+def export_line_count(spark: SparkSession, path: str, shape: ExportShape, rows: DataFrame | None = None) -> ExportLines:
+    """The line accounting of the export at ``path``; ``rows`` is ``read_export``'s result when
+    the caller has it already (else it is read again)."""
+    rows = read_export(spark, path, shape) if rows is None else rows
+    lines = spark.read.text(path).count()
+    if shape.kind == "json_array":  # elements may share lines: count the lines they cover
+        entries = rows.count()
+        covered = rows.select(F.explode(F.sequence("line", "line_end")).alias("l")).distinct().count()
+    else:
+        stats = rows.agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("line_end") - F.col("line") + 1).alias("span")).first()
+        entries, covered = stats["n"], stats["span"] or 0
+    return ExportLines(lines=lines, entries=entries, entry_lines=covered, outside=lines - covered)
+
+
+def _check_shape(shape: ExportShape) -> None:
+    if shape.kind not in KINDS:
+        raise ForensicsError(f"Unknown export kind {shape.kind!r}.", f"Use one of {', '.join(KINDS)}.")
+    unknown = set(shape.columns) - set(ROLES)
+    if unknown or "message" not in shape.columns:
+        raise ForensicsError(
+            f"Export columns {sorted(shape.columns)} need a message role and only roles of {', '.join(ROLES)}.",
+            "Build the shape with sniff_export.",
+        )
+
+
+def _null() -> Column:
+    return F.lit(None).cast("string")
+
+
+def _local_size(path: str) -> int | None:
+    return os.path.getsize(path) if os.path.isfile(path) else None
+
+
+def _nonempty_ranks(spark: SparkSession, path: str) -> DataFrame:
+    """``rank`` (1-based) -> physical ``line`` of each non-empty line of the file."""
+    lines = read_lines(spark, [path], {path: _local_size(path)})
+    rank = F.row_number().over(Window.orderBy("line")).cast("long")
+    return lines.where(F.col("value") != "").select(rank.alias("rank"), "line")
+
+
+def _read_delimited(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+    """csv/tsv rows placed on their physical lines (see the module's docstring)."""
+    cells = [f"_c{i}" for i in range(len(shape.header))]
+    raw = spark.read.csv(
+        path,
+        schema=StructType([StructField(c, StringType()) for c in cells]),
+        header=True,
+        multiLine=True,
+        sep="\t" if shape.kind == "tsv" else ",",
+        quote='"',
+        escape='"',
+        encoding="UTF-8",
+        mode="PERMISSIVE",
+    )
+    joined = F.concat_ws(_FIELD_GLUE, *cells)
+    records = raw.select(
+        F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)).alias("idx"),
+        F.regexp_count(joined, F.lit(BREAK)).alias("n"),
+        F.regexp_count(joined, F.lit(EMPTY_LINE)).alias("e"),
+        (F.coalesce(F.trim(joined), F.lit("")) == "").alias("blank"),
+        *[_cell(shape, cells, role).alias(role) for role in ROLES],
+    )
+    before = Window.orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
+    ranked = records.withColumn("rank", F.lit(2).cast("long") + F.coalesce(F.sum(F.col("n") + 1 - F.col("e")).over(before), F.lit(0)))
+    placed = ranked.join(_nonempty_ranks(spark, path), "rank", "left").where(~F.col("blank"))
+    return placed.withColumn("line_end", F.col("line") + F.col("n"))
+
+
+def _cell(shape: ExportShape, cells: list[str], role: str) -> Column:
+    """The column of ``role`` among the positional ``cells`` (first header cell of that name)."""
+    name = shape.columns.get(role)
+    if name is None or name not in shape.header:
+        return _null()
+    return F.col(cells[shape.header.index(name)])
+
+
+def json_path(path: str) -> str:
+    """Dotted path -> Spark JSON path (``host."a.b"`` -> ``$['host']['a.b']``)."""
+    keys = parse_path(path)
+    if any("'" in key for key in keys):
+        raise ForensicsError(f"JSON field {path!r} holds a single quote, which Spark's JSON paths cannot name.", "Rename the field or convert the export.")
+    return "$" + "".join(f"['{key}']" for key in keys)
+
+
+def _json_fields(value: Column, shape: ExportShape) -> list[Column]:
+    """The ``ROLES`` of JSON entries in ``value``."""
+    return [
+        (F.get_json_object(value, json_path(shape.columns[role])) if role in shape.columns else _null()).alias(role)
+        for role in ROLES
+    ]
+
+
+def _read_ndjson(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+    """One entry per non-blank line; a line that is no JSON object keeps its text as message."""
+    lines = read_lines(spark, [path], {path: _local_size(path)}).where(F.col("value").rlike(r"\S"))
+    value = F.col("value")
+    fields = _json_fields(value, shape)
+    not_json = ~value.rlike(r"^\s*\{")
+    fields[-1] = F.coalesce(F.get_json_object(value, json_path(shape.columns["message"])), F.when(not_json, value)).alias("message")
+    return lines.select(F.col("line"), F.col("line").alias("line_end"), *fields)
+
+
+def _read_json_array(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+    """Elements parsed by Spark, placed on their lines by ``element_spans`` (a driver-side scan:
+    Spark has no way to tell where an element starts inside a whole-file string, and platforms
+    cap such downloads; ``MAX_ARRAY_CHARS`` bounds it)."""
+    whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
+    _check_array_size(whole, path)
+    first = whole.first()
+    spans = element_spans(first["value"]) if first is not None else []
+    elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))
+    where = spark.createDataFrame([(i, a, b) for i, (a, b) in enumerate(spans)], "pos int, line long, line_end long")
+    return elements.join(where, "pos", "left").select("line", "line_end", *_json_fields(F.col("entry"), shape))
+
+
+def _check_array_size(whole: DataFrame, path: str) -> None:
+    size = _local_size(path)
+    if size is None:
+        size = (whole.select(F.length("value").alias("n")).first() or {"n": 0})["n"] or 0
+    if size > MAX_ARRAY_CHARS:
+        raise ForensicsError(
+            f"{path} is a JSON array of {size} bytes, too large to place its entries on their lines.",
+            "Convert it to one entry per line, e.g. jq -c '.[]' in.json > out.ndjson, and read that.",
+        )
+
+
+def element_spans(text: str) -> list[tuple[int, int]]:
+    """(first, last) physical line of each element of the top-level JSON array in ``text``.
+
+    A regex walks the strings, brackets, scalars and line breaks (LF, CRLF, lone CR); an element
+    starts where the depth rises from 1 (inside the array) and ends where it falls back to 1.
+    """
+    line, depth, start, spans = 1, 0, 1, []
+    for match in _JSON_TOKEN.finditer(text.lstrip("\ufeff")):
+        token = match.group()
+        if token in ("\r\n", "\r", "\n"):
+            line += 1
+            continue
+        first = line
+        if token[0] == '"':
+            line += len(_LINE_SPLIT.findall(token))
+        if token in ("[", "{"):
+            depth += 1
+            start = first if depth == 2 else start
+        elif token in ("]", "}"):
+            depth -= 1
+            if depth == 1:
+                spans.append((start, line))
+        elif depth == 1:
+            spans.append((first, line))
+    return spans

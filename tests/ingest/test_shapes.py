@@ -1,0 +1,167 @@
+"""One incident, written by hand in every log shape analysts receive (tests/data/shapes/).
+
+``plain_log4j`` is the incident in Kafka's own log4j layout; every other directory holds the same
+records as another system writes them (application layouts, container and syslog wrappers,
+JSON layouts, log-platform exports). Each shape must give what the plain twin gives:
+
+1. its typed events: at least ``MIN_EVENT_SHARE`` of the plain twin's, matched as a multiset of
+   (event type, host, generation, topic, partition);
+2. the same findings (detector, group, topic, partition, offset range);
+3. every event at a line that holds its text (the first ``TEXT_PREFIX`` characters of the
+   message's first line occur on that physical line of the file);
+4. the hosts host-a and host-b.
+
+The plain twin goes through ``analyze`` itself once. All shapes (and the plain twin again) are
+ingested and parsed in ONE pass, and modelled and detected in ONE more: each shape's groups,
+hosts and client / member ids are prefixed with the shape's name, so the shapes stay apart in
+one model (the suite stays fast: one analysis, not one per shape).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from forensics import schema as s
+from forensics.analyze import analyze
+from forensics.events import parse_events
+from forensics.ingest import ingest
+
+SHAPES_DIR = Path(__file__).resolve().parents[1] / "data" / "shapes"
+PLAIN = "plain_log4j"
+SHAPES = sorted(p.name for p in SHAPES_DIR.iterdir() if p.is_dir() and p.name != PLAIN)
+EXPECTED = json.loads((SHAPES_DIR / "expected.json").read_text())
+HOSTS = {"host-a", "host-b"}
+
+EVENT_KEY = (s.EVENT_TYPE, s.HOST, s.GENERATION, s.TOPIC, s.PARTITION)
+FINDING_KEY = ("detector", "group", "topic", "partition", "offset_from", "offset_to")
+MIN_EVENT_SHARE = 0.95
+TEXT_PREFIX = 30
+SHOWN = 12
+"""How many mismatches an assertion message lists."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    result: dict
+    events: list[dict]
+    """One dict per typed event: ``EVENT_KEY`` plus file, line and message."""
+
+    def event_keys(self) -> Counter:
+        return Counter(tuple(e[k] for k in EVENT_KEY) for e in self.events)
+
+    def findings(self) -> list[tuple]:
+        return sorted((tuple(f[k] for k in FINDING_KEY) for f in self.result["findings"]), key=repr)
+
+
+IDS = (s.GROUP_ID, s.HOST, s.CLIENT_ID, s.MEMBER_ID, s.INSTANCE_ID)
+"""Event columns prefixed with the shape's name, so that shapes never meet in the model."""
+SEP = "|"
+
+
+def shape_of(source_file: str) -> str:
+    return Path(local_path(source_file)).relative_to(SHAPES_DIR).parts[0]
+
+
+@pytest.fixture(scope="module")
+def batch(spark) -> dict[str, Analysis]:
+    """Every shape directory's typed events and findings, from one ingest, one parse, one model."""
+    from pyspark.sql import functions as F
+
+    from forensics.detect import detect, findings_json
+    from forensics.model import build_model
+
+    records = ingest(spark, [str(SHAPES_DIR / shape) for shape in [PLAIN, *SHAPES]]).records
+    events = parse_events(records).localCheckpoint()
+    shape = F.regexp_extract(F.col(s.SOURCE_FILE), r"/shapes/([^/]+)/", 1)
+    apart = events.select(*[F.concat(shape, F.lit(SEP), F.col(c)).alias(c) if c in IDS else F.col(c) for c in events.columns])
+    findings = findings_json(detect(build_model(apart)))
+    rows = [row.asDict() for row in apart.select(*EVENT_KEY, s.SOURCE_FILE, s.LINE, s.MESSAGE).collect()]
+    out = {}
+    for name in [PLAIN, *SHAPES]:
+        # host-a.log in every shape directory: ingest keeps them apart as <shape>/host-a
+        mine = [{**e, s.HOST: e[s.HOST].split(SEP, 1)[1].rsplit("/", 1)[-1]} for e in rows if shape_of(e[s.SOURCE_FILE]) == name]
+        found = [{**f, "group": (f["group"] or "").split(SEP, 1)[-1] or None} for f in findings if (f["group"] or "").startswith(name + SEP)]
+        out[name] = Analysis({"findings": found}, mine)
+    return out
+
+
+@pytest.fixture(scope="module")
+def analysed(batch):
+    return batch.__getitem__
+
+
+@pytest.fixture(scope="module")
+def plain_analysis(spark) -> dict:
+    """``analyze`` itself on the plain twin: the real path, end to end."""
+    return analyze(spark, [str(SHAPES_DIR / PLAIN)])
+
+
+@pytest.fixture(scope="module")
+def plain(analysed) -> Analysis:
+    return analysed(PLAIN)
+
+
+def test_the_shapes_are_there():
+    assert len(SHAPES) >= 25
+    for shape in [PLAIN, *SHAPES]:
+        assert [p for p in (SHAPES_DIR / shape).iterdir() if p.is_file()], shape
+
+
+def test_plain_twin_gives_the_recorded_rebalances_and_findings(plain_analysis, plain):
+    rebalances = [(r["group"], r["generation"]) for r in plain_analysis["rebalances"]]
+    assert rebalances == [(r["group"], r["generation"]) for r in EXPECTED["rebalances"]]
+    expected = sorted((tuple(f[k] for k in FINDING_KEY) for f in EXPECTED["findings"]), key=repr)
+    assert Analysis(plain_analysis, []).findings() == expected
+    assert plain.findings() == expected  # the batch gives what analyze gives
+    assert plain_analysis["accounting"]["events"] == len(plain.events) == EXPECTED["typed_events"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_shape_gives_the_plain_twins_typed_events(analysed, plain, shape):
+    want, got = plain.event_keys(), analysed(shape).event_keys()
+    matched = sum((want & got).values())
+    missing = sorted((want - got).elements(), key=repr)
+    assert matched >= MIN_EVENT_SHARE * sum(want.values()), (
+        f"{shape}: {matched} of the plain twin's {sum(want.values())} typed events "
+        f"({sum(got.values())} typed events in all); missing {len(missing)}, e.g. {missing[:SHOWN]}"
+    )
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_shape_gives_the_plain_twins_findings(analysed, plain, shape):
+    assert analysed(shape).findings() == plain.findings(), shape
+
+
+@lru_cache(maxsize=None)
+def physical_lines(path: str) -> list[str]:
+    """A file's physical lines (ending at LF, CRLF or a lone CR, as ingest counts them)."""
+    return re.split(r"\r\n|\r|\n", Path(path).read_bytes().decode("utf-8", errors="replace"))
+
+
+def local_path(source_file: str) -> str:
+    return unquote(urlparse(source_file).path) if source_file.startswith("file:") else source_file
+
+
+@pytest.mark.parametrize("shape", [PLAIN, *SHAPES])
+def test_every_event_is_at_a_line_that_holds_its_text(analysed, shape):
+    wrong = []
+    for event in analysed(shape).events:
+        text = (event[s.MESSAGE] or "").split("\n", 1)[0].strip()[:TEXT_PREFIX]
+        lines = physical_lines(local_path(event[s.SOURCE_FILE]))
+        line = event[s.LINE]
+        if not 1 <= line <= len(lines) or text not in lines[line - 1]:
+            wrong.append((Path(local_path(event[s.SOURCE_FILE])).name, line, event[s.EVENT_TYPE], text))
+    assert not wrong, f"{shape}: {len(wrong)} events point to a line without their text, e.g. {wrong[:SHOWN]}"
+
+
+@pytest.mark.parametrize("shape", [PLAIN, *SHAPES])
+def test_shape_events_come_from_host_a_and_host_b(analysed, shape):
+    assert {e[s.HOST] for e in analysed(shape).events} == HOSTS, shape
