@@ -273,14 +273,12 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
     _run(debug, action)
 
 
-HINT_SHARE = 0.5
-"""A file with more than this share of its lines not understood gets a ``--layout`` / ``--columns`` hint."""
-
-
 def format_layouts(inputs: list[dict]) -> str:
     """What ``forensics layouts`` prints per file: the shape detected (layouts, wrappers, export),
     its first Kafka record's head split into fields, the lines in each bucket, and a hint when
-    most of the file is not understood."""
+    most of the file is not understood (the report's "Files read" table says the same)."""
+    from .report.tables import first_record_text, layout_hint, shape_text
+
     lines: list[str] = []
     for entry in inputs:
         if entry.get("kind", "log") != "log":
@@ -289,24 +287,15 @@ def format_layouts(inputs: list[dict]) -> str:
         if entry.get("problem") or entry.get("duplicate_of"):
             lines.append(f"  {entry.get('problem') or 'same content as ' + entry['duplicate_of'] + ': read once'}")
             continue
-        shapes = ", ".join(f"{name} {n:,}" for name, n in sorted(entry["layouts"].items(), key=lambda kv: -kv[1])) or "none"
-        wrapped = ", ".join(f"{name} {n:,}" for name, n in sorted(entry.get("wrappers", {}).items(), key=lambda kv: -kv[1]))
-        lines.append(f"  shape: {entry['layout'] or 'unknown layout'} (record heads by layout: {shapes})")
-        if wrapped:
-            lines.append(f"  wrappers peeled (lines): {wrapped}")
-        if entry.get("export"):
-            lines.append(f"  export: {entry['export']}")
-        head = entry.get("first_record")
+        lines.append(f"  layout: {entry['layout'] or 'unknown layout'}; {shape_text({'kind': 'log', **entry})}")
+        head = first_record_text(entry)
         if head:
-            fields = " | ".join(f"{name}={head[name]}" for name in ("ts", "level", "thread", "logger") if head.get(name))
-            lines.append(f"  first Kafka record, line {head['line']} ({head['layout']}): {fields or 'no fields'} | message={head['message'][:120]!r}")
+            lines.append(f"  first Kafka record, {head}")
         buckets = " + ".join(f"{entry[b]:,} {b}" for b in ("records", "continuations", "irrelevant", "unparsed"))
         lines.append(f"  lines: {entry['lines']:,} = {buckets}")
-        if entry["lines"] and entry["unparsed"] > HINT_SHARE * entry["lines"]:
-            lines.append(
-                "  hint: most lines are not understood; name the layout, e.g. --layout '%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] "
-                "%logger{36} - %msg%n', or an export's columns, e.g. --columns time=@timestamp,host=host.name,message=message"
-            )
+        hint = layout_hint({"kind": "log", **entry})
+        if hint:
+            lines.append(f"  hint: {hint}")
     return "\n".join(lines)
 
 

@@ -118,7 +118,7 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
     )
     same_partition = (F.col(s.GROUP_ID) == F.col("_g")) & (F.col(s.TOPIC) == F.col("_t")) & (F.col(s.PARTITION) == F.col("_p"))
     inside = same_partition & (F.col("from_ts") <= F.col(s.TS)) & (F.col("to_ts").isNull() | (F.col(s.TS) <= F.col("to_ts")))
-    latest_first = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind").orderBy(F.col("from_ts").desc_nulls_last())
+    latest_first = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION).orderBy(F.col("from_ts").desc_nulls_last())  # one line may name several partitions
     at_time = (
         history.join(intervals, inside, "left")
         .withColumn("_rank", F.row_number().over(latest_first))

@@ -56,17 +56,51 @@ def headline(result: dict) -> dict:
     }
 
 
+HINT_SHARE = 0.5
+"""A file with more than this share of its lines not understood gets a ``--layout`` / ``--columns`` hint."""
+
+
+def shape_text(entry: dict) -> str | None:
+    """What was recognised in a log file, as ``forensics layouts`` says it: layouts with their
+    record heads, wrappers peeled, the export read."""
+    if entry.get("kind") != "log":
+        return None
+    layouts = ", ".join(f"{name} {n:,}" for name, n in sorted((entry.get("layouts") or {}).items(), key=lambda kv: -kv[1]))
+    wrappers = ", ".join(sorted(entry.get("wrappers") or {}))
+    parts = [f"heads: {layouts}" if layouts else "no record heads", f"wrapped: {wrappers}" if wrappers else None, entry.get("export")]
+    return "; ".join(p for p in parts if p)
+
+
+def first_record_text(entry: dict) -> str | None:
+    """The first Kafka record of a file split into its fields (``line N: ts | level | ...``)."""
+    head = entry.get("first_record")
+    if not head:
+        return None
+    fields = [str(head[k]) for k in ("ts", "level", "thread", "logger") if head.get(k)]
+    message = (head.get("message") or "").split("\n", 1)[0][:120]
+    return f"line {head['line']} ({head.get('layout')}): " + " | ".join([*fields, message])
+
+
+def layout_hint(entry: dict) -> str | None:
+    """A hint to name the layout (or an export's columns) when most of a file is not understood."""
+    if entry.get("kind") == "log" and entry.get("lines") and (entry.get("unparsed") or 0) > HINT_SHARE * entry["lines"]:
+        return "most lines not understood: name the layout (--layout PATTERN) or an export's columns (--columns time=..,message=..)"
+    return None
+
+
 def inputs_table(result: dict) -> pd.DataFrame:
     rows = [
         {
             "file": e.get("path"), "host": e.get("host"), "kind": e.get("kind"), "layout": e.get("layout"),
             "lines": e.get("lines"), "records": e.get("records"), "unparsed": e.get("unparsed"),
             "time zone": None if e.get("kind") != "log" else f"{e.get('tz')}{' (assumed)' if e.get('tz_assumed') else ''}",
-            "problem": e.get("problem"),
+            "problem": e.get("problem") or layout_hint(e),
+            "recognised": shape_text(e), "first Kafka record": first_record_text(e),
         }
         for e in result.get("inputs") or []
     ]
-    frame = pd.DataFrame(rows, columns=["file", "host", "kind", "layout", "lines", "records", "unparsed", "time zone", "problem"])
+    columns = ["file", "host", "kind", "layout", "lines", "records", "unparsed", "time zone", "problem", "recognised", "first Kafka record"]
+    frame = pd.DataFrame(rows, columns=columns)
     frame = frame.astype({"lines": "Int64", "records": "Int64", "unparsed": "Int64"})
     return frame.sort_values("problem", key=lambda c: c.notna(), kind="stable").reset_index(drop=True)
 

@@ -63,3 +63,16 @@ def test_history_of_orders_1_in_order_with_attribution(commits):
 
 def test_late_commit_falls_in_the_new_owners_interval(commits):
     assert rows(commits.where("partition = 1 and offset = 5"), "owner", "owner_generation", "line") == [("c2/c2", 8, 8)]
+
+
+def test_a_failed_commit_of_two_partitions_keeps_both(spark, tmp_path):
+    """One log line may commit (or fail to commit) several partitions: each keeps its own row."""
+    failed = (
+        "Offset commit with offsets {orders-0=OffsetAndMetadata{offset=10, leaderEpoch=2, metadata=''}, "
+        "orders-1=OffsetAndMetadata{offset=20, leaderEpoch=2, metadata=''}} failed"
+    )
+    log = C1_LOG[:2] + [line("00:05,500", "ERROR", "c1", failed)]
+    (tmp_path / "c1").mkdir()
+    (tmp_path / "c1" / "app.log").write_text("\n".join(log) + "\n")
+    commits = build_model(parse_events(ingest_paths(spark, tmp_path).records).localCheckpoint()).commits
+    assert sorted(rows(commits.where("line = 3"), "partition", "offset")) == [(0, 10), (1, 20)]
