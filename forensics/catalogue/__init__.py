@@ -8,7 +8,6 @@ and an example line with the fields it must yield. Code only loads and applies i
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache

@@ -10,6 +10,7 @@ orders logback / log4j2 / framework defaults write them, separated by spaces or 
 - ``%d{HH:mm:ss.SSS} [%t] %-5level %logger{36} - %msg`` (log4j2's default, no date);
 - ``%d %-5p [%c{3.}] (%t) %s%e`` (Quarkus: abbreviated logger in brackets, thread in parentheses);
 - ``%-5level [%d] %logger: %msg`` (Dropwizard: level first);
+- ``%d - %logger - %level - %msg`` (fields between `` - ``, the logger before the level);
 - ``%d %level [%thread] %msg`` with no logger (Kafka identity then comes from the message's
   log-context prefix).
 
@@ -32,7 +33,7 @@ EXAMPLE = (
 )
 FIRST_CHARS = "0123456789[TDINWEFSC"
 
-_SEP = r"(?:\s*\|\s*|\s+)"
+_SEP = r"(?:\s*\|\s*|\s+-\s+|\s+)"
 _LEVEL = rf"\[?\s*(?:{c.LEVELS})\s*\]?"
 _NAME = r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*"
 _KAFKA_PREFIX = r"(?:Consumer|ShareConsumer|Producer|AdminClient) "
@@ -51,7 +52,7 @@ def _level(group: str) -> str:
 
 _HEAD_NAMED = (
     rf"(?s)^(?:{_level('level_a')}{_SEP})?\[?(?P<ts>{c.ANY_TIMESTAMP})\]?"
-    rf"(?:{_SEP}\d+)?(?:{_SEP}---)?(?:{_SEP}{_level('level_b')})?(?:{_SEP}{_THREAD})?(?:{_SEP}{_level('level_c')})?"
+    rf"(?:{_SEP}\d+)?(?:{_SEP}---)?(?:{_SEP}(?P<logger_d>{_NAME})(?={_SEP}{_LEVEL}))?(?:{_SEP}{_level('level_b')})?(?:{_SEP}{_THREAD})?(?:{_SEP}{_level('level_c')})?"
     rf"(?:{_SEP}{_LOGGER})?(?:{_SEP}\((?P<thread_b>[^)\x01]*)\))?{_END}(?P<message>.*)$"
 )
 HEAD, _GROUPS = c.java_pattern(_HEAD_NAMED)
@@ -59,13 +60,13 @@ _NUMBER = {name: f"${number}" for name, number in _GROUPS}
 TEMPLATE = c.replacement(
     ts_text=_NUMBER["ts"],
     level=_NUMBER["level_a"] + _NUMBER["level_b"] + _NUMBER["level_c"],
-    logger=_NUMBER["logger_a"] + _NUMBER["logger_b"] + _NUMBER["logger_c"],
+    logger=_NUMBER["logger_a"] + _NUMBER["logger_b"] + _NUMBER["logger_c"] + _NUMBER["logger_d"],
     thread=_NUMBER["thread_a"] + _NUMBER["thread_b"],
     message=_NUMBER["message"],
 )
 START = (
     rf"^(?:{_LEVEL}{_SEP}\[?(?:{c.ANY_TIMESTAMP})\]?"
-    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]))*{_SEP}{_LEVEL})(?:\s|$)"
+    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]|{_NAME}))*{_SEP}{_LEVEL})(?:\s|$)"
 )
 """A timestamp and a level at the start, in either order: enough to know a record begins."""
 

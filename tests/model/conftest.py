@@ -29,3 +29,15 @@ def rows(frame, *columns, order=None) -> list[tuple]:
 
     result = [tuple(show(r[c]) for c in columns) for r in frame.select(*columns).collect()]
     return sorted(result, key=lambda row: tuple("" if v is None else str(v) for v in row))
+
+
+CC = "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+
+
+def line(ts: str, level: str, client: str, text: str, logger: str = CC) -> str:
+    """A consumer's log4j line of 2024-06-01 09:``ts`` in group orders-app."""
+    return f"[2024-06-01 09:{ts}] {level} [Consumer clientId={client}, groupId=orders-app] {text} {logger}"
+
+
+def generation(n: int, member: str) -> str:
+    return f"Generation{{generationId={n}, memberId='{member}', protocol='range'}}"

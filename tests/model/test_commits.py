@@ -8,18 +8,9 @@ import pytest
 from forensics.events import parse_events
 from forensics.model import build_model
 from tests.helpers import ingest_paths
-from tests.model.conftest import rows
+from tests.model.conftest import generation, line, rows
 
 SCENARIO = None
-CC = "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
-
-
-def line(ts: str, level: str, client: str, text: str) -> str:
-    return f"[2024-06-01 09:{ts}] {level} [Consumer clientId={client}, groupId=orders-app] {text} {CC}"
-
-
-def generation(n: int, member: str) -> str:
-    return f"Generation{{generationId={n}, memberId='{member}', protocol='range'}}"
 
 
 C1_LOG = [

@@ -1,0 +1,64 @@
+"""The layout recognised by its parts: field orders and forms teams and frameworks write."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from pyspark.sql import functions as F
+
+from forensics.layouts import generic
+
+PREFIX = "[Consumer clientId=c-1, groupId=g] (Re-)joining group"
+KAFKA_CC = "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+CASES = [
+    # line, (ts text, level, logger, thread)
+    (f"2024-03-11 14:02:17.418 | INFO  | [main] | o.a.k.c.c.i.ConsumerCoordinator | {PREFIX}", ("2024-03-11 14:02:17.418", "INFO", "o.a.k.c.c.i.ConsumerCoordinator", "main")),
+    (f"2024-03-11 14:02:17,418 INFO  [main] o.a.k.c.c.i.ConsumerCoordinator:267 - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", "o.a.k.c.c.i.ConsumerCoordinator", "main")),
+    (f"2024-03-11 14:02:17,418 WARN  [main] ConsumerCoordinator(ConsumerCoordinator.java:311) - {PREFIX}", ("2024-03-11 14:02:17,418", "WARN", "ConsumerCoordinator", "main")),
+    (f"INFO 2024-03-11 14:02:17 [main] {KAFKA_CC} - {PREFIX}", ("2024-03-11 14:02:17", "INFO", KAFKA_CC, "main")),
+    (f"2024-03-11 14:02:17,418 INFO  [org.apa.kaf.cli.con.int.ConsumerCoordinator] (executor-thread-1) {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", "org.apa.kaf.cli.con.int.ConsumerCoordinator", "executor-thread-1")),
+    (f"INFO  [2024-03-11 14:02:17,418] {KAFKA_CC}: {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, None)),
+    (f"14:02:17.418 [main] ERROR {KAFKA_CC} - {PREFIX}", ("14:02:17.418", "ERROR", KAFKA_CC, None)),
+    (f"2024-03-11T14:02:17.418123Z WARN [kafka-coordinator-heartbeat-thread | g] o.a.k.c.c.i.ConsumerCoordinator - {PREFIX}", ("2024-03-11T14:02:17.418123Z", "WARN", "o.a.k.c.c.i.ConsumerCoordinator", "kafka-coordinator-heartbeat-thread | g")),
+    (f"2024-03-11 14:02:17 INFO {PREFIX}", ("2024-03-11 14:02:17", "INFO", None, None)),
+    (f"11 Mar 2024 14:02:17,418 INFO  ConsumerCoordinator - {PREFIX}", ("11 Mar 2024 14:02:17,418", "INFO", "ConsumerCoordinator", None)),
+    (f"2024-03-11 14:02:17,418 - {KAFKA_CC} - INFO - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, None)),
+]
+
+
+@pytest.fixture(scope="module")
+def split(spark):
+    rows = spark.createDataFrame([(line,) for line, _ in CASES], "value string")
+    parts = rows.select("value", F.col("value").rlike(generic.START).alias("head"), generic.split(F.col("value")).alias("p"))
+    return {r["value"]: (r["head"], r["p"]) for r in parts.collect()}
+
+
+@pytest.mark.parametrize("line, fields", CASES, ids=range(len(CASES)))
+def test_fields_by_their_parts(split, line, fields):
+    head, parts = split[line]
+    ts, level, logger, thread = fields
+    assert head
+    assert (parts[0], parts[1], parts[2] or None) == (ts, level, logger)
+    if thread:
+        assert parts[3] == thread
+    assert parts[5] == PREFIX  # the Kafka prefix is never taken for a thread
+
+
+@pytest.mark.parametrize("line", ["Caused by: java.io.IOException: x", "\tat com.example.Foo.bar(Foo.java:10)", "2024-03-11 something else", "INFO nothing dated"])
+def test_lines_without_a_timestamp_and_a_level_start_no_record(spark, line):
+    assert spark.createDataFrame([(line,)], "value string").select(F.col("value").rlike(generic.START)).first()[0] is False
+
+
+def test_every_timestamp_form_to_utc(spark):
+    texts = ["2024-03-11 14:02:17,418", "2024/03/11 14:02:17.418", "2024-03-11T14:02:17.418+01:00", "2024-03-11 14:02:17 UTC",
+             "11 Mar 2024 14:02:17,418", "Mar 11, 2024 @ 14:02:17.418", "1710165737418", "1710165737.418", "14:02:17.418"]
+    frame = spark.createDataFrame([(t,) for t in texts], "t string").select("t", generic.to_utc(F.col("t"), F.lit("UTC")).alias("u"))
+    got = {r["t"]: r["u"] for r in frame.collect()}
+    want = datetime(2024, 3, 11, 14, 2, 17, 418000)
+    assert got["2024-03-11T14:02:17.418+01:00"] == datetime(2024, 3, 11, 13, 2, 17, 418000)
+    assert got["2024-03-11 14:02:17 UTC"] == datetime(2024, 3, 11, 14, 2, 17)
+    assert got["14:02:17.418"] is None  # a time of day names no day
+    assert got["1710165737418"] == got["1710165737.418"]
+    for text in ("2024-03-11 14:02:17,418", "2024/03/11 14:02:17.418", "11 Mar 2024 14:02:17,418", "Mar 11, 2024 @ 14:02:17.418"):
+        assert got[text] == want, text
