@@ -8,7 +8,7 @@ import pytest
 
 from forensics.report.publish import NOTEBOOKS, _kernel_path
 
-EXPECTED_PARAMETERS = {"paths", "offsets", "tz", "group", "window", "title", "redact", "analysis_json"}
+EXPECTED_PARAMETERS = {"paths", "offsets", "tz", "group", "window", "title", "redact", "layout", "columns", "analysis_json"}
 
 
 def run(name: str, tmp_path, **parameters) -> nbformat.NotebookNode:
