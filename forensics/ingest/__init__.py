@@ -33,6 +33,7 @@ from .read import place, read_lines, read_splits, readable_paths, spark_key, spl
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
 from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
+from .records import wrap_widths
 from .records import recognise
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
@@ -130,6 +131,7 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
         tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
         source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
         table=table,
+        wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
     ).localCheckpoint()
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     head = F.struct("line", s.LAYOUT, s.TS, s.LEVEL, s.LOGGER, s.THREAD, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE))
@@ -160,6 +162,7 @@ class _Part:
     folded_rows: list[dict] = field(default_factory=list)
     uri: str | None = None
     description: str | None = None
+    wraps: dict[str, int] = field(default_factory=dict)
 
 
 def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
@@ -170,10 +173,12 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     offsets = split_offsets(split_rows)
     facts = _file_facts(split_rows, offsets)
     by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
-    first_head = literal_map(_first_heads(facts), "bigint")[F.col("uri")]
-    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head).localCheckpoint()
+    first_heads = _first_heads(facts)
+    untimed = sorted({uri for uri, _ in offsets.values()} - {u for u, line in first_heads.items() if line == 1})
+    first_head = literal_map(first_heads, "bigint")[F.col("uri")]
+    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head, untimed).localCheckpoint()
     folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
-    return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)))
+    return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets))
 
 
 def export_shapes(read_paths: Mapping[str, InputFile], columns: Mapping[str, str] | None) -> dict[str, ExportShape]:

@@ -31,9 +31,8 @@ _KAFKA_OPENINGS = (
 )
 """Openings of a message only a Kafka client writes: a log-context prefix, a config block, the
 version banner."""
-KAFKA_PREFIX = (
-    rf"^(\[[^\]\x01]*\] ?){{0,3}}({_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b)"
-)
+_KAFKA_MESSAGE = rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b"
+KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
 BARE_HEAD = rf"^({_KAFKA_OPENINGS}|([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$))"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
@@ -158,25 +157,36 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
 
 def split_facts(folded: DataFrame) -> DataFrame:
     """Per split, layout (null: not a record head) and first-line marker: lines and the first
-    such line. Small; ``read.split_offsets`` reads the split's place in its file from it."""
-    return folded.groupBy("split", "uri", "start", "layout", "wrapper").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"))
+    such line, and how many kept lines are exactly each of ``WRAP_WIDTHS`` wide (``width_80``,
+    ...). Small; ``read.split_offsets`` reads the split's place in its file from it."""
+    widths = [F.sum(F.when(F.length("value") == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
+    return folded.groupBy("split", "uri", "start", "layout", "wrapper").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"), *widths)
 
 
-def stitch(kept: DataFrame, first_head: Column | None = None) -> DataFrame:
+def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None) -> DataFrame:
     """Mark each kept row with the head it continues (``head_line``) where it continues one.
 
     Before the first record head of its file (``first_head``: its line, null when the file has
     none), a row that opens with Kafka's log-context prefix or an exception class
     (``BARE_HEAD``: an excerpt pasted without timestamps) becomes a ``message_only`` head, and
-    the rows after it may continue it.
+    the rows after it may continue it. ``untimed``: the URIs of the files that have lines before
+    their first head (None: any file may); the others are stitched in one pass.
     """
-    first = _mark_heads(kept)
-    untimed_part = F.lit(True) if first_head is None else F.coalesce(F.col("line") < first_head, F.lit(True))
-    bare = F.col("layout").isNull() & F.col("head_line").isNull() & untimed_part & F.col("value").rlike(BARE_HEAD)
-    promoted = first.select(
-        *[F.when(bare, F.lit("message_only")).otherwise(F.col(c)).alias(c) if c == "layout" else c for c in kept.columns]
-    )
-    return _mark_heads(promoted)
+    if first_head is None:
+        return _mark_heads(_promote_bare(kept))
+    if untimed is not None and not untimed:
+        return _mark_heads(kept)
+    before_first = F.coalesce(F.col("line") < first_head, F.lit(True))  # no head can reach across the file's first head
+    if untimed is not None:
+        before_first = before_first & F.col("uri").isin(*untimed)
+    return _mark_heads(kept.where(~before_first)).unionByName(_mark_heads(_promote_bare(kept.where(before_first))))
+
+
+def _promote_bare(kept: DataFrame) -> DataFrame:
+    """``kept`` with the rows that open with ``BARE_HEAD`` and continue no head made heads."""
+    bare = F.col("layout").isNull() & F.col("head_line").isNull() & F.col("value").rlike(BARE_HEAD)
+    marked = _mark_heads(kept)
+    return marked.select(*[F.when(bare, F.lit("message_only")).otherwise(F.col(c)).alias(c) if c == "layout" else c for c in kept.columns])
 
 
 def _mark_heads(kept: DataFrame) -> DataFrame:
@@ -203,7 +213,7 @@ def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
 
 def may_be_kafka_line(value: Column) -> Column:
     """The cheap test ``kafka_lines`` wants its lines to pass: a few substring scans, no regex."""
-    return _contains_any(value, KAFKA_MARKERS) | (F.substring(value, 1, 1) == "%")
+    return _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | (F.substring(value, 1, 1) == "%")
 
 
 def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS) -> DataFrame:
@@ -234,6 +244,20 @@ WRAP_MIN_LINES = 5
 exactly that wide (one line of 80 characters is a coincidence, a paste cut at 80 is not)."""
 
 
+def wrap_widths(split_rows, offsets) -> dict[str, int]:
+    """File URI -> the width at which it was hard-wrapped, from ``split_facts`` rows."""
+    counts: dict[tuple[str, int], int] = {}
+    for row in split_rows:
+        uri = offsets[row["split"]][0]
+        for w in WRAP_WIDTHS:
+            counts[(uri, w)] = counts.get((uri, w), 0) + (row[f"width_{w}"] or 0)
+    best: dict[str, tuple[int, int]] = {}
+    for (uri, w), n in counts.items():
+        if n >= WRAP_MIN_LINES and n > best.get(uri, (0, 0))[0]:
+            best[uri] = (n, w)
+    return {uri: w for uri, (_, w) in best.items()}
+
+
 def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
     """The message with its continuation lines (``tail``: sorted ``(line, value)`` structs), one
     per line, except that a line hard-wrapped at a terminal's width (``head_width``: the head
@@ -256,19 +280,22 @@ def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: 
     return F.coalesce(layouts.to_utc(layout, ts_text, tz, table), layouts._common.any_to_utc(w_ts, tz))
 
 
-def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS) -> DataFrame:
+def assemble_records(
+    stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS, wrap_of: Column | None = None
+) -> DataFrame:
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
     Each step is its own projection so that the per-layout expressions are evaluated (and
     compiled) once, not once per field that uses them. A wrapper's ``w_level``, ``w_logger``
-    and ``w_thread`` (an export's columns) fill the fields the line itself lacks.
+    and ``w_thread`` (an export's columns) fill the fields the line itself lacks. ``wrap_of``:
+    the width at which each file was hard-wrapped (null: not wrapped; see ``wrap_widths``).
     """
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:
             stitched = stitched.withColumn(column, F.lit(None).cast("string"))
     width = F.length("value")
-    wrapped_here = F.when(width.isin(*WRAP_WIDTHS), F.count(F.lit(1)).over(Window.partitionBy("uri", width)) >= WRAP_MIN_LINES)
-    heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", F.when(wrapped_here, width))
+    wrapped = F.lit(None).cast("int") if wrap_of is None else F.when(width == wrap_of, width)
+    heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", wrapped)
     tails = (
         stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
         .groupBy("uri", "head_line")
@@ -280,7 +307,10 @@ def assemble_records(stitched: DataFrame, host_of: Column, tz_of: Column, source
     )
     with_text = with_parts.select(
         "*",
-        F.when(F.col("tail").isNull(), parts[5]).otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail"))).alias("text"),
+        F.when(F.col("tail").isNull(), parts[5])
+        .when(F.col("wrap_width").isNull(), F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
+        .otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail")))
+        .alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )
     from_tail = F.when(
