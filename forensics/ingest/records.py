@@ -89,12 +89,14 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
         .withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
         .withColumn("wrapper", F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi"))))
         .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
-        .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w.inner"), table)))
+        .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
+        .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
+        .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))
         .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull(), layouts.head_layout(value, table, layouts.FALLBACK)))
     )
-    inner = F.col("w.inner")
+    inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
-    dated = F.col("w.ts").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
+    dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented)  # a JSON record stays one unless it holds a line
     return tried.select(
@@ -104,8 +106,8 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
         .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only"))))
         .alias("layout"),
         F.when(peeled, F.col("wrapper")).alias("wrapper"),
-        F.when(peeled, F.col("w.ts")).alias("w_ts"),
-        F.when(peeled, F.col("w.host")).alias("w_host"),
+        F.when(peeled, F.col("w_time")).alias("w_ts"),
+        F.when(peeled, F.nullif(F.col("w")[1], F.lit(""))).alias("w_host"),
     )
 
 

@@ -65,7 +65,9 @@ def wrapper_of(value: Column) -> Column:
 
 
 def peel(value: Column, wrapper: Column) -> Column:
-    """Struct ``(ts, host, inner)`` of a line (ANSI codes removed) whose wrapper is ``wrapper``."""
+    """Array ``[ts, host, inner]`` of a line (ANSI codes removed) whose wrapper is ``wrapper``
+    (empty strings where the wrapper has no such part). One CASE, so that callers can keep it
+    in a column of its own and read its items without copying the expression."""
     docker = F.from_json(value, "log string, stream string, time string")
     fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
     for name, (regex, ts, host, inner) in _SHAPES.items():
@@ -77,9 +79,4 @@ def peel(value: Column, wrapper: Column) -> Column:
         F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", ""),
     ))
     fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value)))
-    fields = fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value))
-    return F.struct(
-        F.nullif(fields[0], F.lit("")).alias("ts"),
-        F.nullif(fields[1], F.lit("")).alias("host"),
-        strip_ansi(fields[2]).alias("inner"),
-    )
+    return fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value))
