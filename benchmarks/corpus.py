@@ -45,7 +45,8 @@ FIELDS = {
     "log4j": re.compile(r"^\[[^\]]+\] \w+ (?P<message>.*?)(?: \((?P<logger>[\w.$]+)\))?$"),
     "logback": re.compile(r"^\S+ \S+ \w+ +(?P<logger>\S+) +- (?P<message>.*)$"),
 }
-TRAILING_LOGGER = re.compile(records_module.TRAILING_LOGGER)
+TRAILING_LOGGER = re.compile(r" \(([\w.$]+)(?::\d+)?\)$")
+"""A log4j record's logger closing one of its lines (the generator's own count, written out)."""
 KAFKA_PREFIX = re.compile(records_module.KAFKA_PREFIX)
 STAMP = {"log4j": slice(1, 24), "logback": slice(0, 23)}
 EPOCH_STAMP = "1970-01-01 00:00:00,000"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ..layouts._common import SEP
+from ..layouts._common import KAFKA_OPENINGS, SEP
 
 PREFIX_FIELDS = (
     "prefix_kind", "instance_id", "client_id", "group_id", "transactional_id",
@@ -20,10 +20,7 @@ PREFIX_FIELDS = (
 )
 _NOT = r"[^,\]\x01]*"
 _KINDS = "Consumer|ShareConsumer|Producer|AdminClient"
-_EXTRA = (
-    rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?=\[(?:{_KINDS}) |(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
-    r"\w+Config values:|Kafka (?:version|commitId|startTimeMs):))?"
-)
+_EXTRA = rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?={KAFKA_OPENINGS}))?"
 """Bracketed fields a team's layout puts before Kafka's prefix (``[KafkaConsumer] [segment-7] ``)."""
 PREFIX = (
     rf"(?s)^{_EXTRA}(?:\[({_KINDS}) "

@@ -25,12 +25,7 @@ MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 
 KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka)\."
-_KAFKA_OPENINGS = (
-    r"\[(Consumer|ShareConsumer|Producer|AdminClient) |stream-(thread|client) \[|global-stream-thread \[|state-updater \[|"
-    r"(Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (version|commitId|startTimeMs):"
-)
-"""Openings of a message only a Kafka client writes: a log-context prefix, a config block, the
-version banner."""
+_KAFKA_OPENINGS = layouts._common.KAFKA_OPENINGS
 _KAFKA_MESSAGE = rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b"
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
@@ -41,7 +36,6 @@ STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
-TRAILING_LOGGER = r" \(([\w.$]+)(?::\d+)?\)$"
 LOGGER_IN_TEXT = r"(?s)^(.*?) \(((?![\w$]+\.java:)[\w.$]+)(?::\d+)?\)(\n|$)"
 """Kafka's log4j layout puts the logger at the end of the message, so in a record of several
 lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first

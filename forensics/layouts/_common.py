@@ -19,6 +19,13 @@ ISO_DATETIME = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d{1,9})?(?:Z|[+-]\d\d:
 TIME_OF_DAY = r"\d\d:\d\d:\d\d[,.]\d{3}"
 LOGGER = r"[A-Za-z_$][\w.$]*"
 
+KAFKA_OPENINGS = (
+    r"\[(?:Consumer|ShareConsumer|Producer|AdminClient) |(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
+    r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):"
+)
+"""Openings of a message only a Kafka client writes: a log-context prefix, a config block, the
+version banner (ingest tells Kafka records by them; parse skips bracketed fields before them)."""
+
 _FRACTION = r"(?:[,.]\d{1,9})?"
 ANY_ISO = rf"\d{{4}}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d{_FRACTION}(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
 DAY_MONTH_YEAR = rf"\d\d? [A-Z][a-z]{{2}} \d{{4}} \d\d:\d\d:\d\d{_FRACTION}"
