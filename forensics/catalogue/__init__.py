@@ -1,4 +1,5 @@
-"""The catalogue of Kafka log message templates: data in ``templates.yaml``, loaded here.
+"""The catalogue of Kafka log message templates: data in ``templates.yaml`` (the Java client and
+Kafka Streams) and the other ``*.yaml`` files next to it (other witnesses), loaded here.
 
 Each entry names the event type a message becomes, the Kafka versions whose source has that
 exact wording, the loggers that print it, a regex with named groups matched against the
@@ -19,6 +20,20 @@ from .. import schema as s
 from ..layouts._common import java_pattern
 
 CATALOGUE_PATH = Path(__file__).with_name("templates.yaml")
+
+
+def catalogue_files() -> tuple[Path, ...]:
+    """The catalogue's data files in matching order: ``templates.yaml`` first, then the others by name."""
+    others = sorted(path for path in CATALOGUE_PATH.parent.glob("*.yaml") if path != CATALOGUE_PATH)
+    return (CATALOGUE_PATH, *others)
+
+
+def catalogue_entries(paths=None) -> list[dict]:
+    """The raw entries of the given data files (default: every catalogue file), in order."""
+    entries: list[dict] = []
+    for path in paths or catalogue_files():
+        entries.extend(yaml.safe_load(Path(path).read_text(encoding="utf-8")) or [])
+    return entries
 _MULTILINE_HINTS = ("\\n", "\\s\\S", "\\S\\s", "\\t")
 
 
@@ -153,10 +168,11 @@ def _template(entry: dict, key: str) -> Template:
 
 
 @lru_cache(maxsize=4)
-def load_catalogue(path: str | Path = CATALOGUE_PATH) -> tuple[Template, ...]:
-    """All templates, in file order (the first matching template wins). Validates the data:
-    known event types and field names, unique keys (``G39`` or ``G39.2`` when an id repeats)."""
-    entries = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+def load_catalogue(path: str | Path | None = None) -> tuple[Template, ...]:
+    """All templates of one data file, or of every catalogue file, in order (the first matching
+    template wins). Validates the data: known event types and field names, unique keys (``G39``
+    or ``G39.2`` when an id repeats)."""
+    entries = catalogue_entries([path] if path else None)
     repeats, seen = Counter(entry["id"] for entry in entries), Counter()
     templates = []
     for entry in entries:
@@ -172,4 +188,4 @@ def load_catalogue(path: str | Path = CATALOGUE_PATH) -> tuple[Template, ...]:
     return tuple(templates)
 
 
-__all__ = ["CATALOGUE_PATH", "Template", "java_pattern", "literal_gate", "load_catalogue"]
+__all__ = ["CATALOGUE_PATH", "Template", "catalogue_entries", "catalogue_files", "java_pattern", "literal_gate", "load_catalogue"]

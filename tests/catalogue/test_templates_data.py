@@ -1,10 +1,9 @@
-"""Data checks for forensics/catalogue/templates.yaml (plain pytest, Python ``re`` only)."""
+"""Data checks for the catalogue files (forensics/catalogue/*.yaml) (plain pytest, Python ``re`` only)."""
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
+from forensics.catalogue import catalogue_entries
 from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
 
 PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
@@ -16,7 +15,6 @@ RDKAFKA_LAYOUT = r'^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*
 # syslog severities 0-7 in log4j's level names (as the librdkafka layout reads them)
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
 
-CATALOGUE = Path(__file__).resolve().parents[2] / "forensics" / "catalogue" / "templates.yaml"
 
 ALLOWED_EVENT_TYPES = set(EVENT_TYPES)
 
@@ -29,7 +27,7 @@ ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK)\d+$")
 # regex constructs that Python accepts but Java does not (or that the loader must not see)
 NON_JAVA = [r"(?P=", r"(?(", r"(?<=", r"(?<!", r"(?#", r"\Z", r"(?x", r"(?a", r"(?L"]
 
-ENTRIES = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+ENTRIES = catalogue_entries()
 
 
 def _test_ids():

@@ -7,12 +7,10 @@ import json
 import re
 from pathlib import Path
 
-import yaml
-
+from forensics.catalogue import catalogue_entries
 from forensics.simulate.versions import in_range
 
-CATALOGUE = Path(__file__).resolve().parents[2] / "forensics" / "catalogue" / "templates.yaml"
-ENTRIES = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+ENTRIES = catalogue_entries()
 PREFIX = (r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|'
           r'(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|'
           r'state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*')
