@@ -11,7 +11,7 @@ from typing import Iterable, Mapping
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from . import __version__
+from .package import __version__
 from . import schema as s
 from .events import parse_events
 from .detect import detect, findings_json
@@ -19,6 +19,7 @@ from .events.config import config_settings, config_table
 from .ingest import Ingested, InputFile, check_time_zone, ingest_files, resolve_inputs
 from .model import Model, build_model
 from .offsets import offsets_accounting, read_offsets, sniff_file
+from .recovery import attach_recovery
 
 UNRECOGNISED_SAMPLES = 20
 
@@ -54,7 +55,7 @@ def analyze(
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
-    return {
+    return attach_recovery({  # each loss / duplication finding gets its recovery plan (forensics.recovery)
         "tool_version": __version__,
         "spark": {"master": _master(spark), "version": spark.version},
         "inputs": [{"kind": "log", **entry} for entry in ingested.inputs]
@@ -72,7 +73,7 @@ def analyze(
         "restores": _json_rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
         "commits": _json_rows(model.commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")),
         "findings": findings_json(detect(model)),
-    }
+    })
 
 
 def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[InputFile]]:
@@ -93,18 +94,39 @@ def _json_rows(frame: DataFrame) -> list[dict]:
     return [{k: _json_value(v) for k, v in row.asDict().items()} for row in frame.collect()]
 
 
+_ISO = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+
+
+def _coordinator_json() -> F.Column:
+    """A rebalance's ``coordinator``: what the group coordinator's log states (null without it)."""
+    return F.when(F.col("coordinator_host").isNotNull(), F.struct(
+        F.col("coordinator_host").alias("host"), F.col("coordinator_partition").alias("partition"),
+        F.date_format("coordinator_start_ts", _ISO).alias("start"), F.date_format("coordinator_stabilized_ts", _ISO).alias("stabilized"),
+        F.date_format("coordinator_assignment_ts", _ISO).alias("assignment_received"), F.col("coordinator_reason").alias("reason"),
+        F.col("coordinator_member_count").alias("member_count"), F.col("coordinator_leader").alias("leader"),
+        F.col("coordinator_member_ids").alias("member_ids"), F.col("coordinator_joined").alias("joined"),
+        F.col("coordinator_left").alias("left"),
+        F.struct(F.col("coordinator_file").alias("file"), F.col("coordinator_line").alias("line")).alias("evidence"),
+    ))
+
+
 def _rebalances(model: Model) -> list[dict]:
-    """``rebalances``: one entry per group and generation (see ``model.rebalances``)."""
+    """``rebalances``: one entry per group and generation (see ``model.rebalances``); with the
+    group coordinator's log, ``trigger_source``, ``coordinator`` and the ``missing_members``
+    (``member_id``, ``client_id``) it holds that have no log of their own."""
     table = model.rebalances.orderBy(s.GROUP_ID, s.GENERATION)
     renamed = table.select(
         F.col(s.GROUP_ID).alias("group"), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
         "duration_ms", "trigger", "members", F.col("moved").alias("moved_partitions"), F.col("joined_ts").alias("joined"),
         "members_joined", "members_left", "leader", "protocol", "protocol_type", "member_ids", "instance_ids",
-        F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), F.date_format(a["assigned_ts"], "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").alias("at"))).alias("assignments"),
+        F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), F.date_format(a["assigned_ts"], _ISO).alias("at"))).alias("assignments"),
         F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
+        "trigger_source", _coordinator_json().alias("coordinator"), "missing_members", "missing_member_count",
     )
     return [
-        {**row, "evidence": row["evidence"].asDict() if row["evidence"] else None, "assignments": [a.asDict() for a in row["assignments"]]}
+        {**row, "evidence": row["evidence"].asDict() if row["evidence"] else None, "assignments": [a.asDict() for a in row["assignments"]],
+         "coordinator": row["coordinator"].asDict(recursive=True) if row["coordinator"] else None,
+         "missing_members": [m.asDict() for m in row["missing_members"]]}
         for row in _json_rows(renamed)
     ]
 

@@ -10,8 +10,8 @@ from typing import Callable
 
 import click
 
-from . import __version__
 from .errors import ForensicsError
+from .package import __version__
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -154,7 +154,7 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_
         export_columns = parse_columns_option(columns) if columns else None
         check_named_files(list(paths) + list(offsets))
         resolve_inputs(list(paths) + list(offsets))
-        spark = get_session(resolve_master(master))
+        spark = get_session(resolve_master(master), quiet=not debug)
         result = run_analysis(
             spark, paths, offsets, tz=tz, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"), layout=layout,
             columns=export_columns,
@@ -196,7 +196,7 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
         export_columns = parse_columns_option(columns) if columns else None
         check_named_files(paths)
         resolve_inputs(paths)
-        spark = get_session(resolve_master(master))
+        spark = get_session(resolve_master(master), quiet=not debug)
         click.echo(format_layouts(ingest(spark, paths, hosts=_pairs(hosts, "--host"), tz=tz, layout=layout, columns=export_columns).inputs))
 
     _run(debug, action)
@@ -206,7 +206,7 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
 @click.argument("paths", nargs=-1)
 @click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file; repeatable.")
 @click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
-@click.option("--title", default=None, help="Report title [default: from the paths].")
+@click.option("--title", default=None, help="Report title [default: from the paths; with --redact, their pseudonyms, and a given title is masked].")
 @click.option("--group", default=None, help="Show only this consumer group.")
 @click.option("--redact", is_flag=True, help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
 @click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
@@ -233,7 +233,7 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
         export_columns = parse_columns_option(columns) if columns else None
         check_named_files(list(paths) + list(offsets))
         resolve_inputs(list(paths) + list(offsets))
-        spark = get_session(resolve_master(master))
+        spark = get_session(resolve_master(master), quiet=not debug)
         files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics, layout=layout, columns=export_columns)
         click.echo(format_findings_headline(files.headline))
         click.echo(f"Report written to {files.html}")
@@ -263,12 +263,56 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
             resolve_inputs([directory])
-        spark = get_session(resolve_master(master))
+        spark = get_session(resolve_master(master), quiet=not debug)
         with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
             index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics)
         click.echo(f"Index written to {index}")
         if failures:
             raise ForensicsError(f"{len(failures)} of {len(dirs)} incident(s) failed: " + "; ".join(failures), "See index.html and run those alone with `forensics report --debug`.")
+
+    _run(debug, action)
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file (kafka-consumer-groups.sh, ...); repeatable.")
+@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
+@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell.")
+@click.option("--analysis", "analysis_json", default=None, metavar="FILE", help="Plan from a saved `forensics analyze --json` result instead of PATHS (no Spark).")
+@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
+@click.option("-o", "--output", "outdir", required=True, metavar="DIR", help="Directory for plan.md, the --from-file CSV per group and recovery.json.")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, debug) -> None:
+    """Write the recovery plan of every loss and duplication at PATHS (or in --analysis FILE):
+    plan.md with every command in order and a --from-file CSV per consumer group. Nothing is executed."""
+
+    def action() -> None:
+        if bool(analysis_json) == bool(paths or offsets):
+            raise ForensicsError("Give log paths / --offsets dumps, or --analysis FILE (one of the two).", "See `forensics plan --help`.")
+        from .report.recovery import write_plan
+
+        if analysis_json:
+            from .report.data import read_result
+
+            result, source = read_result(analysis_json), analysis_json
+        else:
+            from .analyze import analyze as run_analysis
+            from .ingest import check_time_zone, resolve_inputs, user_layout
+            from .ingest.exports import parse_columns_option
+            from .ingest.paths import check_named_files
+            from .spark import get_session, resolve_master
+
+            check_time_zone(tz)
+            user_layout(layout)
+            export_columns = parse_columns_option(columns) if columns else None
+            check_named_files(list(paths) + list(offsets))
+            resolve_inputs(list(paths) + list(offsets))
+            spark = get_session(resolve_master(master), quiet=not debug)
+            result, source = run_analysis(spark, paths, offsets, tz=tz, layout=layout, columns=export_columns), " ".join([*paths, *offsets])
+        written = write_plan(result, outdir, source)
+        click.echo(format_findings(result.get("findings") or [])[0])
+        click.echo(f"Plan written to {os.path.join(outdir, 'plan.md')} ({len(written) - 2} reset file(s), recovery.json); nothing was executed.")
 
     _run(debug, action)
 

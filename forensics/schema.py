@@ -107,6 +107,7 @@ EVENT_TYPES = (
     # offsets and positions
     "consumer:offset:committed",
     "consumer:offset:commit_failed",
+    "consumer:offset:commit_requested",
     "consumer:offset:no_committed",
     "consumer:offset:set_committed",
     "consumer:offset:committed_ignored",
@@ -144,12 +145,28 @@ EVENT_TYPES = (
     "streams:thread:summary",
     "streams:process_id:created",
     "streams:process_id:loaded",
+    "streams:group:status",
     # producer and transactions
     "producer:fenced",
     "producer:epoch_bumped",
     "producer:sequence:out_of_order",
     "producer:transaction:aborted",
     "producer:transaction:error_state",
+    # group coordinator (broker): classic generations and KIP-848 group epochs, as the broker states them
+    "coordinator:group:preparing_rebalance",
+    "coordinator:group:stabilized",
+    "coordinator:group:assignment_received",
+    "coordinator:group:empty",
+    "coordinator:group:member_joined",
+    "coordinator:group:member_failed",
+    "coordinator:group:member_left",
+    "coordinator:group:member_fenced",
+    "coordinator:group:static_member_replaced",
+    "coordinator:group:epoch_bumped",
+    "coordinator:group:target_assignment",
+    "coordinator:group:member_assignment",
+    "coordinator:offsets:expired",
+    "coordinator:partition:loaded",
 )
 
 # Event columns beyond the record's provenance.
@@ -203,9 +220,12 @@ EVENT_FIELDS = StructType(
         StructField("producer_epoch", _I),
         StructField("epoch", _I),
         StructField("config_kind", _S),
+        StructField("member_count", _I),
     ]
 )
-"""Typed fields an event may carry (null where its line does not say)."""
+"""Typed fields an event may carry (null where its line does not say). On the coordinator's lines
+``generation`` is what the line names (``old generation N`` of ``preparing_rebalance`` leads to
+N+1), ``member_count`` the members it counts and ``coordinator`` its ``__consumer_offsets-P``."""
 
 EVENTS_SCHEMA = StructType(
     [
@@ -228,7 +248,7 @@ CATALOGUE_FIELDS = (
     "partitions", "added_partitions", "revoked_partitions", "owned_partitions", "topic_partition",
     "topic", "partition", "offset", "offset_epoch", "end_offset", "records", "strategy", "reason",
     "error", "state_from", "state_to", "task", "thread", "store", "changelog", "coordinator",
-    "producer_id", "producer_epoch", "transactional_id", "epoch", "config_kind",
+    "producer_id", "producer_epoch", "transactional_id", "epoch", "config_kind", "member_count",
 )
 """Names a catalogue pattern may capture; each maps onto an event column (``topic_partition``
 fills ``topic`` and ``partition``)."""

@@ -12,7 +12,10 @@ import re
 import shutil
 import socket
 import subprocess
-from typing import Mapping
+import sys
+import threading
+from contextlib import contextmanager, nullcontext
+from typing import Iterator, Mapping
 
 from .errors import ForensicsError
 
@@ -43,6 +46,24 @@ CLASSIC_CONF: Mapping[str, str] = {
     "spark.sql.classic.shuffleDependency.fileCleanup.enabled": "false",
 }
 """Settings of classic (non-Connect) sessions only: a Connect server owns its own."""
+
+JVM_CHATTER = re.compile(
+    r"WARNING: "
+    r"|Using Spark's default log4j profile"
+    r"|Setting default log level"
+    r"|To adjust logging level use"
+    r"|\d\d/\d\d/\d\d \d\d:\d\d:\d\d (?:INFO|WARN) "
+)
+"""Lines a driver JVM prints to stderr as it starts, none about the analysis. ``WARNING: Using
+incubator modules: jdk.incubator.vector``: Spark's launcher adds ``--add-modules`` for that
+module (SPARK-48021) and the JVM warns about it with no option to silence it; the JVM's other
+``WARNING:`` lines (``sun.misc.Unsafe``, native access on newer JDKs). Should Spark's default
+log4j configuration apply instead of ``log4j2.properties`` (``PYSPARK_SUBMIT_ARGS`` replacing
+the driver's Java options), its banner and its INFO / WARN lines (``yy/MM/dd HH:mm:ss`` layout:
+NativeCodeLoader, "Your hostname resolves to a loopback address") too."""
+JVM_STDERR_THREAD = "forensics-jvm-stderr"
+JVM_LAST_WORDS_S = 2.0
+"""How long a failed start waits for the JVM's last stderr lines before reporting the error."""
 
 _MASTER_PATTERN = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://.+|yarn|k8s://.+|mesos://.+|sc://.+)$")
 
@@ -122,10 +143,14 @@ def require_java() -> None:
         )
 
 
-def get_session(master: str | None = None, app_name: str = "kafka-forensics", ui: bool = False, conf: Mapping[str, str] | None = None):
+def get_session(
+    master: str | None = None, app_name: str = "kafka-forensics", ui: bool = False, conf: Mapping[str, str] | None = None, quiet: bool = True
+):
     """Return a SparkSession for ``master`` with the toolkit's settings (UTC, quiet logs).
 
     An existing active session is reused, so a notebook or a batch run starts the JVM once.
+    ``quiet`` drops the driver JVM's start-up chatter from stderr (``JVM_CHATTER``); the CLI's
+    ``--debug`` keeps it.
     """
     master = resolve_master(master)
     from pyspark.sql import SparkSession
@@ -146,8 +171,10 @@ def get_session(master: str | None = None, app_name: str = "kafka-forensics", ui
         settings = {**CLASSIC_CONF, **settings}
     for key, value in settings.items():
         builder = builder.config(key, value)
+    starting_jvm = quiet and not master.startswith("sc://")
     try:
-        spark = builder.appName(app_name).getOrCreate()
+        with jvm_stderr_without_chatter() if starting_jvm else nullcontext():
+            spark = builder.appName(app_name).getOrCreate()
     except Exception as exc:  # py4j / grpc errors carry Java traces: say it in one line
         raise ForensicsError(
             f"Could not start or reach Spark at {master}: {_first_line(exc)}",
@@ -161,3 +188,55 @@ def get_session(master: str | None = None, app_name: str = "kafka-forensics", ui
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
+
+
+def is_jvm_chatter(line: str) -> bool:
+    """Whether a line of the driver JVM's stderr is start-up chatter (``JVM_CHATTER``)."""
+    return JVM_CHATTER.match(line) is not None
+
+
+@contextmanager
+def jvm_stderr_without_chatter() -> Iterator[None]:
+    """Start the driver JVM inside this block to keep its chatter off stderr.
+
+    pyspark starts the JVM with this process's stderr (fd 2), which a notebook kernel captures
+    into cell outputs. Inside the block fd 2 is a pipe; a thread copies every line the JVM
+    writes there, for the JVM's whole life, to the real stderr, except chatter. Errors and log
+    lines still get through.
+    """
+    try:
+        real_stderr = os.dup(2)
+    except OSError:  # no stderr at all: nothing to keep quiet
+        yield
+        return
+    read_end, write_end = os.pipe()
+    copier = threading.Thread(target=_copy_without_chatter, args=(read_end, os.dup(real_stderr)), name=JVM_STDERR_THREAD, daemon=True)
+    copier.start()
+    _point_stderr_at(write_end)
+    os.close(write_end)
+    try:
+        yield
+    except BaseException:
+        _point_stderr_at(real_stderr)
+        copier.join(timeout=JVM_LAST_WORDS_S)  # a JVM that died at start: its last words first
+        raise
+    finally:
+        _point_stderr_at(real_stderr)
+        os.close(real_stderr)
+
+
+def _point_stderr_at(fd: int) -> None:
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    os.dup2(fd, 2)
+
+
+def _copy_without_chatter(source: int, target: int) -> None:
+    """Copy the lines read from fd ``source`` to fd ``target``, chatter dropped, until EOF."""
+    with os.fdopen(source, "rb") as lines, os.fdopen(target, "wb", buffering=0) as out:
+        for line in lines:
+            if not is_jvm_chatter(line.decode("utf-8", "replace")):
+                try:
+                    out.write(line)
+                except OSError:  # stderr closed under us: keep draining so the JVM never blocks
+                    pass

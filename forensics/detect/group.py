@@ -7,7 +7,14 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
-from ..model.members import GENERATION_NOW, MEMBER
+from ..model.members import (
+    GENERATION_NOW,
+    MEMBER,
+    MEMBER_ID_OF_CLIENT,
+    epoch_fenced,
+    member_unknown,
+)
+from ..model.rebalances import coordinator_signals, member_names
 from ._finding import findings, line, lines
 
 STORM_REBALANCES = 8
@@ -73,7 +80,8 @@ def poll_timeout(model: Model) -> DataFrame:
 def session_timeout_lines(members: DataFrame) -> Column:
     """Lines showing the coordinator expired a member's session: no heartbeat reached it within
     ``session.timeout.ms`` (heartbeat answered UNKNOWN_MEMBER_ID, "member id is not valid",
-    or the client's own "session timed out without receiving a heartbeat response")."""
+    KIP-848 / KIP-1071 "member M is unknown", or the client's own "session timed out without
+    receiving a heartbeat response")."""
     message = F.coalesce(F.col(s.MESSAGE), F.lit(""))
     reason = F.coalesce(F.col("reason"), F.lit(""))
     return (
@@ -82,16 +90,38 @@ def session_timeout_lines(members: DataFrame) -> Column:
            & ((F.col("error") == "UNKNOWN_MEMBER_ID") | message.rlike(r"member id \S+ is not valid")))
         | ((F.col(s.EVENT_TYPE) == "consumer:group:generation_reset") & reason.contains("UNKNOWN_MEMBER_ID") & reason.contains("HEARTBEAT"))
         | ((F.col(s.EVENT_TYPE) == "consumer:group:coordinator_unavailable") & F.lower(reason).contains("session timed out"))
+        | member_unknown()
     )
+
+
+def coordinator_expiries(members: DataFrame) -> DataFrame:
+    """The group coordinator's own statements that it expired a member's session (``Member M in
+    group G has failed``, ``Preparing to rebalance ... (reason: removing member M on heartbeat
+    expiration)``, KIP-848 ``fenced ... because the member session expired``) as that member's
+    lines: ``member`` is the member whose own lines carry M (else M itself: its log is missing),
+    ``generation_now`` the generation it was removed from, the coordinator's line the evidence."""
+    failed = coordinator_signals(members).where(F.col("_kind") == "failed")
+    names = member_names(members).withColumnRenamed(s.MEMBER_ID, "_member_id")
+    named = failed.drop(MEMBER, GENERATION_NOW).join(names, [s.GROUP_ID, "_member_id"], "left")
+    client = F.nullif(F.regexp_extract("_member_id", MEMBER_ID_OF_CLIENT, 1), F.lit(""))
+    return named.select(
+        s.GROUP_ID, F.coalesce("_name", "_member_id").alias(MEMBER), (F.col("_g") - 1).alias(GENERATION_NOW), s.TS,
+        F.regexp_extract("_name", r"^([^/]*)/", 1).alias(s.HOST), F.coalesce(F.regexp_replace("_name", r"^[^/]*/", ""), client).alias(s.CLIENT_ID),
+        F.lit(None).cast("string").alias(s.TASK), s.SOURCE_FILE, s.LINE,
+    ).withColumn(s.HOST, F.nullif(F.col(s.HOST), F.lit("")))
 
 
 def session_timeout(model: Model) -> DataFrame:
     """The coordinator removed a member whose heartbeats stopped for ``session.timeout.ms``
-    (process paused by GC, network partition, heartbeat thread starved); a member that had
-    already left on a poll timeout in the same generation is reported as ``poll_timeout``."""
+    (process paused by GC, network partition, heartbeat thread starved), told by the member's
+    own lines or by the coordinator's (broker log: also for a member whose log is missing); a
+    member that had already left on a poll timeout in the same generation is reported as
+    ``poll_timeout``."""
     members = model.members.where(F.col(MEMBER).isNotNull())
     polled = members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout").select(MEMBER, GENERATION_NOW).distinct()
-    expired = members.where(session_timeout_lines(members)).join(polled, [MEMBER, GENERATION_NOW], "left_anti")
+    own = members.where(session_timeout_lines(members))
+    stated = coordinator_expiries(model.members)
+    expired = own.select(*stated.columns).unionByName(stated).join(polled, [MEMBER, GENERATION_NOW], "left_anti")
     rows = _with_setting(_per_member(expired), model, "session.timeout.ms")
     return _timeout_finding(
         rows, "session_timeout", "session.timeout.ms", "45000 ms since Kafka 3.0, 10000 ms before", "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
@@ -109,7 +139,7 @@ FENCE_KINDS = (
 def _fence_kind() -> Column:
     rule = F.when(
         (F.col(s.EVENT_TYPE) == "consumer:group:fenced") & F.lower(F.col(s.MESSAGE)).contains("instance"), F.lit("static member")
-    ).when(F.col(s.EVENT_TYPE) == "consumer:group:fenced", F.lit("member epoch"))
+    ).when((F.col(s.EVENT_TYPE) == "consumer:group:fenced") | epoch_fenced(), F.lit("member epoch"))
     for event, kind in FENCE_KINDS:
         rule = rule.when(F.col(s.EVENT_TYPE) == event, F.lit(kind))
     return rule
@@ -119,10 +149,14 @@ def fenced(model: Model) -> DataFrame:
     """A zombie was fenced: a producer with an older epoch (``ProducerFencedException``
     under exactly-once), a Streams thread whose tasks migrated while it was out of the group
     (``TaskMigratedException``), or a static member whose ``group.instance.id`` another
-    instance took over. One finding per member and generation."""
-    lines_of = model.members.where(
-        F.col(s.EVENT_TYPE).isin("consumer:group:fenced", *[event for event, _ in FENCE_KINDS]) & F.col(MEMBER).isNotNull()
-    )
+    instance took over, or a KIP-848 / KIP-1071 member whose epoch the coordinator fenced (one
+    whose session it had expired first is reported as ``session_timeout``). One finding per
+    member and generation."""
+    members = model.members.where(F.col(MEMBER).isNotNull())
+    expired = members.where(session_timeout_lines(members)).select(MEMBER, GENERATION_NOW).distinct()
+    lines_of = members.where(
+        F.col(s.EVENT_TYPE).isin("consumer:group:fenced", *[event for event, _ in FENCE_KINDS]) | epoch_fenced()
+    ).join(expired, [MEMBER, GENERATION_NOW], "left_anti")
     rows = _per_member(lines_of, _fence_kind())
     return findings(
         rows, "fenced",

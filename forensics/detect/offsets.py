@@ -9,7 +9,9 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
+from ..model.commits import DUMP_KINDS
 from ..model.members import MEMBER
+from ..offsets.burrow import REWIND
 from ._finding import findings, line, lines, one
 
 PARTITION_KEY = (s.GROUP_ID, s.TOPIC, s.PARTITION)
@@ -126,6 +128,15 @@ def out_of_range_reset(model: Model) -> DataFrame:
     )
 
 
+DUMPED = tuple(DUMP_KINDS.values())
+"""Commit lineage kinds of dumped committed offsets."""
+BACKWARD_REFERENCE = "alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own"
+BACKWARD_REMEDY = (
+    "Commit only partitions the consumer still owns: drop pending commits in onPartitionsRevoked/onPartitionsLost "
+    "(alpakka-kafka 2.0.4+ does), and never commit an offset below the last one committed."
+)
+
+
 def backward_commit(model: Model) -> DataFrame:
     """A committed offset lower than the partition's previous commit (seed 003, alpakka-kafka
     #1121/#1123, Burrow's REWIND): the group's position went back, and whoever owns the
@@ -134,18 +145,24 @@ def backward_commit(model: Model) -> DataFrame:
     ``classification``: ``zombie`` (the committer no longer owned the partition: brokers accept
     commits from any member of the current generation), ``reset`` (the committer reset or
     seeked its position since the previous commit), ``replay`` (an owner resumed from an older
-    commit and committed behind the last one). Dump commits count only for partitions with
-    no commit in the logs (the logs name the committer; the dump would repeat them).
+    commit and committed behind the last one), ``rewind`` (see ``_unseen_rewinds``). Dumped
+    offsets (``__consumer_offsets`` and Burrow commits, ``--describe`` and lag-exporter
+    snapshots) count only for partitions with no commit in the logs (the logs name the
+    committer; the dump would repeat them), and a dumped step back only between two timed
+    rows of different times, or two rows of one file (whose line order is their order).
     """
     commits = model.commits
     history = _member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
     repositioned = F.last(F.when(F.col("kind").isin("reset", "seek"), F.col("sequence")), ignorenulls=True).over(history)
     logged = F.sum((F.col("kind") == "commit").cast("int")).over(Window.partitionBy(*PARTITION_KEY))
     marked = commits.withColumn("_repositioned", repositioned).withColumn("_logged", logged)
-    candidates = marked.where((F.col("kind") == "commit") | ((F.col("kind") == "dump commit") & (F.col("_logged") == 0)))
+    candidates = marked.where((F.col("kind") == "commit") | (F.col("kind").isin(*DUMPED) & (F.col("_logged") == 0)))
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
-    previous = F.lag(F.struct(s.OFFSET, "sequence", MEMBER, s.TS, line().alias("evidence"))).over(ordered)
-    backward = candidates.withColumn("_previous", previous).where(F.col(s.OFFSET) < F.col("_previous.offset"))
+    previous = F.lag(F.struct(s.OFFSET, "sequence", MEMBER, s.TS, s.SOURCE_FILE, line().alias("evidence"))).over(ordered)
+    in_order = (F.col(s.TS) > F.col("_previous.ts")) | (F.col(s.SOURCE_FILE) == F.col("_previous.source_file"))
+    backward = candidates.withColumn("_previous", previous).where(
+        (F.col(s.OFFSET) < F.col("_previous.offset")) & ((F.col("kind") == "commit") | in_order)
+    )
     kind = (
         F.when(F.col("in_own_interval") == F.lit(False), F.lit("zombie"))
         .when(F.col("_repositioned") > F.col("_previous.sequence"), F.lit("reset"))
@@ -157,7 +174,7 @@ def backward_commit(model: Model) -> DataFrame:
         .otherwise(F.lit("resuming from an older commit"))
     )
     records = F.col("_previous.offset") - F.col(s.OFFSET)
-    return findings(
+    steps = findings(
         backward, "backward_commit",
         severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
         offset_from=F.col(s.OFFSET), offset_to=F.col("_previous.offset"), records=records, exact=F.lit(True), classification=kind,
@@ -169,9 +186,44 @@ def backward_commit(model: Model) -> DataFrame:
             F.coalesce(F.col(MEMBER), F.lit("an unknown member")), F.col(s.OFFSET), _tp(), why,
             F.coalesce(F.col("_previous.member"), F.lit("the group")), F.col("_previous.offset"), records,
         ),
-        kafka_reference="alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own",
-        remedy="Commit only partitions the consumer still owns: drop pending commits in onPartitionsRevoked/onPartitionsLost "
-        "(alpakka-kafka 2.0.4+ does), and never commit an offset below the last one committed.",
+        kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
+    )
+    return steps.unionByName(_unseen_rewinds(model, steps))
+
+
+def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
+    """Partitions Burrow rated ``REWIND`` (a commit of its window went below an earlier one and
+    the group has not come back to it) whose dumped start and end commits show no step back:
+    the step lies inside the window, so the range is unknown (``offset_from``/``offset_to``
+    null, ``exact`` false). Not for partitions with commits in the logs, like dumped steps."""
+    if model.offsets is None:
+        return steps.limit(0)
+    rated = model.offsets.where((F.col(s.KIND) == s.CONSUMER_OFFSETS_COMMIT) & (F.col(s.STATE) == REWIND))
+    logged = model.commits.where(F.col("kind") == "commit").select(*PARTITION_KEY).distinct()
+    rewinds = (
+        rated.join(steps.select(*PARTITION_KEY).distinct(), list(PARTITION_KEY), "left_anti")
+        .join(logged, list(PARTITION_KEY), "left_anti")
+        .groupBy(*PARTITION_KEY)
+        .agg(
+            F.min_by(F.struct(s.CURRENT_OFFSET, s.COMMIT_TS, s.HOST, s.CLIENT_ID), s.COMMIT_TS).alias("_first"),
+            F.max_by(F.struct(s.CURRENT_OFFSET, s.COMMIT_TS, s.HOST, s.CLIENT_ID), s.COMMIT_TS).alias("_last"),
+            F.collect_list(line()).alias("_evidence"),
+        )
+    )
+    return findings(
+        rewinds, "backward_commit",
+        severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        exact=F.lit(False), classification="rewind", host=F.col("_last.host"), member=F.col("_last.client_id"),
+        start=F.col("_first.commit_ts"), end=F.col("_last.commit_ts"), evidence=lines(F.col("_evidence")),
+        explanation=F.format_string(
+            "Burrow rated %s of group %s REWIND: between %s and %s a commit went below an earlier one and the group has "
+            "not come back to it, which the next owner will process again; the window's first and last commits (%d, "
+            "then %d) do not show the step, so the range is unknown (Burrow's consumer detail, "
+            "/v3/kafka/<cluster>/consumer/<group>, lists every commit of the window).",
+            _tp(), F.col(s.GROUP_ID), F.col("_first.commit_ts").cast("string"), F.col("_last.commit_ts").cast("string"),
+            F.col("_first.current_offset"), F.col("_last.current_offset"),
+        ),
+        kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
     )
 
 
@@ -183,14 +235,17 @@ def reprocessing(model: Model) -> DataFrame:
     crash before a commit leaves no P in the logs and is not counted.)
 
     The resume paired with a failed commit is the partition's first "Setting offset ... to the
-    committed offset" after the failing member's last successful commit, by another member or
-    by the same member in another generation; the failure may come before it or after it (a
-    stalled member commits late). The verdict is ``expected`` under at-least-once and
+    committed offset" after the failing member's last successful commit or own resume (where
+    its processing started; commits may be logged at DEBUG only), by another member or by the
+    same member in another generation; the failure may come before it or after it (a stalled
+    member commits late). The verdict is ``expected`` under at-least-once and
     ``duplication`` when the group is configured for exactly-once (``processing.guarantee``).
     """
     commits = model.commits
     own = _member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
-    own_commit = F.when(F.col("kind") == "commit", F.struct(F.col("sequence").alias("sequence"), F.col(s.GENERATION).alias("generation")))
+    own_commit = F.when(
+        F.col("kind").isin("commit", "position from commit"), F.struct(F.col("sequence").alias("sequence"), F.col(s.GENERATION).alias("generation"))
+    )
     failed = commits.withColumn("_epoch", F.last(own_commit, ignorenulls=True).over(own)).where(
         (F.col("kind") == "commit failed") & F.col(s.OFFSET).isNotNull()
     ).select(

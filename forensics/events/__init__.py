@@ -58,13 +58,13 @@ def gates_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
 
 
 def prepare_records(records: DataFrame) -> DataFrame:
-    """Records with the prefix split off (``_prefix``), the logger's class name, the first
-    line of the message proper and its first word."""
+    """Records with the prefix split off (``_prefix``), the logger's class name (librdkafka's
+    facility where an application's logger wrote its line), the first line of the message
+    proper and its first word."""
     s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
-    with_prefix = records.select(
-        "*",
-        split_prefix(F.col(s.MESSAGE)).alias("_prefix"),
-        F.coalesce(F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1), F.lit("")).alias("_logger_name"),
+    with_prefix = records.withColumn("_prefix", split_prefix(F.col(s.MESSAGE))).withColumn(
+        "_logger_name",
+        F.coalesce(F.col("_prefix.facility"), F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1), F.lit("")),
     )
     first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
     return with_prefix.withColumn("_first_line", first_line).withColumn(
@@ -150,11 +150,12 @@ def typed_fields() -> list[Column]:
         "error": cap["error"],
         "state_from": cap["state_from"],
         "state_to": cap["state_to"],
-        "coordinator": cap["coordinator"],
+        "coordinator": F.coalesce(cap["coordinator"], F.concat(prefix["coordinator_topic"], F.lit("-"), prefix["coordinator_partition"])),
         "producer_id": cap["producer_id"].try_cast("long"),
         "producer_epoch": cap["producer_epoch"].try_cast("int"),
         "epoch": cap["epoch"].try_cast("int"),
         "config_kind": cap["config_kind"],
+        "member_count": cap["member_count"].try_cast("int"),
     }
     return [values[field.name].cast(field.dataType).alias(field.name) for field in s.EVENT_FIELDS.fields]
 

@@ -8,11 +8,38 @@ from pyspark.sql import functions as F
 TOPIC_PARTITION = r"^(.+)-(\d+)$"
 
 
+PYTHON_TOPIC_PARTITION = r"TopicPartition\(topic='([^']*)', partition=(\d+)\)"
+"""kafka-python's and aiokafka's ``TopicPartition`` named tuple as ``repr`` prints it."""
+LIBRDKAFKA_TOPIC_PARTITION = r"^(\S+) \[(\d+)\]$"
+"""librdkafka's ``topic [N]``."""
+_PYTHON_COLLECTION = r"^(?:frozenset\(|set\()?[\[{]?|[\]}]?\)?$"
+"""The brackets around a list: Java's ``[..]``, Python's ``{..}``, ``set()``, ``frozenset({..})``."""
+
+
 def partition_list(text: Column) -> Column:
-    """``[a-0, b-1]``, ``a-0, b-1``, ``[]`` or empty -> ``["a-0", "b-1"]`` (null stays null)."""
-    inner = F.regexp_replace(F.trim(text), r"^\[|\]$", "")
+    """``[a-0, b-1]``, ``a-0, b-1``, ``[]`` or empty -> ``["a-0", "b-1"]`` (null stays null).
+
+    Also the other clients' notations: kafka-python / aiokafka sets of ``TopicPartition(topic='a',
+    partition=0)`` (``set()`` when empty), librdkafka's ``a [0]`` and KafkaJS's assignment map
+    ``{"a":[0,1]}``."""
+    tuples = F.regexp_replace(F.trim(text), PYTHON_TOPIC_PARTITION, "$1-$2")
+    inner = F.regexp_replace(F.regexp_replace(tuples, LIBRDKAFKA_TOPIC_PARTITION, "$1-$2"), _PYTHON_COLLECTION, "")
     items = F.transform(F.split(inner, ","), lambda item: F.trim(item))
-    return F.when(text.isNotNull(), F.filter(items, lambda item: item != ""))
+    listed = F.filter(items, lambda item: item != "")
+    return F.when(text.isNotNull(), F.when(F.trim(text).startswith('{"'), assignment_map(text)).otherwise(listed))
+
+
+def assignment_map(text: Column) -> Column:
+    """KafkaJS's ``memberAssignment`` ``{"a":[0,1],"b":[2]}`` -> ``["a-0", "a-1", "b-2"]``."""
+    topics = F.map_entries(F.from_json(text, "map<string,array<int>>"))
+    per_topic = F.transform(topics, lambda e: F.transform(e["value"], lambda p: F.concat(e["key"], F.lit("-"), p.cast("string"))))
+    return F.flatten(per_topic)
+
+
+def task_list(text: Column) -> Column:
+    """The Streams task ids a task list names: ``[0_1, 1_1]``, ``0_1, 1_1`` or ``{0_1}`` ->
+    ``["0_1", "1_1"]`` (subtopology ``_`` partition; KIP-1071 prints them the same way)."""
+    return F.filter(F.split(text, r"[\[\]{},\s]+"), lambda task: task.rlike(r"^\d+_\d+$"))
 
 
 def topic_of(topic_partition: Column) -> Column:

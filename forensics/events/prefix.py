@@ -4,7 +4,12 @@
 ``[Producer clientId=C, transactionalId=T] ``, ``stream-client [C] `` (no space in 1.0),
 ``stream-thread [T] `` then ``task|stream-task|standby-task [0_1] ``, and
 ``state-updater [U] `` (4.x restoration). 2.0/2.1 lines may lack the space after the thread.
-Other bracketed fields before the prefix are skipped.
+The group coordinator's (broker) prefixes: ``[GroupCoordinator 1]: `` and ``[GroupMetadataManager
+brokerId=1] `` (Scala coordinator, 1.0-3.9), ``[GroupCoordinator id=1 topic=__consumer_offsets
+partition=12] `` (the new coordinator's shards, 3.6+; ``coordinator_topic``/``coordinator_partition``).
+Other bracketed fields before the prefix are skipped. A librdkafka line written by an application's
+logger (``MAXPOLL [rdkafka#consumer-1] [thrd:main]: ``) gives its ``facility`` and its handle
+name as ``client_id``.
 """
 
 from __future__ import annotations
@@ -13,15 +18,21 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..layouts._common import KAFKA_OPENINGS, SEP
+from ..layouts.librdkafka import LOG_CALLBACK
 
 PREFIX_FIELDS = (
     "prefix_kind", "instance_id", "client_id", "group_id", "transactional_id",
-    "stream_client", "stream_thread", "state_updater", "task", "rest",
+    "stream_client", "stream_thread", "state_updater", "task", "coordinator_topic", "coordinator_partition", "rest",
 )
 _NOT = r"[^,\]\x01]*"
 _KINDS = "Consumer|ShareConsumer|Producer|AdminClient"
 _EXTRA = rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?={KAFKA_OPENINGS}))?"
 """Bracketed fields a team's layout puts before Kafka's prefix (``[KafkaConsumer] [segment-7] ``)."""
+_BROKER = (
+    r"(?:\[GroupCoordinator \d+\]: |\[GroupMetadataManager brokerId=\d+\] "
+    r"|\[GroupCoordinator id=\d+(?: topic=([^\s\]\x01]+) partition=(\d+))?\] )?"
+)
+"""The group coordinator's prefixes (broker logs); the new coordinator's names its partition."""
 PREFIX = (
     rf"(?s)^{_EXTRA}(?:\[({_KINDS}) "
     rf"(?:instanceId=({_NOT}), )?clientId=({_NOT})(?:, groupId=({_NOT}))?(?:, transactionalId=([^\]\x01]*))?\] ?)?"
@@ -29,12 +40,18 @@ PREFIX = (
     r"(?:(?:global-)?stream-thread \[([^\]\x01]*)\] ?)?"
     r"(?:state-updater \[([^\]\x01]*)\] ?)?"
     r"(?:(?:task|stream-task|standby-task) \[([^\]\x01]*)\] ?)?"
-    r"(.*)$"
+    rf"{_BROKER}(.*)$"
 )
 _TEMPLATE = SEP.join(f"${n}" for n in range(1, len(PREFIX_FIELDS) + 1))
+_CALLBACK = rf"(?s)^(?:{LOG_CALLBACK})?(.*)$"
+"""librdkafka's facility and handle before the message, when an application's logger wrote it."""
 
 
 def split_prefix(message: Column) -> Column:
-    """Struct of ``PREFIX_FIELDS`` (empty strings become null); ``rest`` is the message proper."""
-    parts = F.split(F.regexp_replace(message, PREFIX, _TEMPLATE), SEP, len(PREFIX_FIELDS))
-    return F.struct(*[F.nullif(parts[i], F.lit("")).alias(name) for i, name in enumerate(PREFIX_FIELDS)])
+    """Struct of ``PREFIX_FIELDS`` and ``facility`` (empty strings become null); ``rest`` is the
+    message proper."""
+    callback = F.split(F.regexp_replace(message, _CALLBACK, f"$1{SEP}$2{SEP}$3"), SEP, 3)
+    parts = F.split(F.regexp_replace(callback[2], PREFIX, _TEMPLATE), SEP, len(PREFIX_FIELDS))
+    fields = {name: F.nullif(parts[i], F.lit("")) for i, name in enumerate(PREFIX_FIELDS)}
+    fields["client_id"] = F.coalesce(F.nullif(callback[1], F.lit("")), fields["client_id"])
+    return F.struct(*[value.alias(name) for name, value in fields.items()], F.nullif(callback[0], F.lit("")).alias("facility"))

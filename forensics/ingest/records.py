@@ -24,9 +24,17 @@ so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 
-KAFKA_LOGGER = r"^(org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka)\."
+KAFKA_LOGGER = (
+    r"^((org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka|aiokafka|kafka\.consumer)\."
+    r"|kafka\.coordinator(\.(base|consumer|heartbeat))?$|kafkajs$)"
+)
+"""The Java client's loggers, and the other clients': kafka-python's group and consumer loggers
+(``kafka.coordinator[.base|.consumer|.heartbeat]``, ``kafka.consumer.*``; not the broker's
+``kafka.coordinator.group.*``), aiokafka's and KafkaJS's."""
 _KAFKA_OPENINGS = layouts._common.KAFKA_OPENINGS
-_KAFKA_MESSAGE = rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b"
+_KAFKA_MESSAGE = (
+    rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b|{layouts.librdkafka.LOG_CALLBACK}"
+)
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
 BARE_HEAD = rf"^({_KAFKA_OPENINGS}|([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$))"

@@ -58,7 +58,7 @@ def wrapper_of(value: Column) -> Column:
     upper = first.between("A", "Z")
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in _SHAPES:
-        gate = {"journald": iso_t, "kubectl": iso_t, "syslog": upper, "kibana_paste": upper}.get(name, digit | upper | first.between("a", "z"))
+        gate = {"journald": iso_t, "kubectl": iso_t, "syslog": upper, "kibana_paste": upper}.get(name, value.contains("|"))
         kind = kind.when(gate & value.rlike(_SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))

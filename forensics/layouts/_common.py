@@ -21,10 +21,12 @@ LOGGER = r"[A-Za-z_$][\w.$]*"
 
 KAFKA_OPENINGS = (
     r"\[(?:Consumer|ShareConsumer|Producer|AdminClient) |(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
-    r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):"
+    r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):|"
+    r"\[GroupCoordinator (?:\d+\]: |id=\d+[ \]])|\[GroupMetadataManager brokerId=\d+\] "
 )
-"""Openings of a message only a Kafka client writes: a log-context prefix, a config block, the
-version banner (ingest tells Kafka records by them; parse skips bracketed fields before them)."""
+"""Openings of a message only Kafka writes: a client's log-context prefix, a config block, the
+version banner, the group coordinator's prefix in a broker log (ingest tells Kafka records by
+them; parse skips bracketed fields before them)."""
 
 _FRACTION = r"(?:[,.]\d{1,9})?"
 ANY_ISO = rf"\d{{4}}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d{_FRACTION}(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"

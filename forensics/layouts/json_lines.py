@@ -16,7 +16,10 @@ One ``from_json`` with one schema reads every family; each field is the first on
 - message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``;
 - stack trace, appended to the message: ``stack_trace``, ``error.stack_trace`` / ``error:
   {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
-  after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``.
+  after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``;
+- a Kafka client's context in fields after the message (KafkaJS's ``groupId``, ``memberId``,
+  ``generationId``, ``memberAssignment``, ...): appended to the message's first line as written,
+  `` {"groupId":"g","memberId":"m",...}``, so templates read them.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ def _struct(*names: str, **nested: StructType) -> StructType:
     return StructType([StructField(name, _S) for name in names] + [StructField(k, v) for k, v in nested.items()])
 
 
+AFTER_MESSAGE = r'^\{.*?"message"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*(.*)\}\s*$'
+"""The fields a record writes after its message, as written (KafkaJS's logger writes ``level``,
+``timestamp``, ``logger``, ``message``, then the line's own fields)."""
 _FLAT = [
     "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime",
     "level", "log.level", "severity", f"{GCP}severity", "levelname",
@@ -157,9 +163,17 @@ def _stack(r: Column) -> Column:
     )
 
 
+def client_context(value: Column) -> Column:
+    """`` {"groupId":..}``: the fields after the message, as written, of a record that names a
+    consumer group or member (a KafkaJS line); "" otherwise. One regex: this runs on every JSON head."""
+    named = value.contains('"groupId"') | value.contains('"memberId"')
+    fields = F.regexp_extract(value, AFTER_MESSAGE, 1)
+    return F.when(named & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
+
+
 def split(value: Column) -> Column:
     r = _parsed(value)
-    message, stack = _message(r), _stack(r)
+    message, stack = F.concat(_message(r), client_context(value)), _stack(r)
     return F.array(
         _timestamp(r),
         _level(r),

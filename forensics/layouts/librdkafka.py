@@ -23,6 +23,10 @@ TEMPLATE = c.replacement(ts_text="$2", level="$1", logger="$3", client="$4", thr
 
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
 """syslog severities 0-7 (emerg..debug) in log4j's names; 5 (notice) reads as INFO."""
+LOG_CALLBACK = r"([A-Z][A-Z0-9_]*) \[([^\]\x01]*#(?:consumer|producer)-\d+)\] (?:\[thrd:[^\]\x01]*\]: )?"
+"""The opening of a librdkafka line an application's log callback hands to its own logger:
+facility and handle name (``client.id#consumer-N``), then ``[thrd:name]: `` and the message
+(confluent-kafka-python's ``logger=``: ``"%s [%s] %s" % (facility, handle, text)``, 0.11.4-2.15)."""
 
 
 def sniff(sample_lines) -> bool:

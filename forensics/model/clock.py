@@ -7,67 +7,154 @@ host over the generations both saw estimates that host's clock offset; the sprea
 differences is its uncertainty. Offsets of at least ``CORRECTION_THRESHOLD_MS`` known to
 better than that are corrected (``ts`` becomes the reference clock; the original is kept as
 ``ts_raw``); all estimates are reported, corrected or not.
+
+When the group coordinator's broker log is among the inputs, its host is the reference: its
+``Stabilized group G generation N`` precedes every member's ``Successfully joined`` line of N
+and its ``Assignment received ... for generation N`` every ``Successfully synced`` line of N
+(the responses leave after the line), while every member's ``(Re-)joining group`` before its
+joined line of N, and the leader's ``Finished assignment for group at generation N``, precede
+them (the requests arrive first). Those orders bound each member's offset to
+``[offset_min_ms, offset_max_ms]``; the estimate is kept inside that interval.
 """
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from .members import JOINED
+from .members import JOINED, member_client
 
 CORRECTION_THRESHOLD_MS = 500
 """Smallest estimated offset that is corrected (protocol answers reach members within ms)."""
 PROTOCOL_JITTER_MS = 20
 """Least uncertainty of an estimate: the coordinator's answers reach members within tens of ms."""
 TS_RAW = "ts_raw"
+COORDINATOR_PREFIX = "coordinator:"
+"""Event types of the group coordinator's own (broker) lines."""
+
+ANSWERED = {"coordinator:group:stabilized": JOINED[0], "coordinator:group:assignment_received": JOINED[1]}
+"""Coordinator line -> the member line that answers it (written just after it, same generation)."""
+ASKED = {"consumer:group:join_started": "coordinator:group:stabilized", "consumer:group:assignment_finished": "coordinator:group:assignment_received"}
+"""Member line -> the coordinator line it precedes: a member's JoinGroup requests for generation N
+reach the coordinator before it stabilizes N; the leader's assignment before it is received."""
 
 
 def _millis(ts) -> F.Column:
     return F.unix_micros(ts) / 1000.0
 
 
+def _marks(events: DataFrame) -> DataFrame:
+    """Per group, generation, kind and host: the first line that marks the protocol's answer of
+    that generation (members' joined/synced lines; the coordinator's lines as the answers they
+    announce)."""
+    kind = F.coalesce(F.create_map(*[F.lit(x) for pair in ANSWERED.items() for x in pair])[F.col(s.EVENT_TYPE)],
+                      F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.EVENT_TYPE)))
+    return (
+        events.where(kind.isNotNull() & F.col(s.GENERATION).isNotNull() & F.col(s.TS).isNotNull())
+        .groupBy(s.GROUP_ID, s.GENERATION, kind.alias(s.EVENT_TYPE), s.HOST)
+        .agg(F.min(s.TS).alias("mark"))
+    )
+
+
+def _reference(events: DataFrame, marks: DataFrame) -> DataFrame:
+    """The reference host: the group coordinator's when its log is in, else the host that saw
+    the most generations (ties: first by name)."""
+    coordinators = events.where(F.col(s.EVENT_TYPE).startswith(COORDINATOR_PREFIX)).select(s.HOST).distinct().withColumn("coordinator", F.lit(1))
+    ranking = Window.orderBy(F.desc("coordinator"), F.desc("n"), F.col(s.HOST))
+    counted = marks.groupBy(s.HOST).agg(F.count(F.lit(1)).alias("n")).join(coordinators, s.HOST, "left").fillna(0, ["coordinator"])
+    ranked = counted.withColumn("rank", F.row_number().over(ranking)).where(F.col("rank") == 1)
+    return ranked.select(F.col(s.HOST).alias("reference"), (F.col("coordinator") == 1).alias("reference_is_coordinator"))
+
+
+def _asked(events: DataFrame) -> DataFrame:
+    """Member lines that precede a coordinator line of a known generation: each ``(Re-)joining
+    group`` with the generation the member next joined, and the leader's finished assignment."""
+    member = [s.HOST, member_client(events)]
+    following = Window.partitionBy(*member).orderBy(s.TS, s.SOURCE_FILE, s.LINE).rowsBetween(Window.currentRow, Window.unboundedFollowing)
+    next_joined = F.first(F.when(F.col(s.EVENT_TYPE) == JOINED[0], F.col(s.GENERATION)), ignorenulls=True).over(following)
+    generation = F.when(F.col(s.EVENT_TYPE) == "consumer:group:join_started", next_joined).otherwise(F.col(s.GENERATION))
+    asked = F.create_map(*[F.lit(x) for pair in ASKED.items() for x in pair])[F.col(s.EVENT_TYPE)]
+    return (
+        events.where(F.col(s.EVENT_TYPE).isin(*ASKED, JOINED[0]) & F.col(s.TS).isNotNull())
+        .select(s.HOST, s.GROUP_ID, generation.alias(s.GENERATION), asked.alias("_answer"), s.TS)
+        .where(F.col("_answer").isNotNull() & F.col(s.GENERATION).isNotNull())
+    )
+
+
+ORDER_COLUMNS = (s.CLIENT_ID, s.THREAD, s.SOURCE_FILE, s.LINE)
+"""What a member's own order of lines needs beyond the marks (absent: no lower bounds)."""
+
+
+def _lower_bounds(events: DataFrame, reference: DataFrame) -> DataFrame:
+    """Per host: the largest (member line - coordinator line) over the pairs where the member's
+    line came first; the host's offset is at least that."""
+    if not set(ORDER_COLUMNS) <= set(events.columns):
+        return events.sparkSession.createDataFrame([], f"{s.HOST} string, offset_min_ms double")
+    coordinator = events.join(reference.where("reference_is_coordinator"), F.col(s.HOST) == F.col("reference")).select(
+        s.GROUP_ID, s.GENERATION, F.col(s.EVENT_TYPE).alias("_answer"), F.col(s.TS).alias("_answer_ts")
+    )
+    pairs = _asked(events).join(coordinator, [s.GROUP_ID, s.GENERATION, "_answer"])
+    return pairs.groupBy(s.HOST).agg(F.max(_millis(F.col(s.TS)) - _millis(F.col("_answer_ts"))).alias("offset_min_ms"))
+
+
+def _estimate(median: Column, spread: Column, low: Column, high: Column) -> tuple[Column, Column]:
+    """Offset and uncertainty: the median kept inside ``[low, high]`` (when that interval is
+    consistent); the interval's middle when it is narrower than the median's uncertainty."""
+    uncertainty = F.greatest(spread / 2, F.lit(PROTOCOL_JITTER_MS))
+    bounded = low.isNotNull() & high.isNotNull() & (low <= high)
+    half = (high - low) / 2
+    narrow = bounded & (half < uncertainty)
+    clamped = F.when(bounded, F.least(F.greatest(median, low), high)).otherwise(median)
+    return F.when(narrow, low + half).otherwise(clamped), F.when(narrow, half).otherwise(uncertainty)
+
+
 def clock_skew(events: DataFrame) -> DataFrame:
     """One row per host with a Kafka event: ``host``, ``reference`` host, ``offset_ms`` (this
     host's clock minus the reference's; null when no generation was seen by both),
-    ``uncertainty_ms`` (half the spread of the per-generation differences), ``samples``
-    (generations compared) and ``corrected`` (whether ``correct_clocks`` shifts it).
+    ``uncertainty_ms``, ``samples`` (generations compared), ``corrected`` (whether
+    ``correct_clocks`` shifts it) and, against a group coordinator's log, ``offset_min_ms`` /
+    ``offset_max_ms``: the interval the protocol's order allows (null otherwise).
 
-    The reference is the host that saw the most generations (ties: first by name).
+    The reference is the group coordinator's host when its log is in, else the host that saw
+    the most generations (ties: first by name).
     """
     s.validate_columns(events, [s.EVENT_TYPE, s.HOST, s.GROUP_ID, s.GENERATION, s.TS], "clock_skew")
-    marks = (
-        events.where(F.col(s.EVENT_TYPE).isin(*JOINED) & F.col(s.GENERATION).isNotNull() & F.col(s.TS).isNotNull())
-        .groupBy(s.GROUP_ID, s.GENERATION, s.EVENT_TYPE, s.HOST)
-        .agg(F.min(s.TS).alias("mark"))
-    )
-    ranking = Window.orderBy(F.desc("n"), F.col(s.HOST))
-    reference = marks.groupBy(s.HOST).agg(F.count(F.lit(1)).alias("n")).withColumn("rank", F.row_number().over(ranking))
-    ref_host = reference.where(F.col("rank") == 1).select(F.col(s.HOST).alias("reference"))
-    ref_marks = marks.join(ref_host, F.col(s.HOST) == F.col("reference")).select(
-        s.GROUP_ID, s.GENERATION, s.EVENT_TYPE, "reference", F.col("mark").alias("ref_mark")
+    marks = _marks(events)
+    reference = _reference(events, marks)
+    ref_marks = marks.join(reference, F.col(s.HOST) == F.col("reference")).select(
+        s.GROUP_ID, s.GENERATION, s.EVENT_TYPE, "reference", "reference_is_coordinator", F.col("mark").alias("ref_mark")
     )
     diffs = marks.join(ref_marks, [s.GROUP_ID, s.GENERATION, s.EVENT_TYPE]).withColumn(
         "diff_ms", _millis(F.col("mark")) - _millis(F.col("ref_mark"))
     )
-    stats = diffs.where(F.col(s.HOST) != F.col("reference")).groupBy(s.HOST, "reference").agg(
-        F.percentile_approx("diff_ms", 0.5).alias("offset_ms"),
-        F.greatest((F.max("diff_ms") - F.min("diff_ms")) / 2, F.lit(PROTOCOL_JITTER_MS)).alias("uncertainty_ms"),
+    stats = diffs.where(F.col(s.HOST) != F.col("reference")).groupBy(s.HOST).agg(
+        F.percentile_approx("diff_ms", 0.5).alias("median_ms"),
+        (F.max("diff_ms") - F.min("diff_ms")).alias("spread_ms"),
+        # against the coordinator every member line answers its line: the offset is at most the least difference
+        F.when(F.first("reference_is_coordinator"), F.min("diff_ms")).alias("offset_max_ms"),
         F.countDistinct(s.GROUP_ID, s.GENERATION).alias("samples"),
     )
-    hosts = events.select(s.HOST).where(F.col(s.HOST).isNotNull()).distinct().crossJoin(ref_host)
-    joined = hosts.join(stats.drop("reference"), s.HOST, "left")
-    precise = F.col("uncertainty_ms") < CORRECTION_THRESHOLD_MS
-    corrected = F.coalesce((F.abs(F.col("offset_ms")) >= CORRECTION_THRESHOLD_MS) & precise, F.lit(False))
+    hosts = events.select(s.HOST).where(F.col(s.HOST).isNotNull()).distinct().crossJoin(reference)
+    joined = hosts.join(stats, s.HOST, "left").join(_lower_bounds(events, reference), s.HOST, "left")
+    low = F.when(F.col("reference_is_coordinator"), F.col("offset_min_ms"))
+    offset, uncertainty = _estimate(F.col("median_ms"), F.col("spread_ms"), low, F.col("offset_max_ms"))
+    precise = uncertainty < CORRECTION_THRESHOLD_MS
+    corrected = F.coalesce((F.abs(offset) >= CORRECTION_THRESHOLD_MS) & precise, F.lit(False))
     is_reference = F.col(s.HOST) == F.col("reference")
+
+    def rounded(value: Column) -> Column:
+        return F.when(is_reference, F.lit(0)).otherwise(F.round(value)).cast("long")
+
     return joined.select(
         s.HOST,
         "reference",
-        F.when(is_reference, F.lit(0)).otherwise(F.round("offset_ms")).cast("long").alias("offset_ms"),
-        F.when(is_reference, F.lit(0)).otherwise(F.round("uncertainty_ms")).cast("long").alias("uncertainty_ms"),
+        rounded(offset).alias("offset_ms"),
+        rounded(uncertainty).alias("uncertainty_ms"),
         F.coalesce(F.col("samples"), F.lit(0)).alias("samples"),
-        corrected.alias("corrected"),
+        (corrected & ~is_reference).alias("corrected"),
+        F.when(~is_reference, F.floor(low)).cast("long").alias("offset_min_ms"),
+        F.when(~is_reference, F.ceil("offset_max_ms")).cast("long").alias("offset_max_ms"),
     )
 
 

@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from .members import MEMBER
+from .members import MEMBER, member_order
 
 LOG_KINDS = {
     "consumer:offset:committed": "commit",
@@ -33,24 +33,33 @@ HISTORY_COLUMNS = (
     s.GENERATION, "source", s.SOURCE_FILE, s.LINE, "strategy_line",
 )
 
-OFFSET_MAP_ENTRY = r"([^\s{},=]+)-(\d+)=OffsetAndMetadata\{offset=(\d+)"
-"""One entry of the ``{topic-N=OffsetAndMetadata{offset=O, ...}, ...}`` map a failed commit prints."""
+OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=')?([^\s{},=']+)(?:-|', partition=)(\d+)(?:=|\): )OffsetAndMetadata[{(]offset=(\d+)"
+"""One entry of the offsets map a commit prints: Java's ``{topic-N=OffsetAndMetadata{offset=O, ...}, ...}``,
+kafka-python's and aiokafka's ``{TopicPartition(topic='t', partition=N): OffsetAndMetadata(offset=O, ...), ...}``."""
+COMMIT_FAILED, COMMIT_REQUESTED = "consumer:offset:commit_failed", "consumer:offset:commit_requested"
 
 
 def per_partition_failures(members: DataFrame) -> DataFrame:
-    """Failed commits that print an offsets map ("Offset commit with offsets {...} failed",
-    "Asynchronous auto-commit of offsets {...} failed"): one row per partition in the map."""
-    maps = members.where(
-        (F.col(s.EVENT_TYPE) == "consumer:offset:commit_failed") & F.col(s.TOPIC).isNull()
-        & F.col(s.MESSAGE).contains("OffsetAndMetadata{")
+    """Failed commits that name no partition, one row per partition of the offsets map they
+    failed to commit: the map the failure prints ("Offset commit with offsets {...} failed",
+    "Asynchronous auto-commit of offsets {...} failed"), else that of the member's last commit
+    request before it (kafka-python and aiokafka log "Sending offset-commit request with {...}",
+    then a failure without offsets)."""
+    lines = members.where(F.col(s.EVENT_TYPE).isin(COMMIT_FAILED, COMMIT_REQUESTED))
+    earlier = Window.partitionBy(MEMBER).orderBy(*member_order()).rowsBetween(Window.unboundedPreceding, -1)
+    last_request = F.last(F.when(F.col(s.EVENT_TYPE) == COMMIT_REQUESTED, F.col(s.MESSAGE)), ignorenulls=True).over(earlier)
+    printed = F.col(s.MESSAGE).contains("OffsetAndMetadata")
+    offsets = F.when(printed, F.col(s.MESSAGE)).when(F.col(MEMBER).isNotNull(), last_request)
+    maps = lines.withColumn("_offsets", offsets).where(
+        (F.col(s.EVENT_TYPE) == COMMIT_FAILED) & F.col(s.TOPIC).isNull() & F.col("_offsets").isNotNull()
     )
-    entries = F.arrays_zip(*[F.regexp_extract_all(s.MESSAGE, F.lit(OFFSET_MAP_ENTRY), F.lit(i)).alias(f"_{i}") for i in (1, 2, 3)])
+    entries = F.arrays_zip(*[F.regexp_extract_all("_offsets", F.lit(OFFSET_MAP_ENTRY), F.lit(i)).alias(f"_{i}") for i in (1, 2, 3)])
     exploded = maps.withColumn("_entry", F.explode(entries))
     return exploded.withColumns({
         s.TOPIC: F.col("_entry._1"),
         s.PARTITION: F.col("_entry._2").cast("int"),
         s.OFFSET: F.col("_entry._3").cast("long"),
-    }).drop("_entry")
+    }).drop("_entry", "_offsets")
 
 
 def log_offsets(members: DataFrame) -> DataFrame:

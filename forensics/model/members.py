@@ -1,9 +1,10 @@
 """Group members and their generations, from each client's own log lines.
 
 A member is one consumer client of one group on one host (``host``/``client_id``); a Kafka
-Streams thread is the member of its ``<thread>-consumer`` client. Its own lines are in the
-order it wrote them, so each event learns the generation the member was in when it wrote the
-line (``generation_now``).
+Streams thread is the member of its ``<thread>-consumer`` client; the consumer lines of clients
+that name no client id (kafka-python, aiokafka, KafkaJS) belong to the client id inside the
+member ids of their file. Its own lines are in the order it wrote them, so each event learns
+the generation the member was in when it wrote the line (``generation_now``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ STREAMS_CONSUMER_SUFFIX = "-consumer"
 THREAD_CLIENT = r"(?:-restore-consumer|(?<=-StreamThread-\d{1,4})-(?:\d+_\d+-)?producer)$"
 """A Streams thread's restore consumer and producer (one per thread, or per task under
 ``exactly_once`` before 2.6) are named after the thread."""
+MEMBER_ID_OF_CLIENT = r"^(.+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+"""A classic member id: the client id (or ``group.instance.id``), ``-`` and the UUID the group
+coordinator appends (``kafka-python-2.0.2-<uuid>``, ``aiokafka-0.10.0-<uuid>``, KafkaJS's
+``<clientId>-<uuid>``)."""
 
 
 def member_client(events: DataFrame) -> Column:
@@ -36,12 +41,50 @@ def member_client(events: DataFrame) -> Column:
     return F.coalesce(client, from_thread)
 
 
+def client_of_member_ids() -> Column:
+    """For a consumer line without a client id: the client id inside the member ids of its own
+    file (a file is one process's log), the nearest one before the line, else the first after
+    it. kafka-python, aiokafka and KafkaJS name member ids but no client id; null elsewhere."""
+    from_member_id = F.nullif(F.regexp_extract(F.col(s.MEMBER_ID), MEMBER_ID_OF_CLIENT, 1), F.lit(""))
+    in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
+    before = F.last(from_member_id, ignorenulls=True).over(in_file.rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    after = F.first(from_member_id, ignorenulls=True).over(in_file.rowsBetween(Window.currentRow, Window.unboundedFollowing))
+    return F.when(F.col(s.EVENT_TYPE).startswith("consumer:") & F.col(s.CLIENT_ID).isNull(), F.coalesce(before, after))
+
+
+def sole_consumer_of_file(events: DataFrame) -> Column:
+    """For a consumer line still without a client id (from 3.7 ``ConsumerUtils`` logs ``Setting
+    offset for partition ..`` through a static logger, with no ``[Consumer ..]`` prefix): the one
+    consumer client the consumer lines of its file name (a file is one process's log); null
+    when they name none or several (two consumers, two Streams threads)."""
+    consumer = F.col(s.EVENT_TYPE).startswith("consumer:")
+    clients = F.collect_set(F.when(consumer, member_client(events))).over(Window.partitionBy(s.SOURCE_FILE))
+    return F.when(consumer & F.col(s.CLIENT_ID).isNull() & (F.size(clients) == 1), clients[0])
+
+
+def epoch_fenced() -> Column:
+    """KIP-848 / KIP-1071 lines of a member whose epoch the coordinator fenced: its transition to
+    ``FENCED`` (it loses its assignment and rejoins with epoch 0) and the heartbeat answered
+    FENCED_MEMBER_EPOCH (``.. failed for member M because epoch N is fenced.``)."""
+    state = (F.col(s.EVENT_TYPE) == EPOCH_STEP) & (F.col("state_to") == "FENCED")
+    heartbeat = (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed") & F.col(s.MESSAGE).rlike(r"because epoch -?\d+ is fenced\.")
+    return state | heartbeat
+
+
+def member_unknown() -> Column:
+    """A KIP-848 / KIP-1071 heartbeat answered UNKNOWN_MEMBER_ID (``.. failed because member M is
+    unknown.``): the coordinator had removed the member, its session expired."""
+    return (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed") & F.col(s.MESSAGE).rlike(r"because member \S+ is unknown\.")
+
+
 def generation_mark() -> Column:
     """The generation a line says its member is in: ``joined``/``synced`` lines (classic
-    protocol) or the member epoch of a KIP-848 member state transition; else null."""
+    protocol) or the member epoch of a KIP-848 / KIP-1071 member state transition; else null.
+    Epochs below 1 are no generation: 0 is a member joining (4.0+ logs ``with epoch 0
+    transitioned from UNSUBSCRIBED to JOINING``), -1 and -2 a member leaving."""
     return (
         F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION))
-        .when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("epoch"))
+        .when((F.col(s.EVENT_TYPE) == EPOCH_STEP) & (F.col("epoch") > 0), F.col("epoch"))
     )
 
 
@@ -59,19 +102,26 @@ def with_members(events: DataFrame) -> DataFrame:
     for the KIP-848 protocol, from the member epoch of its state transitions.
     """
     s.validate_columns(events, [s.EVENT_TYPE, s.HOST, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.GENERATION, "epoch"], "with_members")
-    client = member_client(events)
-    with_member = events.withColumn("_client", client).withColumn(
+    named = events.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_member_ids()))
+    named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named)))
+    client = member_client(named)
+    with_member = named.withColumn("_client", client).withColumn(
         MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client))
     )
     by_member = Window.partitionBy(MEMBER)
-    group = F.coalesce(F.col(s.GROUP_ID), F.first(F.col(s.GROUP_ID), ignorenulls=True).over(by_member))
     generation = generation_mark()
     ordered = Window.partitionBy(MEMBER).orderBy(*member_order())
     upto = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+
+    def of_member(value: Column) -> Column:
+        """Filled from the member's other lines; lines of no member (the group coordinator's)
+        keep their own values."""
+        return F.when(F.col(MEMBER).isNotNull(), value)
+
     return with_member.select(
         *[c for c in with_member.columns if c not in (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID, "_client")],
-        group.alias(s.GROUP_ID),
-        F.last(s.MEMBER_ID, ignorenulls=True).over(upto).alias(s.MEMBER_ID),
-        F.coalesce(F.col(s.INSTANCE_ID), F.first(s.INSTANCE_ID, ignorenulls=True).over(by_member)).alias(s.INSTANCE_ID),
-        F.last(generation, ignorenulls=True).over(upto).alias(GENERATION_NOW),
+        F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(by_member))).alias(s.GROUP_ID),
+        F.coalesce(of_member(F.last(s.MEMBER_ID, ignorenulls=True).over(upto)), F.col(s.MEMBER_ID)).alias(s.MEMBER_ID),
+        F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(by_member))).alias(s.INSTANCE_ID),
+        of_member(F.last(generation, ignorenulls=True).over(upto)).alias(GENERATION_NOW),
     )

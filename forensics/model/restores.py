@@ -18,7 +18,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..events.fields import partition_of, topic_of
+from ..events.fields import partition_of, task_list, topic_of
 from .members import GENERATION_NOW
 from .ownership import STREAMS_THREAD
 
@@ -54,8 +54,7 @@ def task_episodes(members: DataFrame) -> DataFrame:
     task_lines = members.where(
         F.col(s.TASK).isNotNull() & F.col(s.EVENT_TYPE).startswith("streams:") & ~F.col(s.EVENT_TYPE).isin(*CHECKPOINT_WRITES)
     )
-    task_ids = F.filter(F.split(F.col(s.TASK), r"[\[\]{},\s]+"), lambda task: task.rlike(r"^\d+_\d+$"))
-    per_task = task_lines.withColumn("thread", _thread(task_lines)).withColumn(s.TASK, F.explode(task_ids))
+    per_task = task_lines.withColumn("thread", _thread(task_lines)).withColumn(s.TASK, F.explode(task_list(F.col(s.TASK))))
     line = F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))
     closed = F.col(s.EVENT_TYPE).isin(*TASK_CLOSED)
     return per_task.groupBy(*EPISODE, s.TASK).agg(

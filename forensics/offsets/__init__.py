@@ -7,12 +7,19 @@ Dump kinds, one module each, registered in ``DUMP_KINDS``:
 * ``consumer_offsets_topic``: ``kafka-console-consumer.sh --topic __consumer_offsets`` with the
   OffsetsMessageFormatter, 0.10.2-4.x (Scala and JSON renderings);
 * ``get_offsets``: ``kafka-get-offsets.sh`` / GetOffsetShell, 0.10.2-4.x;
-* ``dump_log``: ``kafka-dump-log.sh`` batch lines, 1.x-4.x.
+* ``dump_log``: ``kafka-dump-log.sh`` batch lines, 1.x-4.x;
+* ``burrow``: Burrow's consumer ``/lag`` and ``/status`` HTTP responses (JSON, compact or
+  pretty-printed), 0.x-1.9;
+* ``prometheus``: the Prometheus text exposition of kafka_exporter 0.1-1.9 and kafka-lag-exporter
+  0.3-0.8 (one scrape or many).
 
 Each module exposes ``KIND``, ``ROW_KINDS``, ``sniff(lines) -> bool`` (on a Python sample, for
 callers that have one), ``skip(value) -> Column`` (lines the tool prints that hold no row) and
 ``parse(lines) -> DataFrame`` in OFFSETS_SCHEMA, and optionally ``section(value) -> Column``
-(lines that start a block, such as a table header, whose text later lines need).
+(lines that start a block, such as a table header, whose text later lines need) and
+``structure_lines(lines) -> DataFrame`` (``source_file, line``, repeats allowed, of the lines
+around its rows in a document it parsed, such as a JSON response's punctuation: skipped lines
+that ``skip`` cannot tell from their text alone).
 
 Kinds are recognised per line, so one file may hold several dumps one after another. A line
 holding only a time stamp (``# 2024-03-11T14:05:00Z``, ``Tue Mar 11 14:05:00 UTC 2024`` from
@@ -34,11 +41,19 @@ from pyspark.sql import functions as F
 from ..ingest.read import read_lines, spark_key
 from ..registry import registry
 from . import _common as c
-from . import consumer_groups, consumer_offsets_topic, dump_log, get_offsets
+from . import (
+    burrow,
+    consumer_groups,
+    consumer_offsets_topic,
+    dump_log,
+    get_offsets,
+    prometheus,
+)
 from ._common import OFFSETS_SCHEMA, ROW_KINDS
 
-
-DUMP_KINDS: dict[str, ModuleType] = registry("KIND", consumer_groups, consumer_offsets_topic, get_offsets, dump_log)
+DUMP_KINDS: dict[str, ModuleType] = registry(
+    "KIND", consumer_groups, consumer_offsets_topic, get_offsets, dump_log, burrow, prometheus
+)
 
 _RAW = "_raw"
 _STAMP = "_stamp"
@@ -144,21 +159,32 @@ def read_offsets(spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: d
     return parse_lines(prepare_lines(_read(spark, paths), snapshot_ts))
 
 
+def _line_marks(prepared: DataFrame) -> DataFrame:
+    """Per line that gave rows or that a kind's ``structure_lines`` names: ``source_file, line,
+    _records`` (its rows) and ``_structure`` (named), with one aggregate."""
+    marks = parse_lines(prepared).select(c.SOURCE_FILE, c.LINE, F.lit(1).alias("_records"), F.lit(False).alias("_structure"))
+    for module in DUMP_KINDS.values():
+        if hasattr(module, "structure_lines"):
+            named = module.structure_lines(prepared).select(c.SOURCE_FILE, c.LINE)
+            marks = marks.unionByName(named.select("*", F.lit(0).alias("_records"), F.lit(True).alias("_structure")))
+    return marks.groupBy(c.SOURCE_FILE, c.LINE).agg(F.sum("_records").alias("_records"), F.max("_structure").alias("_structure"))
+
+
 def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
     """Where every input line went: ``{"lines", "rows", "skipped", "unparsed", "records"}``.
 
     ``rows`` counts lines that gave offsets rows, ``skipped`` blank lines, stamp lines, headers,
-    notes and other lines the tools print that hold no row, ``unparsed`` the rest, so that
-    ``rows + skipped + unparsed == lines``. ``records`` is the number of offsets rows (more than
-    ``rows`` only when JSON records ran together on one line). One small aggregate is collected.
+    notes, the JSON around a response's rows and other lines the tools print that hold no row,
+    ``unparsed`` the rest, so that ``rows + skipped + unparsed == lines``. ``records`` is the
+    number of offsets rows (more than ``rows`` when JSON records ran together on one line, or one
+    line holds several rows, as a compact Burrow response does). One small aggregate is collected.
     """
     prepared = prepare_lines(_read(spark, paths))
-    per_line = parse_lines(prepared).groupBy(c.SOURCE_FILE, c.LINE).agg(F.count(F.lit(1)).alias("_records"))
-    skip = F.col(_STAMP) | F.col(_BLANK)
+    skip = F.col(_STAMP) | F.col(_BLANK) | F.coalesce(F.col("_structure"), F.lit(False))
     for module in DUMP_KINDS.values():
         skip = skip | module.skip(F.col(c.VALUE))
-    joined = prepared.join(per_line, [c.SOURCE_FILE, c.LINE], "left")
-    is_row = F.col("_records").isNotNull()
+    joined = prepared.join(_line_marks(prepared), [c.SOURCE_FILE, c.LINE], "left")
+    is_row = F.coalesce(F.col("_records"), F.lit(0)) > 0
     totals = joined.agg(
         F.count(F.lit(1)).alias("lines"),
         F.count(F.when(is_row, 1)).alias("rows"),

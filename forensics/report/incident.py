@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
+from ..redact import path_names
 from . import figures, tables
-from .data import analyse, check_window, groups, read_result, redact as redact_result, select
-from ..ingest.exports import parse_columns_option
+from .data import analyse, check_window, groups, read_result, redact_with, select
 from .escape import esc
 from .evidence import cited_lines
 from .views import Html, Table
@@ -212,8 +212,19 @@ def load_incident(
     if isinstance(offsets, str):
         offsets = [offsets]
     check_window(window)
-    result = read_result(analysis_json) if analysis_json else analyse(paths, offsets, tz=tz, spark=spark, layout=layout, columns=parse_columns_option(columns) if columns else None)
+    if analysis_json:
+        result = read_result(analysis_json)
+    else:
+        # Imported here: it loads pyspark, which reading a saved analysis_json never needs.
+        from ..ingest.exports import parse_columns_option
+
+        result = analyse(paths, offsets, tz=tz, spark=spark, layout=layout, columns=parse_columns_option(columns) if columns else None)
+    redactor = None
     if redact:
-        result = redact_result(result)
+        files = [e.get("path") for e in result.get("inputs") or []]
+        result, redactor = redact_with(result)
+    if redactor is not None:  # what the caller typed, masked as the result is: the group still selects, no input named in the title
+        redactor.learn(path_names(files, () if analysis_json else [*paths, *offsets]))
+        title, group = redactor.text(title), redactor.name("group", group)
     params = {"paths": list(paths), "offsets": list(offsets), "tz": tz, "title": title, "redact": redact, "analysis_json": analysis_json, "layout": layout, "columns": columns}
     return Incident(result, result, params).select(group=group, window=window)

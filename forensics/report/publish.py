@@ -18,21 +18,21 @@ import datetime as dt
 import hashlib
 import json
 import os
+import secrets
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from .. import __version__
 from ..errors import ForensicsError
 from ..ingest.paths import sha256_file
+from ..package import NOTEBOOKS, __version__
 from .escape import esc
 from .figures import BOOTSTRAP_JS
 from .tables import headline
 from .views import STYLE
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
 REPORT_NOTEBOOK = NOTEBOOKS / "incident_report.ipynb"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 KERNEL = "python3"
@@ -104,13 +104,27 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
                 str(notebook), str(output), parameters=parameters, kernel_name=KERNEL, cwd=str(cwd),
                 progress_bar=False, log_output=False, report_mode=True, execution_timeout=CELL_TIMEOUT_S,
             )
+        _record_names_only(output)
     except PapermillExecutionError as exc:
         raise ForensicsError(
             f"The report notebook failed in cell {exc.exec_count}: {exc.ename}: {str(exc.evalue).splitlines()[0] if exc.evalue else ''}",
             f"Check the parameters; the executed notebook is {output}.",
         ) from None
     except FileNotFoundError as exc:
-        raise ForensicsError(f"Report notebook missing: {exc}.", "Reinstall the toolkit from its repository (notebooks/ ships beside forensics/).") from None
+        raise ForensicsError(f"Report notebook missing: {exc}.", "Reinstall the toolkit: its package carries the notebooks (forensics/notebooks/).") from None
+
+
+def _record_names_only(executed: Path) -> None:
+    """Keep only the names of the notebook run and written in the executed notebook's papermill
+    metadata: their absolute paths can name an incident, and the record travels with the report."""
+    import nbformat
+
+    nb = nbformat.read(str(executed), as_version=4)
+    recorded = nb.metadata.get("papermill") or {}
+    for key in ("input_path", "output_path"):
+        if recorded.get(key):
+            recorded[key] = Path(recorded[key]).name
+    nbformat.write(nb, str(executed))
 
 
 def to_html(executed: Path, title: str) -> str:
@@ -170,7 +184,7 @@ def write_report(result: dict, out_html: str | os.PathLike, title: str, paramete
     stem = out_html.with_suffix("")
     json_path, executed, manifest_path = stem.with_suffix(".json"), stem.with_suffix(".ipynb"), Path(f"{stem}.manifest.json")
     json_path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
-    params = {**(parameters or {}), "title": title, "analysis_json": str(json_path)}
+    params = {**(parameters or {}), "title": title, "analysis_json": json_path.name}  # beside the notebook, its cwd
     execute(notebook, executed, params, cwd=out_html.parent)
     out_html.write_text(to_html(executed, title), encoding="utf-8")
     files = {"html": out_html.name, "notebook": executed.name, "json": json_path.name}
@@ -208,9 +222,26 @@ def index_html(entries: list[tuple[str, str, dict]], title: str = "Kafka rebalan
 
 
 
-def default_title(paths) -> str:
+def report_title(title: str | None, paths, redactor=None) -> str:
+    """The title given, else one naming the first inputs; with a ``redactor`` every name it
+    knows is masked, and a default title is made of the inputs' pseudonyms (so that a directory
+    called like a word of the title does not mask the word)."""
+    if title:
+        return redactor.text(title) if redactor else title
     names = [os.path.basename(os.path.normpath(str(p))) for p in paths][:3]
+    if redactor:
+        names = [redactor.text(name) for name in names]
     return "Kafka rebalance incident" + (f": {', '.join(names)}" if names else "")
+
+
+def redact_parameters(parameters: dict, redactor) -> dict:
+    """The notebook's parameters with the paths and the group pseudonymised (the group as it is
+    in the redacted result, so that the notebook still selects it)."""
+    return {
+        **parameters,
+        **{name: [redactor.pseudonym("path", str(p)) for p in parameters.get(name) or []] for name in ("paths", "offsets")},
+        "group": redactor.name("group", parameters.get("group")),
+    }
 
 
 def check_output(out_html: str | os.PathLike) -> None:
@@ -220,45 +251,58 @@ def check_output(out_html: str | os.PathLike) -> None:
 
 
 def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str | None = None, group: str | None = None,
-                    redact: bool = False, redact_topics: bool = False, layout: str | None = None, columns=None) -> ReportFiles:
+                    redact: bool = False, redact_topics: bool = False, layout: str | None = None, columns=None,
+                    redact_key: str | None = None) -> ReportFiles:
     """Analyse on ``spark`` (in this process) and write the report files for ``out_html``.
 
-    With ``redact`` the inputs' sha256 are taken first, then the result, the paths in the
-    parameters and the title are pseudonymised, so neither the report, its notebook nor its
-    manifest holds an original identifier."""
+    With ``redact`` the inputs' sha256 are taken first, then the result is pseudonymised, and
+    the redactor learns the names of the directories and files read (``path_names``) before it
+    masks the title, the parameters' paths and group: neither the report, its notebook nor its
+    manifest holds an identifier from the inputs. Names given with ``-o`` are kept as given."""
+    from ..redact import path_names
     from .data import analyse, redact_with
 
     check_output(out_html)
     result = analyse(list(paths), list(offsets), tz=tz, spark=spark, layout=layout, columns=columns)
     result["inputs"] = [{**e, "sha256": sha256_file(e["path"]) if e.get("path") else None} for e in result.get("inputs") or []]
-    title = title or default_title(paths)
     parameters = {"paths": [str(p) for p in paths], "offsets": [str(p) for p in offsets], "tz": tz, "group": group, "redact": redact}
+    redactor = None
     if redact:
-        result, redactor = redact_with(result, topics=redact_topics)
-        title = redactor.text(title)
-        for name in ("paths", "offsets"):
-            parameters[name] = [redactor.pseudonym("path", p) for p in parameters[name]]
-    return write_report(result, out_html, title, parameters)
+        files = [e.get("path") for e in result["inputs"]]
+        result, redactor = redact_with(result, topics=redact_topics, key=redact_key)
+        redactor.learn(path_names(files, [*paths, *offsets]))
+        parameters = redact_parameters(parameters, redactor)
+    return write_report(result, out_html, report_title(title, paths, redactor), parameters)
 
 
 def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, redact_topics: bool = False) -> tuple[Path, list[str]]:
-    """One report per incident directory (one Spark session for all) and ``index.html``."""
+    """One report per incident directory (one Spark session for all) and ``index.html``.
+
+    With ``redact`` an incident is named by the pseudonym of its directory's name in the index
+    and its file names, as in its title, under one key for the whole batch (``FORENSICS_REDACT_KEY``,
+    else a random one), and a failure's message (which may quote paths) is left out of the index."""
+    from ..redact import redactor_for
+    from .data import REDACT_KEY_ENV
+
     outdir = Path(outdir).resolve()
     outdir.mkdir(parents=True, exist_ok=True)
+    key = (os.environ.get(REDACT_KEY_ENV) or secrets.token_hex(32)) if redact else None
+    naming = redactor_for({}, key) if redact else None
     entries, failures, used = [], [], set()
     for directory in dirs:
         name = os.path.basename(os.path.normpath(str(directory))) or "incident"
-        stem, n = name, 1
+        shown = naming.pseudonym("path", name) if naming else name
+        stem, n = shown, 1
         while stem in used:
             n += 1
-            stem = f"{name}-{n}"
+            stem = f"{shown}-{n}"
         used.add(stem)
         try:
-            files = report_incident(spark, [str(directory)], [], outdir / f"{stem}.html", tz=tz, title=f"Kafka rebalance incident: {name}", redact=redact, redact_topics=redact_topics)
-            entries.append((name, files.html.name, files.headline))
+            files = report_incident(spark, [str(directory)], [], outdir / f"{stem}.html", tz=tz, redact=redact, redact_topics=redact_topics, redact_key=key)
+            entries.append((shown, files.html.name, files.headline))
         except ForensicsError as exc:
             failures.append(f"{name}: {exc}")
-            entries.append((name, "", {"failed": str(exc)}))
+            entries.append((shown, "", {"failed": "message left out of a redacted index" if redact else str(exc)}))
     index = outdir / "index.html"
     index.write_text(index_html(entries), encoding="utf-8")
     return index, failures

@@ -1,12 +1,16 @@
 """Data checks for the catalogue files (forensics/catalogue/*.yaml) (plain pytest, Python ``re`` only)."""
+import json
 import re
 
 import pytest
 
 from forensics.catalogue import catalogue_entries
+from forensics.layouts.json_lines import AFTER_MESSAGE
 from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
 
 PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
+# the group coordinator's prefixes in broker logs (catalogue/broker.yaml)
+BROKER_PREFIX = r'^(?:\[GroupCoordinator \d+\]: |\[GroupMetadataManager brokerId=\d+\] |\[GroupCoordinator id=\d+[^\]]*\] )'
 
 LAYOUT = r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ([\s\S]*?) \(([\w.$]+)\)$'
 
@@ -14,6 +18,9 @@ LAYOUT = r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ER
 RDKAFKA_LAYOUT = r'^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$'
 # syslog severities 0-7 in log4j's level names (as the librdkafka layout reads them)
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
+# Python logging's "%(asctime)s %(levelname)s %(name)s %(message)s" (kafka-python, aiokafka), levels in log4j's names
+PYTHON_LAYOUT = r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ([\w.]+) ([\s\S]*)$'
+PYTHON_LEVELS = {"WARNING": "WARN", "CRITICAL": "FATAL"}
 
 
 ALLOWED_EVENT_TYPES = set(EVENT_TYPES)
@@ -23,7 +30,7 @@ ALLOWED_FIELDS = set(CATALOGUE_FIELDS)
 REQUIRED_KEYS = {"id", "event_type", "versions", "loggers", "pattern", "example", "fields"}
 VERSION = r"\d+\.\d+(?:\.\d+)?"
 VERSIONS_RE = re.compile(rf"^{VERSION}(?:-{VERSION})?(?:,{VERSION}(?:-{VERSION})?)*$")
-ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK)\d+$")
+ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK|B|PY|JS|GO)\d+$")
 # regex constructs that Python accepts but Java does not (or that the loader must not see)
 NON_JAVA = [r"(?P=", r"(?(", r"(?<=", r"(?<!", r"(?#", r"\Z", r"(?x", r"(?a", r"(?L"]
 
@@ -43,19 +50,31 @@ def _test_ids():
 IDS = _test_ids()
 
 
+def _client_context(line: str) -> str:
+    """What the json_lines layout appends to a KafkaJS record's message: the fields after it, as written."""
+    fields = re.match(AFTER_MESSAGE, line)
+    return f" {{{fields.group(1)}}}" if fields and fields.group(1) and ('"groupId"' in line or '"memberId"' in line) else ""
+
+
 def _parse(example):
     """(level, logger simple name, message remainder) of an example line.
 
     librdkafka lines (``%7|...``): the syslog level digit, the facility as the logger and the
     message after ``[thrd:...]: `` as is (no Kafka log-context prefix). Other lines: the
     Kafka default log4j layout, with the log-context prefix stripped."""
+    if example.startswith("{"):
+        record = json.loads(example)
+        return record["level"], record["logger"], record["message"] + _client_context(example)
+    m = re.match(PYTHON_LAYOUT, example)
+    if m:
+        return PYTHON_LEVELS.get(m.group(1), m.group(1)), m.group(2).rsplit(".", 1)[-1], m.group(3)
     if example.startswith("%"):
         m = re.match(RDKAFKA_LAYOUT, example)
         assert m, f"example does not parse as a librdkafka log line: {example!r}"
         return SYSLOG_LEVELS[int(m.group(1))], m.group(3), m.group(6)
     m = re.match(LAYOUT, example)
     assert m, f"example does not parse with the Kafka default layout: {example!r}"
-    return m.group(2), m.group(4).rsplit(".", 1)[-1], re.sub(PREFIX, "", m.group(3), count=1)
+    return m.group(2), m.group(4).rsplit(".", 1)[-1], re.sub(BROKER_PREFIX, "", re.sub(PREFIX, "", m.group(3), count=1), count=1)
 
 
 def _remainder(example):
@@ -78,7 +97,7 @@ def test_keys_event_type_and_field_names(entry):
     assert entry["event_type"] in ALLOWED_EVENT_TYPES, entry["event_type"]
     assert isinstance(entry["versions"], str) and VERSIONS_RE.match(entry["versions"]), entry["versions"]
     assert isinstance(entry["loggers"], list) and entry["loggers"]
-    assert all(re.match(r"^[A-Z]\w*$", lg) for lg in entry["loggers"]), entry["loggers"]
+    assert all(re.match(r"^(?:[A-Z]\w*|[a-z][a-z_]*)$", lg) for lg in entry["loggers"]), entry["loggers"]  # Java classes, Python modules
     assert isinstance(entry["fields"], dict)
     assert set(entry["fields"]) <= ALLOWED_FIELDS, set(entry["fields"]) - ALLOWED_FIELDS
     assert all(isinstance(v, str) for v in entry["fields"].values())
@@ -108,10 +127,14 @@ def test_pattern_matches_example_and_yields_fields(entry):
 
 
 def test_no_duplicate_patterns():
+    """No two entries share a pattern and a logger (the parser joins templates by logger: the same
+    wording in two clients, e.g. kafka-python's and the Java client's 0.10, stays apart by logger)."""
     seen = {}
     for i, entry in enumerate(ENTRIES):
-        assert entry["pattern"] not in seen, f"{IDS[i]} repeats the pattern of {IDS[seen[entry['pattern']]]}"
-        seen[entry["pattern"]] = i
+        for logger in entry["loggers"]:
+            key = (entry["pattern"], logger)
+            assert key not in seen, f"{IDS[i]} repeats the pattern of {IDS[seen[key]]} for logger {logger}"
+            seen[key] = i
 
 
 COMPILED = [(IDS[i], e["event_type"], re.compile(e["pattern"])) for i, e in enumerate(ENTRIES)]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from forensics import schema as s
@@ -24,7 +27,7 @@ def expected_value(name: str, text: str, event: dict):
     field = next(f for f in s.EVENT_FIELDS.fields + s.RECORDS_SCHEMA.fields if f.name == column)
     type_name = field.dataType.simpleString()
     if type_name == "array<string>":
-        return {column: [p.strip() for p in text.strip().strip("[]").split(",") if p.strip()]}
+        return {column: listed_partitions(text)}
     if type_name in ("int", "bigint"):
         return {column: int(text)}
     if name == "strategy":
@@ -32,6 +35,21 @@ def expected_value(name: str, text: str, event: dict):
                  "beginning": "earliest", "end": "latest"}
         return {column: next(v for w, v in words.items() if w in text.lower())}
     return {column: text or None}
+
+
+def listed_partitions(text: str) -> list[str]:
+    """``topic-N`` items of a captured partition list, read here on its own from each client's
+    notation: KafkaJS's ``{"t":[0,1]}``, Python's ``{TopicPartition(topic='t', partition=0)}``,
+    librdkafka's ``t [0]``, Java's ``[t-0, t-1]``."""
+    if text.startswith('{"'):
+        return [f"{topic}-{p}" for topic, partitions in json.loads(text).items() for p in partitions]
+    python = re.findall(r"TopicPartition\(topic='([^']*)', partition=(\d+)\)", text)
+    if python or text.endswith("set()"):
+        return [f"{topic}-{p}" for topic, p in python]
+    librdkafka = re.fullmatch(r"(\S+) \[(\d+)\]", text.strip())
+    if librdkafka:
+        return [f"{librdkafka[1]}-{librdkafka[2]}"]
+    return [p.strip() for p in text.strip().strip("[]").split(",") if p.strip()]
 
 
 @pytest.fixture(scope="module")

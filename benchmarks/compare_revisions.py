@@ -1,0 +1,113 @@
+"""Ingest of two revisions side by side in ONE Spark JVM, measured in the JVM's CPU seconds.
+
+On a shared 2-core machine wall times swing by ±50 % with the neighbours' load; two processes
+run one after the other do not even see the same machine. Here both revisions' ``forensics``
+packages are imported under other names (``rev_a``, ``rev_b``) into one process, their stages run
+alternately on the same SparkSession (A B, then B A, ...), and each run is measured in the JVM
+process's CPU time (``/proc/<pid>/stat``), which other processes' load disturbs far less.
+
+    python benchmarks/compare_revisions.py --base 955e2c2 --stage fold --rounds 5 \\
+        --files '/tmp/forensics-bench/4M/host-0[01]/*.log'
+
+``--head`` defaults to the working tree. Stages: ``fold`` (read + recognise + fold, the one pass
+over every line), ``T1`` (``kafka_lines``), ``T2`` (``ingest``: records and accounting).
+Prints the median CPU seconds of each and the per-round ratio head/base with its median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def export_package(revision: str | None, name: str, into: Path) -> None:
+    """Write the ``forensics`` package of ``revision`` (None: the working tree) as package ``name``.
+    The package imports itself only relatively, so another name is all it takes."""
+    target = into / name
+    if revision is None:
+        subprocess.run(["cp", "-r", str(ROOT / "forensics"), str(target)], check=True)
+        return
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "forensics"], check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    (into / "forensics").rename(target)
+
+
+def jvm_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stage_runner(package: str, stage: str, spark, files: list[str]):
+    """A function running ``stage`` of ``package`` on ``files`` to the end (count and hash of every row)."""
+    from pyspark.sql import functions as F
+
+    ingest = importlib.import_module(f"{package}.ingest")
+    records = importlib.import_module(f"{package}.ingest.records")
+    read = importlib.import_module(f"{package}.ingest.read")
+
+    def frame():
+        if stage == "fold":
+            return records.fold_lines(read.read_splits(spark, files))
+        if stage == "T1":
+            return ingest.kafka_lines(spark, ingest.resolve_inputs(files))
+        return sys.modules[f"{package}.ingest"].ingest(spark, files).records
+
+    def run():
+        df = frame()
+        return df.agg(F.count(F.lit(1)), F.bit_xor(F.xxhash64(*df.columns))).first()
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="git revision to compare against")
+    parser.add_argument("--head", default=None, help="git revision (default: the working tree)")
+    parser.add_argument("--stage", choices=("fold", "T1", "T2"), default="fold")
+    parser.add_argument("--files", required=True, help="glob of the log files")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    files = sorted(glob.glob(args.files))
+    if not files:
+        parser.error(f"no file matches {args.files}")
+    with tempfile.TemporaryDirectory() as tmp:
+        export_package(args.base, "rev_a", Path(tmp))
+        export_package(args.head, "rev_b", Path(tmp))
+        sys.path.insert(0, tmp)
+        spark = importlib.import_module("rev_a.spark").get_session("local[2]")
+        pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+        runs = {label: stage_runner(label, args.stage, spark, files) for label in ("rev_a", "rev_b")}
+        for run in runs.values():
+            run()  # warm-up: JIT and caches for both
+        cpu: dict[str, list[float]] = {"rev_a": [], "rev_b": []}
+        wall: dict[str, list[float]] = {"rev_a": [], "rev_b": []}
+        for round_ in range(args.rounds):
+            for label in ("rev_a", "rev_b") if round_ % 2 == 0 else ("rev_b", "rev_a"):
+                before_cpu, before = jvm_cpu_seconds(pid), time.perf_counter()
+                runs[label]()
+                cpu[label].append(jvm_cpu_seconds(pid) - before_cpu)
+                wall[label].append(time.perf_counter() - before)
+        spark.stop()
+    names = {"rev_a": args.base, "rev_b": args.head or "working tree"}
+    for label in ("rev_a", "rev_b"):
+        print(f"{args.stage} {names[label]:>14}: CPU median {statistics.median(cpu[label]):.2f} s, wall median {statistics.median(wall[label]):.1f} s")
+    ratios = [b / a for a, b in zip(cpu["rev_a"], cpu["rev_b"])]
+    print(f"{args.stage} CPU ratio head/base per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,308 @@
+"""Kafka clients other than the Java one as witnesses (tests/data/witnesses/clients/).
+
+Three incidents written by hand from each client's real wording (``catalogue/clients.yaml`` cites
+the source version of every template), each a README'd story:
+
+- ``librdkafka_maxpoll``: two confluent-kafka consumers (librdkafka 2.3.0, ``debug=cgrp,topic,fetch``),
+  one logging through Python ``logging`` (``logger=``), one librdkafka's native lines; the first
+  exceeds ``max.poll.interval.ms``, leaves, then fails to commit the batch it was processing;
+- ``aiokafka_commit``: an aiokafka 0.12.0 consumer commits while its group rebalances (a second
+  consumer joins) and the commit fails;
+- ``kafkajs_rejoin``: a KafkaJS 2.2.4 consumer (JSON lines, DEBUG) rejoins when a second one joins;
+
+and, written here, kafka-python 2.0.2 lines in ``logging.basicConfig``'s default layout inside
+Docker's json-file wrapper (the wrapper dates them), which leave the group on a poll timeout.
+
+They go through the same ingest, catalogue, model and detectors as the Java client's lines, in ONE
+ingest + parse + model + detect (distinct hosts and groups keep them apart).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from pyspark.sql import functions as F
+
+from forensics import schema as s
+from forensics.detect import detect, findings_json
+from forensics.events import fields as f
+from forensics.events import parse_events
+from forensics.events.prefix import split_prefix
+from forensics.ingest import ingest
+from forensics.model import build_model
+
+CLIENTS = Path(__file__).resolve().parents[1] / "data" / "witnesses" / "clients"
+FIXTURES = ("librdkafka_maxpoll", "aiokafka_commit", "kafkajs_rejoin")
+
+RDK_A1 = "rdkafka-69a9f8ec-6b44-4ec9-a756-ecd708b8841f"
+RDK_B = "rdkafka-386122fa-2f78-4497-803b-0fbcc5de66a8"
+AIO_A = "aiokafka-0.12.0-5da2e326-0883-4532-9199-d88494637033"
+JS_A = "shipping-svc-fb267bdc-b7b3-4c70-9a75-1dc86c1f319a"
+JS_B = "shipping-svc-75027282-006a-42bc-96a4-93b885769770"
+WORKER_A, WORKER_B = "worker-a/rdkafka#consumer-1", "worker-b/rdkafka#consumer-1"
+APP_A, APP_B = "app-a/aiokafka-0.12.0", "app-b/aiokafka-0.12.0"
+SVC_A, SVC_B = "svc-a/shipping-svc", "svc-b/shipping-svc"
+PY_MEMBER = "kafka-python-2.0.2-0b2d4f6a-8c1e-4a3b-9d5f-7e9a1c3b5d7f"
+BASIC_CONFIG = [
+    "INFO:kafka.coordinator:(Re-)joining group orders-py",
+    "DEBUG:kafka.coordinator:Received successful JoinGroup response for group orders-py: JoinGroupResponse_v2(throttle_time_ms=0, "
+    f"error_code=0, generation_id=4, group_protocol='range', leader_id='{PY_MEMBER}', member_id='{PY_MEMBER}', members=[])",
+    "INFO:kafka.coordinator:Successfully joined group orders-py with generation 4",
+    "WARNING:kafka.coordinator.heartbeat:Heartbeat poll expired, leaving group",
+]
+"""kafka-python 2.0.2 (kafka/coordinator/base.py) through ``logging.basicConfig()``: no time of its own."""
+
+
+def where(source_file: str) -> str:
+    """``librdkafka_maxpoll/worker-a/app.log`` for a source file (path or file: URI); the
+    basicConfig file written here is ``py-worker/container.log``."""
+    path = Path(unquote(urlparse(source_file).path) if source_file.startswith("file:") else source_file)
+    return str(path.relative_to(CLIENTS)) if path.is_relative_to(CLIENTS) else f"{path.parent.name}/{path.name}"
+
+
+def hms(ts) -> str | None:
+    return ts.strftime("%H:%M:%S.%f")[:-3] if ts else None
+
+
+@dataclass(frozen=True)
+class Incidents:
+    accounting: dict
+    events: dict[tuple[str, int], dict]
+    """Typed events by (file, line)."""
+    records: dict[tuple[str, int], dict]
+    """Every Kafka record by (file, line)."""
+    rebalances: dict[tuple[str, int], dict]
+    ownership: list[dict]
+    findings: list[dict]
+
+
+def docker_json_file(directory: Path) -> Path:
+    """``BASIC_CONFIG`` as Docker's json-file driver writes a container's stderr, one second apart,
+    in ``directory``/py-worker/ (the host)."""
+    lines = [
+        json.dumps({"log": text + "\n", "stream": "stderr", "time": f"2024-03-11T15:00:0{i}.100000000Z"}) for i, text in enumerate(BASIC_CONFIG)
+    ]
+    path = directory / "py-worker" / "container.log"
+    path.parent.mkdir()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def incidents(spark, tmp_path_factory) -> Incidents:
+    basic = docker_json_file(tmp_path_factory.mktemp("basic_config"))
+    ingested = ingest(spark, [*(str(CLIENTS / name) for name in FIXTURES), str(basic)])
+    events = parse_events(ingested.records).localCheckpoint()
+    model = build_model(events).cache()
+    try:
+        key = lambda row: (where(row[s.SOURCE_FILE]), row[s.LINE])  # noqa: E731
+        return Incidents(
+            accounting=ingested.accounting,
+            events={key(row): row.asDict() for row in events.collect()},
+            records={key(row): row.asDict() for row in ingested.records.collect()},
+            rebalances={(row[s.GROUP_ID], row[s.GENERATION]): row.asDict() for row in model.rebalances.collect()},
+            ownership=[row.asDict() for row in model.ownership.collect()],
+            findings=findings_json(detect(model)),
+        )
+    finally:
+        model.unpersist()
+
+
+def test_every_line_is_a_kafka_record_or_application_noise(incidents):
+    accounting = incidents.accounting
+    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (140, 128, 12, 0)
+
+
+def test_basic_config_lines_in_a_wrapper_give_level_logger_and_the_wrappers_time(incidents):
+    records = [incidents.records[("py-worker/container.log", line)] for line in (1, 4)]
+    assert [(r[s.LAYOUT], hms(r[s.TS]), r[s.LEVEL], r[s.LOGGER]) for r in records] == [
+        ("message_only", "15:00:00.100", "INFO", "kafka.coordinator"), ("message_only", "15:00:03.100", "WARN", "kafka.coordinator.heartbeat"),
+    ]
+    assert records[0][s.MESSAGE] == "(Re-)joining group orders-py"
+
+
+# (file, line) -> the event type, template and fields that line must give.
+TYPED = {
+    ("librdkafka_maxpoll/worker-a/app.log", 4): ("consumer:group:joined", "RDK14", {s.GENERATION: 3, s.MEMBER_ID: RDK_A1, s.CLIENT_ID: "rdkafka#consumer-1"}),
+    ("librdkafka_maxpoll/worker-a/app.log", 7): ("consumer:group:assigned", "RDK53", {s.PARTITIONS: ["orders-0"]}),
+    ("librdkafka_maxpoll/worker-a/app.log", 16): ("consumer:group:poll_timeout", "RDK32", {s.CLIENT_ID: "rdkafka#consumer-1", s.LEVEL: "WARN"}),
+    ("librdkafka_maxpoll/worker-a/app.log", 20): ("consumer:group:lost", "RDK31", {s.GROUP_ID: "orders-app"}),
+    ("librdkafka_maxpoll/worker-a/app.log", 25): (
+        "consumer:offset:commit_failed", "RDK54", {s.TOPIC: "orders", s.PARTITION: 1, s.OFFSET: 4200, "error": "Broker: Unknown member"},
+    ),
+    ("librdkafka_maxpoll/worker-b/app.log", 17): ("consumer:group:joined", "RDK14", {s.GENERATION: 4, s.MEMBER_ID: RDK_B, "leader_id": RDK_B}),
+    ("librdkafka_maxpoll/worker-b/app.log", 27): ("consumer:offset:set_committed", "RDK56", {s.TOPIC: "orders", s.PARTITION: 1, s.OFFSET: 4100}),
+    ("aiokafka_commit/app-a/app.log", 3): ("consumer:group:revoked", "PY07", {s.PARTITIONS: [], s.GROUP_ID: "billing-app"}),
+    ("aiokafka_commit/app-a/app.log", 5): ("consumer:group:joined", "PY03", {s.GENERATION: 11, s.MEMBER_ID: AIO_A}),
+    ("aiokafka_commit/app-a/app.log", 7): ("consumer:group:assigned", "PY06", {s.PARTITIONS: ["payments-0", "payments-1"]}),
+    ("aiokafka_commit/app-a/app.log", 11): ("consumer:offset:committed", "PY17", {s.TOPIC: "payments", s.PARTITION: 0, s.OFFSET: 5120}),
+    ("aiokafka_commit/app-a/app.log", 14): ("consumer:offset:commit_requested", "PY15", {s.GROUP_ID: "billing-app"}),
+    ("aiokafka_commit/app-a/app.log", 15): (
+        "consumer:offset:commit_failed", "PY21", {"error": "[Error 27] RebalanceInProgressError: billing-app", s.TOPIC: None},
+    ),
+    ("aiokafka_commit/app-a/app.log", 18): ("consumer:group:revoked", "PY07", {s.PARTITIONS: ["payments-0", "payments-1"]}),
+    ("aiokafka_commit/app-b/app.log", 7): ("consumer:offset:set_committed", "PY25", {s.TOPIC: "payments", s.PARTITION: 1, s.OFFSET: 7410}),
+    ("kafkajs_rejoin/svc-a/app.log", 4): ("consumer:group:joined", "JS03", {s.GENERATION: 7, s.MEMBER_ID: JS_A, s.GROUP_ID: "shipping-app"}),
+    ("kafkajs_rejoin/svc-a/app.log", 5): ("consumer:group:assignment_finished", "JS04", {s.GENERATION: 7, "protocol": "RoundRobinAssigner"}),
+    ("kafkajs_rejoin/svc-a/app.log", 7): (
+        "consumer:group:assigned", "JS01",
+        {s.PARTITIONS: ["shipments-0", "shipments-1", "shipments-2", "shipments-3"], "leader_id": JS_A, s.MEMBER_ID: JS_A},
+    ),
+    ("kafkajs_rejoin/svc-a/app.log", 9): (
+        "consumer:group:revoked", "JS05", {s.MEMBER_ID: JS_A, "error": "The group is rebalancing, so a rejoin is needed", s.PARTITIONS: None},
+    ),
+    ("kafkajs_rejoin/svc-b/app.log", 4): ("consumer:group:joined", "JS02", {s.GENERATION: 8, s.MEMBER_ID: JS_B}),
+    ("kafkajs_rejoin/svc-b/app.log", 5): ("consumer:group:assigned", "JS01", {s.PARTITIONS: ["shipments-0", "shipments-2"], "leader_id": JS_A}),
+    ("py-worker/container.log", 1): ("consumer:group:join_started", "PY04", {s.GROUP_ID: "orders-py"}),
+    ("py-worker/container.log", 2): ("consumer:group:joined", "PY30", {s.GENERATION: 4, s.MEMBER_ID: PY_MEMBER, "protocol": "range"}),
+    ("py-worker/container.log", 3): ("consumer:group:joined", "PY01", {s.GENERATION: 4, s.GROUP_ID: "orders-py"}),
+    ("py-worker/container.log", 4): ("consumer:group:poll_timeout", "PY08", {s.CLIENT_ID: None}),
+}
+
+
+@pytest.mark.parametrize("at", sorted(TYPED), ids=[f"{file}:{line}" for file, line in sorted(TYPED)])
+def test_client_lines_become_the_java_clients_event_types(incidents, at):
+    event_type, template, fields = TYPED[at]
+    event = incidents.events.get(at)
+    assert event is not None, f"{at} gave no event: {incidents.records.get(at, {}).get(s.MESSAGE)!r}"
+    assert (event[s.EVENT_TYPE], event[s.TEMPLATE_ID]) == (event_type, template)
+    assert {name: event[name] for name in fields} == fields
+
+
+LEFT_OUT = {
+    ("librdkafka_maxpoll/worker-a/app.log", 6), ("librdkafka_maxpoll/worker-a/app.log", 24), ("librdkafka_maxpoll/worker-a/app.log", 33),
+    ("librdkafka_maxpoll/worker-b/app.log", 5), ("librdkafka_maxpoll/worker-b/app.log", 19), ("librdkafka_maxpoll/worker-b/app.log", 37),
+    ("kafkajs_rejoin/svc-a/app.log", 1), ("kafkajs_rejoin/svc-a/app.log", 2), ("kafkajs_rejoin/svc-a/app.log", 3),
+    ("kafkajs_rejoin/svc-b/app.log", 1), ("kafkajs_rejoin/svc-b/app.log", 2), ("kafkajs_rejoin/svc-b/app.log", 3),
+}
+"""Client lines no template types, on purpose: librdkafka's "List with N partition(s):" head and
+"Committing offsets for N partition(s)" (the per-partition lines say more), KafkaJS's "[Consumer]
+Starting" and its "[Connection]" protocol traces."""
+
+
+def test_only_the_lines_left_out_stay_unrecognised(incidents):
+    unrecognised = {at: record[s.MESSAGE] for at, record in incidents.records.items() if at not in incidents.events}
+    assert set(unrecognised) == LEFT_OUT, unrecognised
+
+
+def test_kafkajs_context_fields_follow_the_message(incidents):
+    record = incidents.records[("kafkajs_rejoin/svc-b/app.log", 5)]
+    assert (record[s.LOGGER], record[s.LEVEL]) == ("kafkajs", "INFO")
+    assert record[s.MESSAGE] == (
+        f'[ConsumerGroup] Consumer has joined the group {{"groupId":"shipping-app","memberId":"{JS_B}","leaderId":"{JS_A}",'
+        '"isLeader":false,"memberAssignment":{"shipments":[0,2]},"groupProtocol":"RoundRobinAssigner","duration":1433}'
+    )
+
+
+# (group, generation) -> members, joined, left, trigger, start, end, duration_ms, moved, leader
+REBALANCES = {
+    ("orders-app", 3): (
+        [WORKER_A, WORKER_B], [], [], "first generation in the logs (earlier history not logged)", "14:00:01.203", "14:00:04.319", 3116,
+        [f"orders-0: (none) -> {WORKER_A}", f"orders-1: (none) -> {WORKER_A}", f"orders-2: (none) -> {WORKER_B}", f"orders-3: (none) -> {WORKER_B}"],
+        None,
+    ),
+    ("orders-app", 4): (
+        [WORKER_B], [], [WORKER_A], "member left: poll timeout (max.poll.interval.ms)", "14:07:05.412", "14:07:05.739", 327,
+        [f"orders-0: {WORKER_A} -> {WORKER_B}", f"orders-1: {WORKER_A} -> {WORKER_B}"], None,
+    ),
+    ("orders-app", 5): (
+        [WORKER_A, WORKER_B], [WORKER_A], [], "member joined (scale-up or restart)", "14:07:41.150", "14:07:41.572", 422,
+        [f"orders-0: {WORKER_B} -> {WORKER_A}", f"orders-1: {WORKER_B} -> {WORKER_A}"], None,
+    ),
+    ("billing-app", 11): (
+        [APP_A], [], [], "first generation in the logs (earlier history not logged)", "14:10:00.307", "14:10:03.431", 3124,
+        [f"payments-0: (none) -> {APP_A}", f"payments-1: (none) -> {APP_A}"], APP_A,
+    ),
+    ("billing-app", 12): (
+        [APP_A, APP_B], [APP_B], [], "member joined (scale-up or restart)", "14:11:00.300", "14:11:01.421", 1121,
+        [f"payments-1: {APP_A} -> {APP_B}"], APP_A,
+    ),
+    ("shipping-app", 7): (
+        [SVC_A], [], [], "first generation in the logs (earlier history not logged)", "14:20:03.210", "14:20:03.260", 50,
+        [f"shipments-{p}: (none) -> {SVC_A}" for p in range(4)], SVC_A,
+    ),
+    ("shipping-app", 8): (
+        [SVC_A, SVC_B], [SVC_B], [], "member joined (scale-up or restart)", "14:21:01.305", "14:21:01.553", 248,
+        [f"shipments-0: {SVC_A} -> {SVC_B}", f"shipments-2: {SVC_A} -> {SVC_B}"], SVC_A,
+    ),
+}
+
+
+def test_rebalances_of_every_client(incidents):
+    got = {
+        key: (
+            row["members"], row["members_joined"], row["members_left"], row["trigger"], hms(row["start_ts"]), hms(row["end_ts"]),
+            row["duration_ms"], row["moved"], row["leader"],
+        )
+        for key, row in incidents.rebalances.items()
+        if key[0] in ("orders-app", "billing-app", "shipping-app")
+    }
+    assert got == REBALANCES
+
+
+@pytest.mark.parametrize(
+    "topic, partition, intervals",
+    [
+        ("orders", 1, [
+            ("worker-a", "rdkafka#consumer-1", 3, "14:00:04.319", "14:07:05.412", "member left"),
+            ("worker-b", "rdkafka#consumer-1", 4, "14:07:05.739", "14:07:41.303", "revoked"),
+            ("worker-a", "rdkafka#consumer-1", 5, "14:07:41.572", None, "end of logs"),
+        ]),
+        ("payments", 1, [
+            ("app-a", "aiokafka-0.12.0", 11, "14:10:03.431", "14:11:01.370", "revoked"),
+            ("app-b", "aiokafka-0.12.0", 12, "14:11:01.421", None, "end of logs"),
+        ]),
+        ("shipments", 2, [
+            ("svc-a", "shipping-svc", 7, "14:20:03.260", "14:21:01.305", "revoked"),
+            ("svc-b", "shipping-svc", 8, "14:21:01.553", None, "end of logs"),
+        ]),
+    ],
+)
+def test_ownership_of_a_partition(incidents, topic, partition, intervals):
+    rows = sorted((r for r in incidents.ownership if (r[s.TOPIC], r[s.PARTITION]) == (topic, partition)), key=lambda r: r["from_ts"])
+    assert [(r[s.HOST], r[s.CLIENT_ID], r[s.GENERATION], hms(r["from_ts"]), hms(r["to_ts"]), r["ended"]) for r in rows] == intervals
+
+
+def test_findings_with_exact_offsets_and_evidence(incidents):
+    got = [
+        (
+            f["detector"], f["group"], f["topic"], f["partition"], f["offset_from"], f["offset_to"], f["records"], f["verdict"], f["member"],
+            [(where(e["file"]), e["line"]) for e in f["evidence"]],
+        )
+        for f in incidents.findings
+    ]
+    aiokafka_failure = next(e for e in got if e[2:4] == ("payments", 1))[-1][0]
+    assert aiokafka_failure in {("aiokafka_commit/app-a/app.log", 15), ("aiokafka_commit/app-a/app.log", 16)}  # one line per partition
+    failure_p0 = next(e for e in got if e[2:4] == ("payments", 0))[-1][0]
+    assert failure_p0 in {("aiokafka_commit/app-a/app.log", 15), ("aiokafka_commit/app-a/app.log", 16)}
+    assert got == [
+        ("poll_timeout", "orders-app", None, None, None, None, None, "delay", WORKER_A, [("librdkafka_maxpoll/worker-a/app.log", 16)]),
+        ("poll_timeout", "orders-py", None, None, None, None, None, "delay", "py-worker/kafka-python-2.0.2", [("py-worker/container.log", 4)]),
+        ("reprocessing", "billing-app", "payments", 0, 5120, 5250, 130, "expected", APP_A, [failure_p0, ("aiokafka_commit/app-a/app.log", 23)]),
+        ("reprocessing", "billing-app", "payments", 1, 7410, 7520, 110, "expected", APP_B,
+         [aiokafka_failure, ("aiokafka_commit/app-b/app.log", 7)]),
+        ("reprocessing", "orders-app", "orders", 1, 4100, 4200, 100, "expected", WORKER_B,
+         [("librdkafka_maxpoll/worker-a/app.log", 25), ("librdkafka_maxpoll/worker-b/app.log", 27)]),
+    ]
+
+
+def test_partition_lists_in_every_clients_notation(spark):
+    texts = [
+        "{TopicPartition(topic='orders', partition=0), TopicPartition(topic='my.topic-v2', partition=10)}",
+        "frozenset({TopicPartition(topic='orders', partition=1)})", "set()", "orders [3]", '{"orders":[0,2],"audit":[1]}', "{}",
+        "[orders-0, orders-1]",
+    ]
+    rows = spark.createDataFrame([(t,) for t in texts], "text string").select(f.partition_list(F.col("text"))).collect()
+    assert [row[0] for row in rows] == [
+        ["orders-0", "my.topic-v2-10"], ["orders-1"], [], ["orders-3"], ["orders-0", "orders-2", "audit-1"], [], ["orders-0", "orders-1"],
+    ]
+
+
+def test_librdkafka_line_through_an_applications_logger_names_facility_and_handle(spark):
+    message = "MAXPOLL [orders-svc#consumer-2] [thrd:main]: Application maximum poll interval (300000ms) exceeded by 12ms"
+    row = spark.createDataFrame([(message,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
+    assert (row["facility"], row["client_id"], row["rest"]) == ("MAXPOLL", "orders-svc#consumer-2", message.split("]: ", 1)[1])
