@@ -34,11 +34,6 @@ _GAP = r"[ \t]+"
 HEAD = rf"^(?:{PAIR}{_GAP})*?(?:msg|message)={VALUE}(?:{_GAP}{PAIR})*+[ \t]*$"
 """Only pairs, one of them the message."""
 
-
-def head(value: Column) -> Column:
-    """A logfmt record: a line of pairs (an ``=`` first: most lines of other layouts have none)."""
-    return value.contains("=") & value.rlike(HEAD)
-
 TIME_KEYS = ("time", "ts", "timestamp", "t")
 LEVEL_KEYS = ("level", "lvl", "severity")
 LOGGER_KEYS = (("logger",), ("caller",), ("name",))
