@@ -135,7 +135,7 @@ def _ownership(model: Model) -> list[dict]:
     """``ownership``: one entry per partition and owner interval (see ``model.ownership``)."""
     table = model.ownership.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "from_ts")
     renamed = table.select(
-        F.col(s.GROUP_ID).alias("group"), s.TOPIC, s.PARTITION, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID,
+        F.col(s.GROUP_ID).alias("group"), s.TOPIC, s.PARTITION, s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID,
         s.INSTANCE_ID, s.GENERATION, F.col("from_ts").alias("from"), F.col("to_ts").alias("to"), "ended",
         F.struct(F.col(s.SOURCE_FILE).alias("file"), "from_line", "to_line").alias("evidence"),
     )
