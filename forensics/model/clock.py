@@ -23,6 +23,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
+from ..registry import literal_map
 from .members import JOINED, member_client
 
 CORRECTION_THRESHOLD_MS = 500
@@ -48,8 +49,7 @@ def _marks(events: DataFrame) -> DataFrame:
     """Per group, generation, kind and host: the first line that marks the protocol's answer of
     that generation (members' joined/synced lines; the coordinator's lines as the answers they
     announce)."""
-    kind = F.coalesce(F.create_map(*[F.lit(x) for pair in ANSWERED.items() for x in pair])[F.col(s.EVENT_TYPE)],
-                      F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.EVENT_TYPE)))
+    kind = F.coalesce(literal_map(ANSWERED)[F.col(s.EVENT_TYPE)], F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.EVENT_TYPE)))
     return (
         events.where(kind.isNotNull() & F.col(s.GENERATION).isNotNull() & F.col(s.TS).isNotNull())
         .groupBy(s.GROUP_ID, s.GENERATION, kind.alias(s.EVENT_TYPE), s.HOST)
@@ -74,7 +74,7 @@ def _asked(events: DataFrame) -> DataFrame:
     following = Window.partitionBy(*member).orderBy(s.TS, s.SOURCE_FILE, s.LINE).rowsBetween(Window.currentRow, Window.unboundedFollowing)
     next_joined = F.first(F.when(F.col(s.EVENT_TYPE) == JOINED[0], F.col(s.GENERATION)), ignorenulls=True).over(following)
     generation = F.when(F.col(s.EVENT_TYPE) == "consumer:group:join_started", next_joined).otherwise(F.col(s.GENERATION))
-    asked = F.create_map(*[F.lit(x) for pair in ASKED.items() for x in pair])[F.col(s.EVENT_TYPE)]
+    asked = literal_map(ASKED)[F.col(s.EVENT_TYPE)]
     return (
         events.where(F.col(s.EVENT_TYPE).isin(*ASKED, JOINED[0]) & F.col(s.TS).isNotNull())
         .select(s.HOST, s.GROUP_ID, generation.alias(s.GENERATION), asked.alias("_answer"), s.TS)

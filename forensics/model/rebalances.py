@@ -17,6 +17,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
+from ..registry import literal_map
 from .members import (
     EPOCH_STEP,
     GENERATION_NOW,
@@ -262,7 +263,7 @@ def coordinator_signals(members: DataFrame) -> DataFrame:
     (``_g``: the first one the coordinator completed at or after it, on its own clock) and, where
     it names one, the member (``_member_id``) and how it takes part (``_kind``)."""
     coordinator = members.where(F.col(s.EVENT_TYPE).startswith("coordinator:group:") & F.col(s.GROUP_ID).isNotNull())
-    kind = F.coalesce(_reason_kind(), F.create_map(*[F.lit(x) for pair in MEMBERSHIP.items() for x in pair])[F.col(s.EVENT_TYPE)])
+    kind = F.coalesce(_reason_kind(), literal_map(MEMBERSHIP)[F.col(s.EVENT_TYPE)])
     lines = coordinator.where(F.col(s.EVENT_TYPE).isin(PREPARING, EPOCH_BUMPED, *MEMBERSHIP)).select(
         "*", kind.alias("_kind"), F.when(kind.isNotNull(), F.col(s.MEMBER_ID)).alias("_member_id"),
         F.when(F.col(s.EVENT_TYPE).isin(PREPARING, EPOCH_BUMPED), coordinator_generation()).alias("_known"),
