@@ -42,6 +42,24 @@ def _run(debug: bool, action: Callable[[], None]) -> None:
         sys.exit(1)
 
 
+def _analyse(paths, offsets, tz, layout, columns, master, debug, **options) -> dict:
+    """The analysis JSON of ``paths`` and ``offsets``; mistakes in paths, zones, the layout,
+    the export columns or the master are reported before Spark starts."""
+    from .analyze import analyze as run_analysis
+    from .ingest import check_time_zone, resolve_inputs, user_layout
+    from .ingest.exports import parse_columns_option
+    from .ingest.paths import check_named_files
+    from .spark import get_session, resolve_master
+
+    check_time_zone(tz)
+    user_layout(layout)
+    export_columns = parse_columns_option(columns) if columns else None
+    check_named_files(list(paths) + list(offsets))
+    resolve_inputs(list(paths) + list(offsets))
+    spark = get_session(resolve_master(master), quiet=not debug)
+    return run_analysis(spark, paths, offsets, tz=tz, layout=layout, columns=export_columns, **options)
+
+
 def format_summary(result: dict) -> str:
     """Plain-text accounting summary: what was read and where every line went."""
     acc = result["accounting"]
@@ -142,23 +160,7 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_
     def action() -> None:
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
-        from .analyze import analyze as run_analysis
-        from .ingest import check_time_zone, resolve_inputs, user_layout
-        from .ingest.exports import parse_columns_option
-        from .ingest.paths import check_named_files
-        from .spark import get_session, resolve_master
-
-        # Mistakes in paths, zones, the layout or the master are reported before Spark starts.
-        check_time_zone(tz)
-        user_layout(layout)
-        export_columns = parse_columns_option(columns) if columns else None
-        check_named_files(list(paths) + list(offsets))
-        resolve_inputs(list(paths) + list(offsets))
-        spark = get_session(resolve_master(master), quiet=not debug)
-        result = run_analysis(
-            spark, paths, offsets, tz=tz, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"), layout=layout,
-            columns=export_columns,
-        )
+        result = _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"))
         text = json.dumps(result, indent=2, default=str)
         if json_out == "-":
             click.echo(text)
@@ -297,19 +299,7 @@ def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, deb
 
             result, source = read_result(analysis_json), analysis_json
         else:
-            from .analyze import analyze as run_analysis
-            from .ingest import check_time_zone, resolve_inputs, user_layout
-            from .ingest.exports import parse_columns_option
-            from .ingest.paths import check_named_files
-            from .spark import get_session, resolve_master
-
-            check_time_zone(tz)
-            user_layout(layout)
-            export_columns = parse_columns_option(columns) if columns else None
-            check_named_files(list(paths) + list(offsets))
-            resolve_inputs(list(paths) + list(offsets))
-            spark = get_session(resolve_master(master), quiet=not debug)
-            result, source = run_analysis(spark, paths, offsets, tz=tz, layout=layout, columns=export_columns), " ".join([*paths, *offsets])
+            result, source = _analyse(paths, offsets, tz, layout, columns, master, debug), " ".join([*paths, *offsets])
         written = write_plan(result, outdir, source)
         click.echo(format_findings(result.get("findings") or [])[0])
         click.echo(f"Plan written to {os.path.join(outdir, 'plan.md')} ({len(written) - 2} reset file(s), recovery.json); nothing was executed.")
