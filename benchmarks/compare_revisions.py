@@ -17,8 +17,10 @@ Prints the median CPU seconds of each and the per-round ratio head/base with its
 from __future__ import annotations
 
 import argparse
+import gc
 import glob
 import importlib
+import importlib.util
 import io
 import os
 import statistics
@@ -61,7 +63,9 @@ def stage_runner(package: str, stage: str, spark, files: list[str]):
 
     def frame():
         if stage == "fold":
-            return records.fold_lines(read.read_splits(spark, files))
+            sampling = importlib.util.find_spec(f"{package}.ingest.sampling")
+            tried = {"tried": importlib.import_module(sampling.name).needed_recognisers(files)} if sampling else {}
+            return records.fold_lines(read.read_splits(spark, files), **tried)
         if stage == "T1":
             return ingest.kafka_lines(spark, ingest.resolve_inputs(files))
         return sys.modules[f"{package}.ingest"].ingest(spark, files).records
@@ -71,6 +75,14 @@ def stage_runner(package: str, stage: str, spark, files: list[str]):
         return df.agg(F.count(F.lit(1)), F.bit_xor(F.xxhash64(*df.columns))).first()
 
     return run
+
+
+def settle(spark) -> None:
+    """Collect the previous run's garbage (and with it, through Spark's context cleaner, its
+    checkpointed blocks) before the next run, so that it is not charged to whichever runs next."""
+    gc.collect()
+    spark._jvm.java.lang.System.gc()
+    time.sleep(1.0)
 
 
 def main() -> None:
@@ -97,6 +109,7 @@ def main() -> None:
         wall: dict[str, list[float]] = {"rev_a": [], "rev_b": []}
         for round_ in range(args.rounds):
             for label in ("rev_a", "rev_b") if round_ % 2 == 0 else ("rev_b", "rev_a"):
+                settle(spark)
                 before_cpu, before = jvm_cpu_seconds(pid), time.perf_counter()
                 runs[label]()
                 cpu[label].append(jvm_cpu_seconds(pid) - before_cpu)
@@ -104,7 +117,10 @@ def main() -> None:
         spark.stop()
     names = {"rev_a": args.base, "rev_b": args.head or "working tree"}
     for label in ("rev_a", "rev_b"):
-        print(f"{args.stage} {names[label]:>14}: CPU median {statistics.median(cpu[label]):.2f} s, wall median {statistics.median(wall[label]):.1f} s")
+        print(
+            f"{args.stage} {names[label]:>14}: CPU median {statistics.median(cpu[label]):.2f} s, wall median {statistics.median(wall[label]):.1f} s"
+            f" (CPU per round: {' '.join(f'{x:.2f}' for x in cpu[label])})"
+        )
     ratios = [b / a for a, b in zip(cpu["rev_a"], cpu["rev_b"])]
     print(f"{args.stage} CPU ratio head/base per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
 

@@ -35,6 +35,7 @@ from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, 
 from .records import kafka_lines as _kafka_lines
 from .records import wrap_widths
 from .records import recognise
+from .sampling import needed_recognisers
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
 
@@ -124,13 +125,14 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
         gz_problems = gz_future.result()
 
     by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
+    facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
     heads = assemble_records(
         stitched,
         host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
         tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
         source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
-        table=table,
+        table=table if exported else layouts_in_use(table, facts),
         wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
     ).localCheckpoint()
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
@@ -142,13 +144,20 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
         F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"), F.min("head").alias("head")
     ).collect()
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
-    facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     folded_rows = text.folded_rows if text else []
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
     for e in exported:
         per_file[read_paths[e.uri].path]["export"] = e.description
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
+
+
+def layouts_in_use(table: dict, facts: list[dict]) -> dict:
+    """The layouts of ``table`` that head some line of the files (``_file_facts``), and
+    ``message_only`` (stitch gives it to untimed pastes): the records' projection is generated
+    for these alone, so it stays small."""
+    seen = {fact["layout"] for fact in facts} | {"message_only"}
+    return {name: layout for name, layout in table.items() if name in seen}
 
 
 @dataclass
@@ -168,7 +177,7 @@ class _Part:
 def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
     """Log files read as lines: folded, placed in their files, stitched."""
     lines = read_splits(spark, list(read_paths))
-    by_split = fold_lines(lines, table).localCheckpoint()  # small; later plans start from it
+    by_split = fold_lines(lines, table, needed_recognisers(read_paths, table)).localCheckpoint()  # small; later plans start from it
     split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
     offsets = split_offsets(split_rows)
     facts = _file_facts(split_rows, offsets)
@@ -238,6 +247,8 @@ def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None 
     read_paths = readable_paths(files)
     if not read_paths:
         return spark.createDataFrame([], s.RECORDS_SCHEMA).drop(s.LINE_END)
+    table = layouts.with_user_layout(user_layout(layout))
+    tried = needed_recognisers(read_paths, table)
     sizes = {p: f.size for p, f in read_paths.items()}
     marked = read_lines(spark, list(read_paths), sizes, where=may_be_kafka_line(F.col("value")))
     path = spark_key(F.col("uri"))  # evaluated on the Kafka lines only
@@ -246,7 +257,8 @@ def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None 
         host_of=literal_map({p: f.host for p, f in read_paths.items()})[path],
         tz_of=F.coalesce(literal_map({p: f.tz for p, f in read_paths.items()})[path], F.lit("UTC")),
         source_of=F.coalesce(literal_map({p: f.path for p, f in read_paths.items()})[path], path),
-        table=layouts.with_user_layout(user_layout(layout)),
+        table=tried.table(table),
+        tried=tried,
     )
 
 

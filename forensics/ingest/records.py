@@ -14,7 +14,9 @@ from pyspark.sql import functions as F
 
 from .. import layouts
 from .. import schema as s
+from ..layouts._common import any_to_utc
 from . import wrappers
+from .sampling import ALL, Recognisers
 
 KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [")
 """Cheap substring test: a line containing none of these cannot be a Kafka client record by
@@ -71,7 +73,7 @@ def _contains_any(value: Column, needles) -> Column:
     return test
 
 
-def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
+def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognisers = ALL) -> DataFrame:
     """``lines`` with the ``layout`` of each record head (null: not a head), its ``wrapper``
     (``wrappers.WRAPPERS``; null: none) and the wrapper's ``w_ts`` and ``w_host``; ``value``
     becomes the inner line where a wrapper was peeled.
@@ -80,28 +82,36 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
     no record so and do not start with white space, whose inner line is a record head in any
     layout; the ``generic`` layout on the line as it is; last, a wrapper that dates an inner line
     in no layout (a ``message_only`` head) or wraps an indented one (a stack frame or a
-    continuation).
+    continuation). ``tried`` leaves the wrappers or the fallback out of the plan where samples
+    of the input show no use for them (``sampling.needed_recognisers``).
     """
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
+    with_layout = lines.withColumn("layout", layouts.head_layout(value, exact))
+    fallback = layouts.head_layout(value, table, layouts.FALLBACK) if tried.fallback else F.lit(None).cast("string")
+    if not tried.wrappers:
+        none = F.lit(None).cast("string")
+        return with_layout.select(
+            *[c for c in lines.columns if c != "value"], value, F.coalesce("layout", fallback).alias("layout"),
+            none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
+        )
     first = F.substring(value, 1, 1)
     may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
-    tried = (
-        lines.withColumn("layout", layouts.head_layout(value, exact))
-        .withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
+    peeled_or_not = (
+        with_layout.withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
         .withColumn("wrapper", F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi"))))
         .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
         .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
         .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
         .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))
-        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull(), layouts.head_layout(value, table, layouts.FALLBACK)))
+        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull(), fallback))
     )
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
     dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented)  # a JSON record stays one unless it holds a line
-    return tried.select(
+    return peeled_or_not.select(
         *[c for c in lines.columns if c != "value"],
         F.when(peeled, inner).otherwise(value).alias("value"),
         F.when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
@@ -113,7 +123,7 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
     )
 
 
-def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
+def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognisers = ALL) -> DataFrame:
     """Group the lines of each split (``read.read_splits``) by key: Kafka candidates and possible
     continuations keep their own line number as key; the rest fold into one row per split,
     ``FOLDS`` key, layout and wrapper.
@@ -125,7 +135,7 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
     aggregates by hash, not by sorting every line, and hashes no file name per line.
     """
     value = F.col("value")
-    with_layout = recognise(lines, table)
+    with_layout = recognise(lines, table, tried)
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
     candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS))
@@ -161,10 +171,13 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
 
 def split_facts(folded: DataFrame) -> DataFrame:
     """Per split, layout (null: not a record head) and first-line marker: lines and the first
-    such line, and how many kept lines are exactly each of ``WRAP_WIDTHS`` wide (``width_80``,
-    ...). Small; ``read.split_offsets`` reads the split's place in its file from it."""
-    widths = [F.sum(F.when(F.length("value") == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
-    return folded.groupBy("split", "uri", "start", "layout", "wrapper").agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"), *widths)
+    such line, the widest kept line, and how many kept lines are exactly each of
+    ``WRAP_WIDTHS`` wide (``width_80``, ...). Small; ``read.split_offsets`` reads the split's place in its file from it."""
+    width = F.length("value")
+    widths = [F.sum(F.when(width == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
+    return folded.groupBy("split", "uri", "start", "layout", "wrapper").agg(
+        F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths
+    )
 
 
 def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None) -> DataFrame:
@@ -220,14 +233,16 @@ def may_be_kafka_line(value: Column) -> Column:
     return _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | (F.substring(value, 1, 1) == "%")
 
 
-def kafka_lines(marked: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS) -> DataFrame:
+def kafka_lines(
+    marked: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS, tried: Recognisers = ALL
+) -> DataFrame:
     """Line-level Kafka records: each Kafka record head parsed on its own line, with file and
     line number, no stitching and no accounting (a quick first look; ``ingest`` does the rest).
 
     ``marked`` holds the lines that pass ``may_be_kafka_line``, so most lines never reach a regex.
     """
     value = F.col("value")
-    heads = recognise(marked, table).where(F.col("layout").isNotNull())
+    heads = recognise(marked, table, tried).where(F.col("layout").isNotNull())
     parts = F.col("parts")
     parsed = heads.withColumn("parts", layouts.split_fields(F.col("layout"), value, table)).select(
         source_of.alias(s.SOURCE_FILE), F.coalesce("w_host", host_of).alias(s.HOST), F.col("line").alias(s.LINE), F.col("layout").alias(s.LAYOUT),
@@ -245,21 +260,20 @@ WRAP_WIDTHS = (80, 100, 120, 132, 140, 150, 160, 180, 200)
 """Terminal widths at which a pasted line may have been hard-wrapped."""
 WRAP_MIN_LINES = 5
 """A file is taken as hard-wrapped at a width when at least this many of its kept lines are
-exactly that wide (one line of 80 characters is a coincidence, a paste cut at 80 is not)."""
+exactly that wide and none is wider (one line of 80 characters is a coincidence, a paste cut at
+80 is not; a terminal leaves no line longer than its width)."""
 
 
 def wrap_widths(split_rows, offsets) -> dict[str, int]:
     """File URI -> the width at which it was hard-wrapped, from ``split_facts`` rows."""
     counts: dict[tuple[str, int], int] = {}
+    widest: dict[str, int] = {}
     for row in split_rows:
         uri = offsets[row["split"]][0]
+        widest[uri] = max(widest.get(uri, 0), row["widest"] or 0)
         for w in WRAP_WIDTHS:
             counts[(uri, w)] = counts.get((uri, w), 0) + (row[f"width_{w}"] or 0)
-    best: dict[str, tuple[int, int]] = {}
-    for (uri, w), n in counts.items():
-        if n >= WRAP_MIN_LINES and n > best.get(uri, (0, 0))[0]:
-            best[uri] = (n, w)
-    return {uri: w for uri, (_, w) in best.items()}
+    return {uri: w for (uri, w), n in counts.items() if w == widest[uri] and n >= WRAP_MIN_LINES}
 
 
 def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
@@ -280,8 +294,14 @@ def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
 
 def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: dict = layouts.LAYOUTS) -> Column:
     """A record's UTC time: its own line's timestamp, else its wrapper's (a time of day alone,
-    or no time at all, in the line itself)."""
-    return F.coalesce(layouts.to_utc(layout, ts_text, tz, table), layouts._common.any_to_utc(w_ts, tz))
+    or no time at all, in the line itself).
+
+    The layouts that read any timestamp form (``_common.any_to_utc``) and the wrapper's time go
+    through one ``any_to_utc``: the largest conversion is generated once, not once per use."""
+    any_form = [name for name, module in table.items() if module.to_utc is any_to_utc]
+    exact = {name: module for name, module in table.items() if name not in any_form}
+    own_day = F.when(layout.isin(*any_form) & ~ts_text.rlike(r"^\d\d:"), ts_text)
+    return F.coalesce(layouts.to_utc(layout, ts_text, tz, exact), any_to_utc(F.coalesce(own_day, w_ts), tz))
 
 
 def assemble_records(

@@ -29,7 +29,7 @@ from ..layouts._common import ANY_TIME_OF_DAY, KIBANA_TIME, SEP
 ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
-_SHAPES = {
+SHAPES = {
     "journald": (rf"^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
     "kubectl": (rf"^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "syslog": (rf"^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
@@ -37,7 +37,7 @@ _SHAPES = {
     "compose": (r"^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
 }
 """Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three."""
-WRAPPERS = ("docker_json", *_SHAPES, "json_message", "lost_brace", "ansi")
+WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
 
 
@@ -57,9 +57,9 @@ def wrapper_of(value: Column) -> Column:
     iso_t = digit & (F.substring(value, 11, 1) == "T")
     upper = first.between("A", "Z")
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
-    for name in _SHAPES:
+    for name in SHAPES:
         gate = {"journald": iso_t, "kubectl": iso_t, "syslog": upper, "kibana_paste": upper}.get(name, value.contains("|"))
-        kind = kind.when(gate & value.rlike(_SHAPES[name][0]), F.lit(name))
+        kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
@@ -70,7 +70,7 @@ def peel(value: Column, wrapper: Column) -> Column:
     in a column of its own and read its items without copying the expression."""
     docker = F.from_json(value, "log string, stream string, time string")
     fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
-    for name, (regex, ts, host, inner) in _SHAPES.items():
+    for name, (regex, ts, host, inner) in SHAPES.items():
         fields = fields.when(wrapper == name, F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3))
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(

@@ -4,7 +4,8 @@ Each module exposes ``NAME``, ``DESCRIPTION``, ``EXAMPLE``, ``FIRST_CHARS`` (a c
 tested before any regex), ``sniff(sample_lines) -> bool``, ``split(value) -> array column``
 of the fields in ``FIELDS`` order, ``to_utc(ts_text, tz) -> timestamp column`` and either a
 ``HEAD`` regex (optionally a cheaper ``START`` regex that recognises the same lines) or a
-``head(value) -> bool column``; a layout with neither (``message_only``) is only given by
+``head(value) -> bool column``; ``SPLIT = (regex, template)`` may stand for ``split`` where one
+``regexp_replace`` gives the fields; a layout with neither (``message_only``) is only given by
 ingest, never recognised from a line by itself.
 
 A line is recognised per line, in the order of ``LAYOUTS``, so one file may mix layouts;
@@ -18,9 +19,10 @@ from types import ModuleType
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ..registry import registry
+from ..registry import literal_map, registry
 from . import generic, json_lines, librdkafka, log4j, logback, logfmt, message_only, spring_boot
 from ._common import FIELDS
+from ._common import split_fields as split_by_regex
 
 
 LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka, logfmt, generic, message_only)
@@ -64,19 +66,33 @@ def head_layout(value: Column, table: dict = LAYOUTS, only: str | None = None) -
 
 
 def split_fields(layout_name: Column, value: Column, table: dict = LAYOUTS) -> Column:
-    """The head line's fields as an array in ``FIELDS`` order, by the line's layout."""
+    """The head line's fields as an array in ``FIELDS`` order, by the line's layout.
+
+    The layouts split by one regex (``SPLIT``) share one ``regexp_replace`` whose regex and
+    template are looked up by layout: its code is generated once. A branch of regex code per
+    layout made the records' projection too large a method for the JIT to compile."""
+    by_regex = {name: layout.SPLIT for name, layout in table.items() if hasattr(layout, "SPLIT")}
     expr = None
+    if by_regex:
+        regex = literal_map({name: pair[0] for name, pair in by_regex.items()})[layout_name]
+        template = literal_map({name: pair[1] for name, pair in by_regex.items()})[layout_name]
+        expr = F.when(layout_name.isin(*by_regex), split_by_regex(value, regex, template))
     for name, layout in table.items():
-        expr = (F.when if expr is None else expr.when)(layout_name == name, layout.split(value))
+        if name not in by_regex:
+            expr = (F.when if expr is None else expr.when)(layout_name == name, layout.split(value))
     return expr
 
 
 def to_utc(layout_name: Column, ts_text: Column, tz: Column, table: dict = LAYOUTS) -> Column:
-    """UTC timestamp of a head line's timestamp text, by the line's layout."""
-    expr = None
+    """UTC timestamp of a head line's timestamp text, by the line's layout: one branch per
+    conversion function, so layouts sharing one are converted by the same code."""
+    by_function: dict = {}
     for name, layout in table.items():
-        expr = (F.when if expr is None else expr.when)(layout_name == name, layout.to_utc(ts_text, tz))
-    return expr
+        by_function.setdefault(layout.to_utc, []).append(name)
+    expr = None
+    for function, names in by_function.items():
+        expr = (F.when if expr is None else expr.when)(layout_name.isin(*names), function(ts_text, tz))
+    return F.lit(None).cast("timestamp") if expr is None else expr
 
 
 def sniff(sample_lines) -> str | None:

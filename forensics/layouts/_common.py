@@ -63,7 +63,7 @@ def replacement(**groups: str) -> str:
     return SEP.join(groups.get(name, "") for name in FIELDS)
 
 
-def split_fields(value: Column, head: str, template: str) -> Column:
+def split_fields(value: Column, head: str | Column, template: str | Column) -> Column:
     """Extract all fields of a head line with ONE regex evaluation: array in FIELDS order."""
     return F.split(F.regexp_replace(value, head, template), SEP, len(FIELDS))
 
@@ -78,39 +78,38 @@ def normalise_level(level: Column) -> Column:
 def iso_to_utc(ts_text: Column, tz: Column) -> Column:
     """UTC timestamp from an ISO-like text; zone-less text is read in the source's zone ``tz``.
 
-    Accepts ``,`` or ``.`` before the fraction, ``T`` or a space, and ``Z``/``+01:00``/``+0100``.
-    Unparseable text gives null (the caller accounts it as a bad timestamp).
-    """
-    text = F.regexp_replace(F.regexp_replace(ts_text, ",", "."), r"([+-]\d\d)(\d\d)$", "$1:$2")
-    has_zone = text.rlike(r"(Z|[+-]\d\d:\d\d)$")
+    Accepts ``,`` or ``.`` before the fraction, ``T`` or a space, and a zone (``Z``, ``+01:00``,
+    ``+0100``, ``+01``, `` UTC``) that Spark's parser reads. Unparseable text gives null (the
+    caller accounts it as a bad timestamp). A zone is told by a character after the date, not
+    by a regex: this runs once per record."""
+    text = F.translate(ts_text, ",", ".")
+    after_date = F.substring(text, 11, 64)
+    zoned = after_date.contains("+") | after_date.contains("-") | after_date.contains("Z") | after_date.contains("UTC") | after_date.contains("GMT")
     parsed = F.try_to_timestamp(text)
-    return F.when(has_zone, parsed).otherwise(F.to_utc_timestamp(parsed, tz))
+    return F.when(zoned, parsed).otherwise(F.to_utc_timestamp(parsed, tz))
+
+
+_MONTH_NUMBERS = [(f"-{name}-", f"-{i + 1:02d}-") for i, name in enumerate(_MONTHS)]
 
 
 def any_to_utc(ts_text: Column, tz: Column) -> Column:
     """UTC timestamp of any ``ANY_TIMESTAMP`` form: ISO-like (``/`` dates, `` UTC`` zones),
     ``%d{DATE}``, Kibana's ``Mar 11, 2024 @ ..``, epoch seconds or milliseconds (UTC by
-    definition). A time of day alone gives null: it names no day."""
+    definition). A time of day alone gives null: it names no day.
+
+    The wordy and ``/`` forms are rewritten to ISO by replacements that leave other texts as
+    they are, one after the other, so that the text is read once per step (small code)."""
     text = F.trim(ts_text)
-    month = F.create_map(*[F.lit(x) for i, name in enumerate(_MONTHS) for x in (name, f"{i + 1:02d}")])
-    words = text.rlike(_WORDY_DATE)
-
-    def part(group: int) -> Column:
-        return F.regexp_extract(text, _WORDY_DATE, group)
-
-    from_words = F.concat_ws(
-        "-", F.concat(part(3), part(6)), month[F.concat(part(2), part(4))], F.lpad(F.concat(part(1), part(5)), 2, "0")
-    )
-    iso = F.when(words, F.concat(from_words, F.lit(" "), part(7))).otherwise(
-        F.regexp_replace(text, r"^(\d{4})/(\d\d)/(\d\d)", "$1-$2-$3")
-    )
-    zoned = F.regexp_replace(F.regexp_replace(iso, r" ?(UTC|GMT)$", "Z"), r" ([+-]\d\d:?\d\d)$", "$1")
+    iso = F.regexp_replace(text, _WORDY_DATE, "$3$6-$2$4-$1$5 $7")  # 2024-Mar-1 14:02:17
+    for name, number in _MONTH_NUMBERS:
+        iso = F.replace(iso, F.lit(name), F.lit(number))
+    iso = F.regexp_replace(F.regexp_replace(iso, r"(?<=^\d{4}-\d\d-)(?=\d )", "0"), r"^(\d{4})/(\d\d)/(\d\d)", "$1-$2-$3")
     epoch = F.timestamp_micros(F.round(text.try_cast("decimal(20,6)") * 1_000_000).cast("long"))
     return (
         F.when(text.rlike(r"^\d{13}$"), F.timestamp_millis(text.try_cast("long")))
         .when(text.rlike(r"^\d{10}(\.\d+)?$"), epoch)
         .when(text.rlike(r"^\d\d:"), F.lit(None).cast("timestamp"))
-        .otherwise(iso_to_utc(zoned, tz))
+        .otherwise(iso_to_utc(iso, tz))
     )
 
 

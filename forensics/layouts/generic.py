@@ -75,9 +75,11 @@ def sniff(sample_lines) -> bool:
     return c.sniff_regex(START, sample_lines)
 
 
+SPLIT = (HEAD, TEMPLATE)
+
+
 def split(value: Column) -> Column:
-    return c.split_fields(value, HEAD, TEMPLATE)
+    return c.split_fields(value, *SPLIT)
 
 
-def to_utc(ts_text: Column, tz: Column) -> Column:
-    return c.any_to_utc(ts_text, tz)
+to_utc = c.any_to_utc

@@ -97,6 +97,4 @@ def split(value: Column) -> Column:
     )
 
 
-def to_utc(ts_text: Column, tz: Column) -> Column:
-    """ISO text (zone-less read in ``tz``), epoch seconds (with a fraction) or milliseconds."""
-    return c.any_to_utc(ts_text, tz)
+to_utc = c.any_to_utc

@@ -30,11 +30,11 @@ def sniff(sample_lines) -> bool:
     return False
 
 
+SPLIT = (_SPLIT, _TEMPLATE)
+
+
 def split(value: Column) -> Column:
-    """One regex, as every layout (the line-level projection of all layouts is near the JVM's
-    64 KB method limit)."""
-    return c.split_fields(value, _SPLIT, _TEMPLATE)
+    return c.split_fields(value, *SPLIT)
 
 
-def to_utc(ts_text: Column, tz: Column) -> Column:
-    return c.any_to_utc(ts_text, tz)
+to_utc = c.any_to_utc

@@ -1,0 +1,125 @@
+"""Which recognisers the pass over every line needs, judged from samples of the inputs.
+
+``records.recognise`` tries the wrappers (``wrappers``) and the ``generic`` fallback layout on
+every line that no exact layout takes. In a large log of one exact layout that is most lines
+(stack frames aside), and the two are a good part of the pass's cost. Before the pass, a few
+windows of each local text file (the whole file when it is small) are read here in Python; when
+no sampled line is wrapped, or none is in a layout only ``generic`` reads, the plan leaves that
+recogniser out. A line the narrower plan misses is not lost: it is counted as ``unknown layout``
+like any line in no layout, and ``forensics layouts`` shows it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from .. import layouts
+from . import wrappers
+
+WHOLE_BYTES = 2 << 20
+"""Files up to this size are read whole."""
+HEAD_BYTES = 512 << 10
+WINDOW_BYTES = 64 << 10
+WINDOWS = 16
+"""Larger files: their head, then ``WINDOWS`` windows spread evenly up to their end (gzip: the head only)."""
+
+
+@dataclass(frozen=True)
+class Recognisers:
+    """What ``records.recognise`` tries after the exact layouts, and the exact layouts seen in
+    the samples (None: not known, any may occur)."""
+
+    wrappers: bool = True
+    fallback: bool = True
+    seen: frozenset[str] | None = None
+
+    def table(self, table: dict) -> dict:
+        """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
+        look (``records.kafka_lines``): the exact layouts seen in the samples, ``generic`` when
+        the fallback is tried, all when wrappers are (their inner lines were not sampled)."""
+        if self.seen is None or self.wrappers:
+            return table
+        keep = self.seen | ({layouts.FALLBACK} if self.fallback else set())
+        return {name: layout for name, layout in table.items() if name in keep}
+
+
+ALL = Recognisers()
+
+
+def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> Recognisers:
+    """The recognisers the lines of local files ``paths`` need (all of them when a path is not a
+    local regular file: a URI or a directory cannot be sampled here)."""
+    exact = _exact_heads(table)
+    fallback = layouts.LAYOUTS[layouts.FALLBACK]
+    generic = re.compile(fallback.START)
+    wrapped = needs_fallback = False
+    seen: set[str] = set()
+    for path in paths:
+        if not os.path.isfile(path):
+            return ALL
+        for line in sample_lines(path):
+            wrapped = wrapped or is_wrapped(line)
+            names = {name for name, regex in exact.items() if regex is None or regex.match(line)}
+            seen |= names
+            needs_fallback = needs_fallback or (
+                not names and line[:1] in fallback.FIRST_CHARS and generic.match(line) is not None
+            )
+    return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen))
+
+
+def is_wrapped(line: str) -> bool:
+    """True where ``line`` may be wrapped (``wrappers.WRAPPERS``): an envelope or pasted JSON
+    record (``{``, ``"``), an ANSI code, or a prefix one of the wrapper regexes reads."""
+    return line[:1] in ('{', '"') or "\x1b" in line or any(regex.match(line) for regex in _WRAPPER_REGEXES)
+
+
+_WRAPPER_REGEXES = tuple(re.compile(regex) for regex, *_ in wrappers.SHAPES.values())
+
+
+def _exact_heads(table: dict) -> dict[str, re.Pattern | None]:
+    """Exact layout -> a Python regex of its heads (None where it has none that compiles in
+    Python, as a user's pattern may: such a layout counts as seen on every line)."""
+    heads: dict[str, re.Pattern | None] = {}
+    for name, layout in table.items():
+        if name == layouts.FALLBACK or not (hasattr(layout, "head") or hasattr(layout, "HEAD")):
+            continue  # message_only is never recognised from a line by itself
+        pattern = _JSON_HEAD if name == "json_lines" else getattr(layout, "START", None) or getattr(layout, "HEAD", None)
+        try:
+            heads[name] = re.compile(pattern) if isinstance(pattern, str) else None
+        except re.error:
+            heads[name] = None
+    return heads
+
+
+_JSON_HEAD = r"\s*\{"
+"""A JSON record's line (``json_lines`` tells its heads by parsing, not by a regex)."""
+
+
+def sample_lines(path: str) -> list[str]:
+    """Lines of ``path``: all of a small file, else its head and windows spread to its end
+    (the partial lines at a window's edges dropped); a gzip file's decompressed head."""
+    if path.endswith(".gz"):
+        try:
+            with gzip.open(path, "rb") as handle:
+                return _lines(handle.read(HEAD_BYTES), whole=False, first=True)
+        except (OSError, EOFError):
+            return []
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        if size <= WHOLE_BYTES:
+            return _lines(handle.read(), whole=True, first=True)
+        lines = _lines(handle.read(HEAD_BYTES), whole=False, first=True)
+        step = (size - HEAD_BYTES) // WINDOWS
+        for i in range(1, WINDOWS + 1):
+            handle.seek((size if i == WINDOWS else HEAD_BYTES + i * step) - WINDOW_BYTES)
+            lines += _lines(handle.read(WINDOW_BYTES), whole=i == WINDOWS, first=False)
+        return lines
+
+
+def _lines(data: bytes, whole: bool, first: bool) -> list[str]:
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return lines[(0 if first else 1) : (None if whole else -1)]
