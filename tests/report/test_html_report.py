@@ -3,6 +3,7 @@ no console errors, and injected log text stays text."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -104,3 +105,16 @@ def test_one_plotly_bundle_no_external_reference_and_a_strict_csp(report_files):
     assert manifest["tool_version"] and manifest["parameters"]["analysis_json"].endswith("report.json")
     assert all(e["sha256"] and len(e["sha256"]) == 64 for e in manifest["inputs"] if e["kind"] == "log" and not e["problem"])
     assert report_files.notebook.exists() and report_files.json.exists()
+
+
+def test_every_loss_and_duplication_has_its_recovery_plan_in_the_report(report_files, result):
+    """Issue 17: under "What to do now", each lost or duplicated range of the sample incidents
+    has its plan, with the reset rows of a lost range."""
+    text = html.unescape(report_files.html.read_text(encoding="utf-8"))  # as the reader sees it
+    planned = [f for f in result["findings"] if f["verdict"] in ("loss", "duplication")]
+    assert planned and "What to do now" in text
+    for finding in planned:
+        recovery = finding["recovery"]
+        assert recovery["summary"] in text, recovery["summary"]
+        if recovery.get("reset_rows"):
+            assert recovery["csv_file"] in text
