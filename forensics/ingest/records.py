@@ -39,7 +39,9 @@ _KAFKA_MESSAGE = (
 )
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
-BARE_HEAD = rf"^({_KAFKA_OPENINGS}|([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$))"
+EXCEPTION_LINE = r"([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$)"
+"""The first line of a stack trace: a qualified exception class name, then its message."""
+BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE})"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
 prefix, or an exception class name (``CommitFailedException``, ``TaskMigratedException``)."""
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
@@ -50,8 +52,9 @@ LOGGER_IN_TEXT = r"(?s)^(.*?) \(((?![\w$]+\.java:)[\w.$]+)(?::\d+)?\)(\n|$)"
 """Kafka's log4j layout puts the logger at the end of the message, so in a record of several
 lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first
 line that ends in `` (logger)``: group 2, removed by ``$1$3``."""
-CONTINUATION_TEXT = r"^(Caused by: |Suppressed: |\.\.\. \d+ more)"
-"""Stack-trace lines that continue a record even where a wrapper dates every line."""
+CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE})"
+"""Stack-trace lines that continue a record even where a wrapper dates every line (``kubectl
+logs --timestamps`` dates an exception's first line as it dates the record it belongs to)."""
 SAMPLE_CHARS = 500
 SAMPLES_PER_REASON = 5
 
