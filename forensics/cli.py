@@ -42,10 +42,9 @@ def _run(debug: bool, action: Callable[[], None]) -> None:
         sys.exit(1)
 
 
-def _analyse(paths, offsets, tz, layout, columns, master, debug, **options) -> dict:
-    """The analysis JSON of ``paths`` and ``offsets``; mistakes in paths, zones, the layout,
-    the export columns or the master are reported before Spark starts."""
-    from .analyze import analyze as run_analysis
+def _checked_session(paths, offsets, tz, layout, columns, master, debug):
+    """Spark, and the parsed export columns, once mistakes in paths, zones, the layout, the
+    export columns or the master have been reported before Spark starts."""
     from .ingest import check_time_zone, resolve_inputs, user_layout
     from .ingest.exports import parse_columns_option
     from .ingest.paths import check_named_files
@@ -56,7 +55,14 @@ def _analyse(paths, offsets, tz, layout, columns, master, debug, **options) -> d
     export_columns = parse_columns_option(columns) if columns else None
     check_named_files(list(paths) + list(offsets))
     resolve_inputs(list(paths) + list(offsets))
-    spark = get_session(resolve_master(master), quiet=not debug)
+    return get_session(resolve_master(master), quiet=not debug), export_columns
+
+
+def _analyse(paths, offsets, tz, layout, columns, master, debug, **options) -> dict:
+    """The analysis JSON of ``paths`` and ``offsets`` (``_checked_session`` first)."""
+    from .analyze import analyze as run_analysis
+
+    spark, export_columns = _checked_session(paths, offsets, tz, layout, columns, master, debug)
     return run_analysis(spark, paths, offsets, tz=tz, layout=layout, columns=export_columns, **options)
 
 
@@ -223,19 +229,10 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
     def action() -> None:
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
-        from .ingest import check_time_zone, resolve_inputs, user_layout
-        from .ingest.exports import parse_columns_option
-        from .ingest.paths import check_named_files
         from .report.publish import check_output, report_incident
-        from .spark import get_session, resolve_master
 
         check_output(out)
-        check_time_zone(tz)
-        user_layout(layout)
-        export_columns = parse_columns_option(columns) if columns else None
-        check_named_files(list(paths) + list(offsets))
-        resolve_inputs(list(paths) + list(offsets))
-        spark = get_session(resolve_master(master), quiet=not debug)
+        spark, export_columns = _checked_session(paths, offsets, tz, layout, columns, master, debug)
         files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics, layout=layout, columns=export_columns)
         click.echo(format_findings_headline(files.headline))
         click.echo(f"Report written to {files.html}")
