@@ -36,6 +36,11 @@ SESSION_CONF: Mapping[str, str] = {
     "spark.sql.files.ignoreCorruptFiles": "true",
     "spark.sql.shuffle.partitions": "8",
     "spark.sql.adaptive.enabled": "true",
+    # HotSpot does not compile a method of over 8,000 bytes of bytecode (HugeMethodLimit), and a
+    # stage whose generated row loop is larger runs interpreted, several times slower. With the
+    # limit that Spark advises on HotSpot, such a stage falls back to per-operator code, whose
+    # expressions come in small methods (the records projection of ingest is one such stage).
+    "spark.sql.codegen.hugeMethodLimit": "8000",
 }
 
 CLASSIC_CONF: Mapping[str, str] = {

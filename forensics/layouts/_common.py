@@ -79,14 +79,19 @@ def iso_to_utc(ts_text: Column, tz: Column) -> Column:
     """UTC timestamp from an ISO-like text; zone-less text is read in the source's zone ``tz``.
 
     Accepts ``,`` or ``.`` before the fraction, ``T`` or a space, and a zone (``Z``, ``+01:00``,
-    ``+0100``, ``+01``, `` UTC``) that Spark's parser reads. Unparseable text gives null (the
-    caller accounts it as a bad timestamp). A zone is told by a character after the date, not
-    by a regex: this runs once per record."""
-    text = F.translate(ts_text, ",", ".")
-    after_date = F.substring(text, 11, 64)
-    zoned = after_date.contains("+") | after_date.contains("-") | after_date.contains("Z") | after_date.contains("UTC") | after_date.contains("GMT")
-    parsed = F.try_to_timestamp(text)
-    return F.when(zoned, parsed).otherwise(F.to_utc_timestamp(parsed, tz))
+    ``+0100``, ``+01``, `` UTC``, `` GMT``) that Spark's parser reads. Unparseable text gives
+    null (the caller accounts it as a bad timestamp)."""
+    return _parsed_in_zone(ts_text, ts_text, tz)
+
+
+def _parsed_in_zone(iso_text: Column, zone_text: Column, tz: Column) -> Column:
+    """``iso_text`` parsed, in ``tz`` unless ``zone_text`` (the same time, perhaps before its date
+    was rewritten to ISO) names a zone. This runs once per record, so each text is read once: a
+    zone is told by a character after the date (``+ - Z U G``), not by a regex, and a zoned text
+    is parsed as it is and then left in UTC."""
+    zone_marks = F.translate(F.substring(zone_text, 11, 64), "+-ZUG", "+++++")
+    zone = F.when(zone_marks.contains("+"), F.lit("UTC")).otherwise(tz)
+    return F.to_utc_timestamp(F.try_to_timestamp(F.translate(iso_text, ",", ".")), zone)
 
 
 _MONTH_NUMBERS = [(f"-{name}-", f"-{i + 1:02d}-") for i, name in enumerate(_MONTHS)]
@@ -104,12 +109,12 @@ def any_to_utc(ts_text: Column, tz: Column) -> Column:
     for name, number in _MONTH_NUMBERS:
         iso = F.replace(iso, F.lit(name), F.lit(number))
     iso = F.regexp_replace(F.regexp_replace(iso, r"(?<=^\d{4}-\d\d-)(?=\d )", "0"), r"^(\d{4})/(\d\d)/(\d\d)", "$1-$2-$3")
-    epoch = F.timestamp_micros(F.round(text.try_cast("decimal(20,6)") * 1_000_000).cast("long"))
+    seconds = text.try_cast("decimal(20,6)")  # epoch milliseconds have 13 digits, seconds 10
+    epoch = F.timestamp_micros(F.round(seconds * F.when(seconds >= 1e12, 1_000).otherwise(1_000_000)).cast("long"))
     return (
-        F.when(text.rlike(r"^\d{13}$"), F.timestamp_millis(text.try_cast("long")))
-        .when(text.rlike(r"^\d{10}(\.\d+)?$"), epoch)
+        F.when(text.rlike(r"^(\d{13}|\d{10}(\.\d+)?)$"), epoch)
         .when(text.rlike(r"^\d\d:"), F.lit(None).cast("timestamp"))
-        .otherwise(iso_to_utc(iso, tz))
+        .otherwise(_parsed_in_zone(iso, text, tz))
     )
 
 
