@@ -136,16 +136,17 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
         wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
     ).localCheckpoint()
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
-    head = F.struct("line", s.LAYOUT, s.TS, s.LEVEL, s.LOGGER, s.THREAD, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE))
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, head.alias("head"))
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
         rows = rows.unionByName(_classify_others(text.stitched, text.facts), allowMissingColumns=True)
     counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
-        F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"), F.min("head").alias("head")
+        F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"), F.min("line").alias("first_line")
     ).collect()
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
     folded_rows = text.folded_rows if text else []
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
+    for uri, head in _first_records(heads, counts).items():
+        per_file[by_uri[uri].path]["head"] = head
     for e in exported:
         per_file[read_paths[e.uri].path]["export"] = e.description
     samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
@@ -324,6 +325,22 @@ def _with_text(lines: DataFrame, rows: list[dict]) -> list[dict]:
     return rows
 
 
+def _first_records(heads: DataFrame, counts: list) -> dict[str, dict]:
+    """File URI -> the fields of its first record (``forensics layouts`` shows it), looked up by
+    the first record line of each file in ``counts``: a minimum of the line keeps the counts'
+    aggregate a hash aggregate, where a minimum of the record's fields would sort every row."""
+    first: dict[str, int] = {}
+    for row in counts:
+        if row["bucket"] == s.RECORDS and row["first_line"] is not None:
+            first[row["uri"]] = min(row["first_line"], first.get(row["uri"], row["first_line"]))
+    if not first:
+        return {}
+    wanted = reduce(lambda a, b: a | b, [(F.col("uri") == uri) & (F.col("line") == line) for uri, line in first.items()])
+    fields = ("line", s.LAYOUT, s.TS, s.LEVEL, s.LOGGER, s.THREAD)
+    found = heads.where(wanted).select("uri", *fields, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE)).collect()
+    return {row["uri"]: {k: (_iso(v) if k == s.TS else v) for k, v in row.asDict().items() if k != "uri"} for row in found}
+
+
 def _first_unparsed(rows: DataFrame) -> list:
     """The first ``SAMPLES_PER_REASON`` unparsed lines of each file and reason (small)."""
     rank = F.row_number().over(Window.partitionBy("uri", "reason").orderBy("line"))
@@ -362,8 +379,6 @@ def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
             entry["undated"] += row["count"]
         if row["pasted"] and row["uri"] not in exports:
             entry["layouts"]["message_only"] += row["count"]
-        if row["bucket"] == s.RECORDS and row["head"] is not None and row["head"]["line"] < entry.get("head", {}).get("line", 1 << 62):
-            entry["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in row["head"].asDict().items()}
         if row["bucket"] == s.RECORDS and row["first_ts"] is not None:
             entry["first_ts"] = min(filter(None, (entry.get("first_ts"), row["first_ts"])))
             entry["last_ts"] = max(filter(None, (entry.get("last_ts"), row["last_ts"])))

@@ -176,9 +176,9 @@ def split_facts(folded: DataFrame) -> DataFrame:
     """Per split, layout (null: not a record head) and first-line marker: lines and the first
     such line, the widest kept line, and how many kept lines are exactly each of
     ``WRAP_WIDTHS`` wide (``width_80``, ...). Small; ``read.split_offsets`` reads the split's place in its file from it."""
-    width = F.length("value")
+    width = F.col("width")  # a line's length is counted once, not once per width
     widths = [F.sum(F.when(width == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
-    return folded.groupBy("split", "uri", "start", "layout", "wrapper").agg(
+    return folded.withColumn("width", F.length("value")).groupBy("split", "uri", "start", "layout", "wrapper").agg(
         F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths
     )
 
