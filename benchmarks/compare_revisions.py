@@ -11,7 +11,8 @@ process's CPU time (``/proc/<pid>/stat``), which other processes' load disturbs 
 
 ``--head`` defaults to the working tree. Stages: ``fold`` (read + recognise + fold, the one pass
 over every line), ``T1`` (``kafka_lines``), ``T2`` (``ingest``: records and accounting).
-Prints the median CPU seconds of each and the per-round ratio head/base with its median.
+Each revision runs under its own runtime SQL settings (``spark.SESSION_CONF``). Prints the
+median CPU and wall seconds of each and the per-round ratios head/base with their medians.
 """
 
 from __future__ import annotations
@@ -70,11 +71,22 @@ def stage_runner(package: str, stage: str, spark, files: list[str]):
             return ingest.kafka_lines(spark, ingest.resolve_inputs(files))
         return sys.modules[f"{package}.ingest"].ingest(spark, files).records
 
+    settings = {k: v for k, v in importlib.import_module(f"{package}.spark").SESSION_CONF.items() if spark.conf.isModifiable(k)}
+
     def run():
+        for key in _SET_BY_A_REVISION - settings.keys():  # each revision runs under its own settings
+            spark.conf.unset(key)
+        for key, value in settings.items():
+            spark.conf.set(key, value)
+        _SET_BY_A_REVISION.update(settings)
         df = frame()
         return df.agg(F.count(F.lit(1)), F.bit_xor(F.xxhash64(*df.columns))).first()
 
     return run
+
+
+_SET_BY_A_REVISION: set[str] = set()
+"""Runtime settings some revision's run has set (unset again before a run of a revision without them)."""
 
 
 def settle(spark) -> None:
@@ -121,8 +133,9 @@ def main() -> None:
             f"{args.stage} {names[label]:>14}: CPU median {statistics.median(cpu[label]):.2f} s, wall median {statistics.median(wall[label]):.1f} s"
             f" (CPU per round: {' '.join(f'{x:.2f}' for x in cpu[label])})"
         )
-    ratios = [b / a for a, b in zip(cpu["rev_a"], cpu["rev_b"])]
-    print(f"{args.stage} CPU ratio head/base per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
+    for clock, times in (("CPU", cpu), ("wall", wall)):
+        ratios = [b / a for a, b in zip(times["rev_a"], times["rev_b"])]
+        print(f"{args.stage} {clock} ratio head/base per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
 
 
 if __name__ == "__main__":
