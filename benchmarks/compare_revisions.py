@@ -54,8 +54,10 @@ def jvm_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def stage_runner(package: str, stage: str, spark, files: list[str]):
-    """A function running ``stage`` of ``package`` on ``files`` to the end (count and hash of every row)."""
+def stage_runner(package: str, stage: str, spark, files: list[str], settings: dict[str, str], unset: set[str]):
+    """A function running ``stage`` of ``package`` on ``files`` to the end (count and hash of every
+    row), under the runtime ``settings`` of that revision, with the keys in ``unset`` (set by the
+    other revision only) back at Spark's defaults."""
     from pyspark.sql import functions as F
 
     ingest = importlib.import_module(f"{package}.ingest")
@@ -71,22 +73,20 @@ def stage_runner(package: str, stage: str, spark, files: list[str]):
             return ingest.kafka_lines(spark, ingest.resolve_inputs(files))
         return sys.modules[f"{package}.ingest"].ingest(spark, files).records
 
-    settings = {k: v for k, v in importlib.import_module(f"{package}.spark").SESSION_CONF.items() if spark.conf.isModifiable(k)}
-
     def run():
-        for key in _SET_BY_A_REVISION - settings.keys():  # each revision runs under its own settings
+        for key in unset:  # each revision runs under its own settings
             spark.conf.unset(key)
         for key, value in settings.items():
             spark.conf.set(key, value)
-        _SET_BY_A_REVISION.update(settings)
         df = frame()
         return df.agg(F.count(F.lit(1)), F.bit_xor(F.xxhash64(*df.columns))).first()
 
     return run
 
 
-_SET_BY_A_REVISION: set[str] = set()
-"""Runtime settings some revision's run has set (unset again before a run of a revision without them)."""
+def runtime_settings(package: str, spark) -> dict[str, str]:
+    """The settings of ``package``'s ``spark.SESSION_CONF`` that a running session can take."""
+    return {k: v for k, v in importlib.import_module(f"{package}.spark").SESSION_CONF.items() if spark.conf.isModifiable(k)}
 
 
 def settle(spark) -> None:
@@ -114,7 +114,9 @@ def main() -> None:
         sys.path.insert(0, tmp)
         spark = importlib.import_module("rev_a.spark").get_session("local[2]")
         pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-        runs = {label: stage_runner(label, args.stage, spark, files) for label in ("rev_a", "rev_b")}
+        settings = {label: runtime_settings(label, spark) for label in ("rev_a", "rev_b")}
+        every_key = set().union(*settings.values())
+        runs = {label: stage_runner(label, args.stage, spark, files, settings[label], every_key - settings[label].keys()) for label in settings}
         for run in runs.values():
             run()  # warm-up: JIT and caches for both
         cpu: dict[str, list[float]] = {"rev_a": [], "rev_b": []}

@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 
 from .. import layouts
 from .. import schema as s
-from ..layouts._common import any_to_utc
+from ..layouts._common import any_to_utc, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -303,7 +303,7 @@ def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: 
     through one ``any_to_utc``: the largest conversion is generated once, not once per use."""
     any_form = [name for name, module in table.items() if module.to_utc is any_to_utc]
     exact = {name: module for name, module in table.items() if name not in any_form}
-    own_day = F.when(layout.isin(*any_form) & (F.substring(ts_text, 3, 1) != ":"), ts_text)  # not a time of day alone
+    own_day = F.when(layout.isin(*any_form) & ~is_time_of_day(ts_text), ts_text)
     return F.coalesce(layouts.to_utc(layout, ts_text, tz, exact), any_to_utc(F.coalesce(own_day, w_ts), tz))
 
 

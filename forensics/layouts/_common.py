@@ -94,6 +94,12 @@ def _parsed_in_zone(iso_text: Column, zone_text: Column, tz: Column) -> Column:
     return F.to_utc_timestamp(F.try_to_timestamp(F.translate(iso_text, ",", ".")), zone)
 
 
+def is_time_of_day(ts_text: Column) -> Column:
+    """Whether a timestamp text is a time of day alone (``14:02:17.418``), which names no day.
+    Told by its third character, not by a regex: it is tested once per record."""
+    return F.substring(ts_text, 3, 1) == ":"
+
+
 _MONTH_NUMBERS = [(f"-{name}-", f"-{i + 1:02d}-") for i, name in enumerate(_MONTHS)]
 
 
@@ -113,7 +119,7 @@ def any_to_utc(ts_text: Column, tz: Column) -> Column:
     epoch = F.timestamp_micros(F.round(seconds * F.when(seconds >= 1e12, 1_000).otherwise(1_000_000)).cast("long"))
     return (
         F.when(text.rlike(r"^(\d{13}|\d{10}(\.\d+)?)$"), epoch)
-        .when(text.rlike(r"^\d\d:"), F.lit(None).cast("timestamp"))
+        .when(is_time_of_day(text), F.lit(None).cast("timestamp"))
         .otherwise(_parsed_in_zone(iso, text, tz))
     )
 
