@@ -12,14 +12,16 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .package import __version__
+from . import contract as c
 from . import schema as s
 from .events import parse_events
 from .detect import detect, findings_json
 from .events.config import config_settings, config_table
 from .ingest import Ingested, InputFile, check_time_zone, ingest_files, resolve_inputs
 from .model import Model, build_model
-from .offsets import offsets_accounting, read_offsets, sniff_file
+from .offsets import read_offsets_accounted, sniff_file
 from .recovery import attach_recovery
+from .spark import counting_jobs
 
 UNRECOGNISED_SAMPLES = 20
 
@@ -36,8 +38,16 @@ def analyze(
 ) -> dict:
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
     ``layout``: the user's layout pattern, tried before the built-in layouts; ``columns``: the
-    roles of an export's columns (``--columns``)."""
-    paths, offsets = list(paths), list(offsets)
+    roles of an export's columns (``--columns``). ``spark.jobs`` in the result counts the Spark
+    jobs the analysis ran (``spark.counting_jobs``)."""
+    with counting_jobs(spark) as jobs:
+        result = _analysis(spark, list(paths), list(offsets), tz, hosts, tz_by_source, layout, columns)
+    result["spark"]["jobs"] = jobs()
+    return result
+
+
+def _analysis(spark, paths, offsets, tz, hosts, tz_by_source, layout, columns) -> dict:
+    """``analyze``, its Spark jobs not counted."""
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
     if logs:
@@ -49,7 +59,7 @@ def analyze(
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
     events = parse_events(ingested.records).localCheckpoint()
     dump_paths = [d.path for d in dumps if not d.problem]
-    offsets_table = read_offsets(spark, dump_paths).localCheckpoint() if dump_paths else None
+    offsets_table, offsets_lines = read_offsets_accounted(spark, dump_paths) if dump_paths else (None, {})
     model = build_model(events, offsets_table)
     by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
     accounting = dict(ingested.accounting)
@@ -63,7 +73,7 @@ def analyze(
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),
         "config": config_table(config_settings(events)),
-        "offsets": _offsets_summary(spark, dump_paths, offsets_table),
+        "offsets": _offsets_summary(offsets_table, offsets_lines),
         "unparsed_samples": ingested.unparsed_samples,
         "host_overlaps": ingested.host_overlaps,
         "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
@@ -83,15 +93,9 @@ def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[In
     return [f for f in files if f not in dumps], dumps
 
 
-def _json_value(value):
-    if hasattr(value, "isoformat"):
-        return value.isoformat(timespec="milliseconds") + "Z"
-    return value
-
-
 def _json_rows(frame: DataFrame) -> list[dict]:
     """Rows of a small model table as JSON-ready dicts (times in ISO 8601, UTC)."""
-    return [{k: _json_value(v) for k, v in row.asDict().items()} for row in frame.collect()]
+    return [{k: c.json_value(v) for k, v in row.asDict().items()} for row in frame.collect()]
 
 
 _ISO = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
@@ -116,7 +120,7 @@ def _rebalances(model: Model) -> list[dict]:
     (``member_id``, ``client_id``) it holds that have no log of their own."""
     table = model.rebalances.orderBy(s.GROUP_ID, s.GENERATION)
     renamed = table.select(
-        F.col(s.GROUP_ID).alias("group"), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
+        F.col(s.GROUP_ID).alias(c.GROUP), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
         "duration_ms", "trigger", "members", F.col("moved").alias("moved_partitions"), F.col("joined_ts").alias("joined"),
         "members_joined", "members_left", "leader", "protocol", "protocol_type", "member_ids", "instance_ids",
         F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), F.date_format(a["assigned_ts"], _ISO).alias("at"))).alias("assignments"),
@@ -135,7 +139,7 @@ def _ownership(model: Model) -> list[dict]:
     """``ownership``: one entry per partition and owner interval (see ``model.ownership``)."""
     table = model.ownership.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "from_ts")
     renamed = table.select(
-        F.col(s.GROUP_ID).alias("group"), s.TOPIC, s.PARTITION, s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID,
+        F.col(s.GROUP_ID).alias(c.GROUP), s.TOPIC, s.PARTITION, s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID,
         s.INSTANCE_ID, s.GENERATION, F.col("from_ts").alias("from"), F.col("to_ts").alias("to"), "ended",
         F.struct(F.col(s.SOURCE_FILE).alias("file"), "from_line", "to_line").alias("evidence"),
     )
@@ -151,8 +155,8 @@ def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:
     ]
 
 
-def _offsets_summary(spark: SparkSession, paths: list[str], table: DataFrame | None) -> dict:
-    """Rows per dump kind, snapshot times and the line accounting of the offset dumps."""
+def _offsets_summary(table: DataFrame | None, accounting: dict) -> dict:
+    """Rows per dump kind, snapshot times and the line ``accounting`` of the offset dumps."""
     if table is None:
         return {"rows": 0, "by_kind": {}, "snapshots": [], "accounting": {}}
     by_kind = {r["kind"]: r["count"] for r in table.groupBy("kind").count().collect()}
@@ -161,7 +165,7 @@ def _offsets_summary(spark: SparkSession, paths: list[str], table: DataFrame | N
         "rows": sum(by_kind.values()),
         "by_kind": dict(sorted(by_kind.items())),
         "snapshots": snapshots,
-        "accounting": offsets_accounting(spark, paths),
+        "accounting": accounting,
     }
 
 

@@ -159,7 +159,7 @@ def main() -> None:
 @click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]].")
 @click.option("--json", "json_out", default=None, metavar="FILE|-", help="Write the machine-readable result to FILE, or - for stdout.")
 @click.option("--quiet", is_flag=True, help="No summary on stdout.")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors, Spark's start-up output and the number of Spark jobs.")
 def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_out, quiet, debug) -> None:
     """Analyse Kafka client / Streams logs at PATHS (files, directories, globs; plain or .gz)."""
 
@@ -167,6 +167,8 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
         result = _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"))
+        if debug:
+            click.echo(f"forensics: the analysis ran {result['spark'].get('jobs', '?')} Spark jobs", err=True)
         text = json.dumps(result, indent=2, default=str)
         if json_out == "-":
             click.echo(text)

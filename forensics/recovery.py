@@ -33,6 +33,8 @@ import shlex
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from .contract import COMMITTED_KINDS, OUT_OF_RANGE, RESET
+
 DAMAGE_VERDICTS = ("loss", "duplication")
 RECONSUME, UNRECOVERABLE, DEDUPLICATE, RESTORE_STATE, MANUAL = (
     "reconsume", "unrecoverable", "deduplicate", "restore_state", "manual")
@@ -50,7 +52,6 @@ INTERNAL_TOPIC = re.compile(
     r"|.+-KTABLE-FK-JOIN-SUBSCRIPTION-(?:REGISTRATION|RESPONSE)-\d+-topic"
 )
 """Topic names kafka-streams-application-reset treats as internal (with the application-id prefix)."""
-COMMITTED_KINDS = ("commit", "dump commit", "dump snapshot")
 CSV_PREFIX = "reset-"
 DEFAULT_STATE_DIR = "/tmp/kafka-streams (${java.io.tmpdir}/kafka-streams since Kafka Streams 2.8)"
 
@@ -122,13 +123,13 @@ def _settings_by_owner(config: list[dict]) -> dict:
 def facts_of(result: dict) -> Facts:
     """Commits, known log starts, out-of-range positions, settings and members, from ``result``."""
     commits = _in_time_order(result.get("commits") or [])
-    earliest = [c for c in commits if c.get("kind") == "reset" and str(c.get("strategy") or "").lower() == "earliest"]
+    earliest = [c for c in commits if c.get("kind") == RESET and str(c.get("strategy") or "").lower() == "earliest"]
     owned = _grouped(result.get("ownership") or [], lambda o: o.get("group"))
     return Facts(
         commits=_grouped([c for c in commits if c.get("kind") in COMMITTED_KINDS],
                          lambda c: (c.get("group_id"), *_partition_of(c)), _point),
         log_starts=_grouped(earliest, _partition_of, lambda c: _point(c, "the consumer's reset to the earliest offset")),
-        out_of_range=_grouped([c for c in commits if c.get("kind") == "out of range"], _partition_of, _point),
+        out_of_range=_grouped([c for c in commits if c.get("kind") == OUT_OF_RANGE], _partition_of, _point),
         settings=_settings_by_owner(result.get("config") or []),
         topics={g: sorted({o.get("topic") for o in rows if o.get("topic")}) for g, rows in owned.items()},
         hosts={g: sorted({o.get("host") for o in rows if o.get("host")}) for g, rows in owned.items()},

@@ -7,6 +7,7 @@ comes from ``FORENSICS_SPARK_MASTER``, then ``SPARK_REMOTE``, then ``local[*]``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import threading
 from contextlib import contextmanager, nullcontext
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from .errors import ForensicsError
 
@@ -49,6 +50,10 @@ CLASSIC_CONF: Mapping[str, str] = {
     # and a later query reusing a DataFrame then waits on a shuffle the driver has dropped
     # ("MapOutputTrackerMaster: head of empty list" on a standalone cluster; SPARK-53898).
     "spark.sql.classic.shuffleDependency.fileCleanup.enabled": "false",
+    # PySpark's DataFrame debugging records the Python call site of every Column function in
+    # the JVM (a session lookup, a setting read and two JVM calls each): about a third of the
+    # driver's py4j calls while an analysis builds its plans.
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
 """Settings of classic (non-Connect) sessions only: a Connect server owns its own."""
 
@@ -245,3 +250,35 @@ def _copy_without_chatter(source: int, target: int) -> None:
                     out.write(line)
                 except OSError:  # stderr closed under us: keep draining so the JVM never blocks
                     pass
+
+
+@contextmanager
+def counting_jobs(spark) -> Iterator[Callable[[], int | None]]:
+    """Count the Spark jobs started inside the block: yields a function giving the count so far.
+
+    The jobs run under a job group of their own, and Spark's status store (fed by its
+    ``AppStatusListener``) lists the group's jobs; an adaptive query runs each shuffle stage as
+    a job of its own, and so does each broadcast, so all of those count. The caller's job group
+    is restored afterwards. On Spark Connect, which has no status tracker here, the count is None.
+    """
+    context = getattr(spark, "sparkContext", None) if not _is_connect(spark) else None
+    if context is None:
+        yield lambda: None
+        return
+    previous = {key: context.getLocalProperty(key) for key in _JOB_GROUP_PROPERTIES}
+    group = f"forensics-{os.getpid()}-{next(_JOB_GROUPS)}"
+    context.setJobGroup(group, "forensics analysis")
+    try:
+        yield lambda: len(context.statusTracker().getJobIdsForGroup(group))
+    finally:
+        for key, value in previous.items():
+            context.setLocalProperty(key, value)
+
+
+_JOB_GROUPS = itertools.count(1)
+_JOB_GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+
+
+def _is_connect(spark) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+

@@ -12,6 +12,7 @@ from functools import reduce
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from .. import contract as c
 from .. import schema as s
 from ..model import Model
 from .config import risky_config
@@ -42,16 +43,8 @@ def detect(model: Model, detectors=None) -> DataFrame:
 
 def findings_json(findings: DataFrame) -> list[dict]:
     """Findings as JSON-ready dicts in a stable order (``group_id`` is ``group``; times ISO 8601 UTC)."""
-    rows = findings.orderBy(*[F.col(c).asc_nulls_first() for c in FINDING_ORDER]).collect()
-    return [{_json_name(k): _json_value(v) for k, v in row.asDict(recursive=True).items()} for row in rows]
-
-
-def _json_name(field: str) -> str:
-    return "group" if field == s.GROUP_ID else field
-
-
-def _json_value(value):
-    return value.isoformat(timespec="milliseconds") + "Z" if hasattr(value, "isoformat") else value
+    rows = findings.orderBy(*[F.col(name).asc_nulls_first() for name in FINDING_ORDER]).collect()
+    return [{c.json_name(k): c.json_value(v) for k, v in row.asDict(recursive=True).items()} for row in rows]
 
 
 __all__ = ["DETECTORS", "detect", "findings_json"]

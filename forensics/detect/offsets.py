@@ -7,9 +7,9 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from .. import contract as c
 from .. import schema as s
 from ..model import Model
-from ..model.commits import DUMP_KINDS
 from ..model.members import MEMBER
 from ..offsets.burrow import REWIND
 from ._finding import findings, line, lines, one
@@ -59,7 +59,7 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
         F.lag("kind").over(before).alias("_previous_kind"),
         F.lag(line()).over(before).alias("_previous_line"),
     )
-    resets = marked.where((F.col("kind") == "reset") & (F.col("_previous_kind") == "no committed offset"))
+    resets = marked.where((F.col("kind") == c.RESET) & (F.col("_previous_kind") == c.NO_COMMITTED_OFFSET))
     latest_configured = _settings_by_group(model, "auto.offset.reset")
     resets = resets.join(latest_configured, F.col(s.GROUP_ID) == F.col("_group"), "left")
     latest = F.lower(F.col("strategy")) == "latest"
@@ -103,7 +103,7 @@ def out_of_range_reset(model: Model) -> DataFrame:
                         line(number="strategy_line").alias("strategy_evidence"))).over(after).alias("_next"),
     )
     resets = marked.where(
-        (F.col("kind") == "out of range") & (F.col("_next.kind") == "reset") & (F.col("_next.offset") != F.col(s.OFFSET))
+        (F.col("kind") == c.OUT_OF_RANGE) & (F.col("_next.kind") == c.RESET) & (F.col("_next.offset") != F.col(s.OFFSET))
     )
     forward = F.col("_next.offset") > F.col(s.OFFSET)
     low = F.least(F.col(s.OFFSET), F.col("_next.offset"))
@@ -128,7 +128,7 @@ def out_of_range_reset(model: Model) -> DataFrame:
     )
 
 
-DUMPED = tuple(DUMP_KINDS.values())
+DUMPED = (c.DUMP_COMMIT, c.DUMP_SNAPSHOT)
 """Commit lineage kinds of dumped committed offsets."""
 BACKWARD_REFERENCE = "alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own"
 BACKWARD_REMEDY = (
@@ -153,15 +153,15 @@ def backward_commit(model: Model) -> DataFrame:
     """
     commits = model.commits
     history = _member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
-    repositioned = F.last(F.when(F.col("kind").isin("reset", "seek"), F.col("sequence")), ignorenulls=True).over(history)
-    logged = F.sum((F.col("kind") == "commit").cast("int")).over(Window.partitionBy(*PARTITION_KEY))
+    repositioned = F.last(F.when(F.col("kind").isin(c.RESET, c.SEEK), F.col("sequence")), ignorenulls=True).over(history)
+    logged = F.sum((F.col("kind") == c.COMMIT).cast("int")).over(Window.partitionBy(*PARTITION_KEY))
     marked = commits.withColumn("_repositioned", repositioned).withColumn("_logged", logged)
-    candidates = marked.where((F.col("kind") == "commit") | (F.col("kind").isin(*DUMPED) & (F.col("_logged") == 0)))
+    candidates = marked.where((F.col("kind") == c.COMMIT) | (F.col("kind").isin(*DUMPED) & (F.col("_logged") == 0)))
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
     previous = F.lag(F.struct(s.OFFSET, "sequence", MEMBER, s.TS, s.SOURCE_FILE, line().alias("evidence"))).over(ordered)
     in_order = (F.col(s.TS) > F.col("_previous.ts")) | (F.col(s.SOURCE_FILE) == F.col("_previous.source_file"))
     backward = candidates.withColumn("_previous", previous).where(
-        (F.col(s.OFFSET) < F.col("_previous.offset")) & ((F.col("kind") == "commit") | in_order)
+        (F.col(s.OFFSET) < F.col("_previous.offset")) & ((F.col("kind") == c.COMMIT) | in_order)
     )
     kind = (
         F.when(F.col("in_own_interval") == F.lit(False), F.lit("zombie"))
@@ -199,7 +199,7 @@ def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
     if model.offsets is None:
         return steps.limit(0)
     rated = model.offsets.where((F.col(s.KIND) == s.CONSUMER_OFFSETS_COMMIT) & (F.col(s.STATE) == REWIND))
-    logged = model.commits.where(F.col("kind") == "commit").select(*PARTITION_KEY).distinct()
+    logged = model.commits.where(F.col("kind") == c.COMMIT).select(*PARTITION_KEY).distinct()
     rewinds = (
         rated.join(steps.select(*PARTITION_KEY).distinct(), list(PARTITION_KEY), "left_anti")
         .join(logged, list(PARTITION_KEY), "left_anti")
@@ -244,12 +244,12 @@ def reprocessing(model: Model) -> DataFrame:
     commits = model.commits
     own = _member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
     own_commit = F.when(
-        F.col("kind").isin("commit", "position from commit"), F.struct(F.col("sequence").alias("sequence"), F.col(s.GENERATION).alias("generation"))
+        F.col("kind").isin(c.COMMIT, c.POSITION_FROM_COMMIT), F.struct(F.col("sequence").alias("sequence"), F.col(s.GENERATION).alias("generation"))
     )
     failed = commits.withColumn("_epoch", F.last(own_commit, ignorenulls=True).over(own)).where(
         (F.col("kind") == "commit failed") & F.col(s.OFFSET).isNotNull()
     ).select(
-        *[F.col(c).alias(f"_f_{c}") for c in PARTITION_KEY],
+        *[F.col(key).alias(f"_f_{key}") for key in PARTITION_KEY],
         F.struct(
             F.col(s.OFFSET).alias("offset"), F.col(MEMBER).alias("member"), F.col("sequence").alias("sequence"),
             F.coalesce(F.col("_epoch.sequence"), F.lit(0)).alias("after"),
@@ -257,11 +257,11 @@ def reprocessing(model: Model) -> DataFrame:
             line().alias("evidence"),
         ).alias("_failure"),
     )
-    resumes = commits.where(F.col("kind") == "position from commit")
-    same = reduce(lambda a, b: a & b, [F.col(c) == F.col(f"_f_{c}") for c in PARTITION_KEY])
+    resumes = commits.where(F.col("kind") == c.POSITION_FROM_COMMIT)
+    same = reduce(lambda a, b: a & b, [F.col(key) == F.col(f"_f_{key}") for key in PARTITION_KEY])
     itself = (F.col(MEMBER) == F.col("_failure.member")) & (F.col(s.GENERATION) == F.col("_failure.generation"))
     candidates = resumes.join(failed, same & (F.col("sequence") > F.col("_failure.after")) & ~F.coalesce(itself, F.lit(False)))
-    first_resume = Window.partitionBy("_failure.sequence", *[f"_f_{c}" for c in PARTITION_KEY]).orderBy("sequence")
+    first_resume = Window.partitionBy("_failure.sequence", *[f"_f_{key}" for key in PARTITION_KEY]).orderBy("sequence")
     paired = candidates.withColumn("_rank", F.row_number().over(first_resume)).where(F.col("_rank") == 1)
     per_resume = paired.groupBy(*resumes.columns).agg(F.max_by("_failure", "_failure.offset").alias("_failure"))
     twice = per_resume.where(F.col("_failure.offset") > F.col(s.OFFSET))

@@ -14,19 +14,20 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from .. import contract as c
 from .. import schema as s
 from .members import MEMBER, member_order
 
 LOG_KINDS = {
-    "consumer:offset:committed": "commit",
-    "consumer:offset:commit_failed": "commit failed",
-    "consumer:offset:reset": "reset",
-    "consumer:offset:out_of_range": "out of range",
-    "consumer:offset:no_committed": "no committed offset",
-    "consumer:offset:set_committed": "position from commit",
-    "consumer:offset:seek": "seek",
+    "consumer:offset:committed": c.COMMIT,
+    "consumer:offset:commit_failed": c.COMMIT_FAILED,
+    "consumer:offset:reset": c.RESET,
+    "consumer:offset:out_of_range": c.OUT_OF_RANGE,
+    "consumer:offset:no_committed": c.NO_COMMITTED_OFFSET,
+    "consumer:offset:set_committed": c.POSITION_FROM_COMMIT,
+    "consumer:offset:seek": c.SEEK,
 }
-DUMP_KINDS = {s.CONSUMER_OFFSETS_COMMIT: "dump commit", s.DESCRIBE_OFFSETS: "dump snapshot"}
+DUMP_KINDS = {s.CONSUMER_OFFSETS_COMMIT: c.DUMP_COMMIT, s.DESCRIBE_OFFSETS: c.DUMP_SNAPSHOT}
 
 HISTORY_COLUMNS = (
     s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, "kind", s.OFFSET, "strategy", MEMBER, s.HOST, s.CLIENT_ID,
@@ -143,7 +144,7 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
     )
     attributed = at_time.join(own, owned_then, "left")
     ordered = Window.partitionBy(s.GROUP_ID, s.TOPIC, s.PARTITION).orderBy(s.TS, s.SOURCE_FILE, s.LINE)
-    commit = F.col("kind").isin("commit", "dump commit", "dump snapshot")
+    commit = F.col("kind").isin(*c.COMMITTED_KINDS)
     return attributed.select(
         *HISTORY_COLUMNS,
         F.row_number().over(ordered).alias("sequence"),

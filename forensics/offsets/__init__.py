@@ -159,15 +159,14 @@ def read_offsets(spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: d
     return parse_lines(prepare_lines(_read(spark, paths), snapshot_ts))
 
 
-def _line_marks(prepared: DataFrame) -> DataFrame:
-    """Per line that gave rows or that a kind's ``structure_lines`` names: ``source_file, line,
-    _records`` (its rows) and ``_structure`` (named), with one aggregate."""
-    marks = parse_lines(prepared).select(c.SOURCE_FILE, c.LINE, F.lit(1).alias("_records"), F.lit(False).alias("_structure"))
-    for module in DUMP_KINDS.values():
-        if hasattr(module, "structure_lines"):
-            named = module.structure_lines(prepared).select(c.SOURCE_FILE, c.LINE)
-            marks = marks.unionByName(named.select("*", F.lit(0).alias("_records"), F.lit(True).alias("_structure")))
-    return marks.groupBy(c.SOURCE_FILE, c.LINE).agg(F.sum("_records").alias("_records"), F.max("_structure").alias("_structure"))
+def read_offsets_accounted(
+    spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: datetime | str | None = None
+) -> tuple[DataFrame, dict]:
+    """``read_offsets`` and ``offsets_accounting`` of ``paths`` with the dumps read and parsed
+    once: the offsets table (materialised) and where every input line went."""
+    prepared = prepare_lines(_read(spark, paths), snapshot_ts).localCheckpoint()
+    table = parse_lines(prepared).localCheckpoint()
+    return table, _accounting(prepared, table)
 
 
 def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
@@ -180,10 +179,26 @@ def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
     line holds several rows, as a compact Burrow response does). One small aggregate is collected.
     """
     prepared = prepare_lines(_read(spark, paths))
+    return _accounting(prepared, parse_lines(prepared))
+
+
+def _line_marks(prepared: DataFrame, table: DataFrame) -> DataFrame:
+    """Per line that gave rows of ``table`` or that a kind's ``structure_lines`` names:
+    ``source_file, line, _records`` (its rows) and ``_structure`` (named), with one aggregate."""
+    marks = table.select(c.SOURCE_FILE, c.LINE, F.lit(1).alias("_records"), F.lit(False).alias("_structure"))
+    for module in DUMP_KINDS.values():
+        if hasattr(module, "structure_lines"):
+            named = module.structure_lines(prepared).select(c.SOURCE_FILE, c.LINE)
+            marks = marks.unionByName(named.select("*", F.lit(0).alias("_records"), F.lit(True).alias("_structure")))
+    return marks.groupBy(c.SOURCE_FILE, c.LINE).agg(F.sum("_records").alias("_records"), F.max("_structure").alias("_structure"))
+
+
+def _accounting(prepared: DataFrame, table: DataFrame) -> dict:
+    """``offsets_accounting`` of the ``prepared`` lines that gave the offsets ``table``."""
     skip = F.col(_STAMP) | F.col(_BLANK) | F.coalesce(F.col("_structure"), F.lit(False))
     for module in DUMP_KINDS.values():
         skip = skip | module.skip(F.col(c.VALUE))
-    joined = prepared.join(_line_marks(prepared), [c.SOURCE_FILE, c.LINE], "left")
+    joined = prepared.join(_line_marks(prepared, table), [c.SOURCE_FILE, c.LINE], "left")
     is_row = F.coalesce(F.col("_records"), F.lit(0)) > 0
     totals = joined.agg(
         F.count(F.lit(1)).alias("lines"),
@@ -203,6 +218,7 @@ __all__ = [
     "parse_lines",
     "prepare_lines",
     "read_offsets",
+    "read_offsets_accounted",
     "sniff",
     "sniff_file",
 ]

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from ..contract import COMMIT, COMMITTED_KINDS, REPOSITIONING_KINDS
+
 from .data import group_of, time_span, to_time
 from .escape import esc, script_json
 from .evidence import cited_lines
@@ -393,10 +395,6 @@ def rebalance_phases(result: dict, redact: bool = False) -> Figure:
     return Figure(fig)
 
 
-RESET_KINDS = ("reset", "out of range", "no committed offset", "seek")
-COMMIT_KINDS = ("commit", "dump commit", "dump snapshot")
-
-
 def committed_offsets(result: dict, redact: bool = False) -> Figure:
     """Committed offset over time per partition (steps), with backward steps and resets marked."""
     commits = [c for c in result.get("commits") or [] if c.get("ts")]
@@ -404,14 +402,14 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
         return _empty("Committed offsets", "No commits, resets or offset dumps in the selected logs.")
     groups = sorted({group_of(c) for c in commits if group_of(c)})
     multi = len(groups) > 1
-    special = [c for c in commits if c.get("kind") in RESET_KINDS or _backward(c)]
+    special = [c for c in commits if c.get("kind") in REPOSITIONING_KINDS or _backward(c)]
     texts = {} if redact else cited_lines([{"file": c["source_file"], "line": c["line"]} for c in special[:500] if c.get("source_file")])
     fig = go.Figure()
     trace_groups = []
     keys = sorted({(group_of(c), c.get("topic"), c.get("partition")) for c in commits}, key=str)
     for i, (group, topic, partition) in enumerate(keys):
         mine = [c for c in commits if (group_of(c), c.get("topic"), c.get("partition")) == (group, topic, partition)]
-        line = [c for c in mine if c.get("kind") in COMMIT_KINDS and c.get("offset") is not None]
+        line = [c for c in mine if c.get("kind") in COMMITTED_KINDS and c.get("offset") is not None]
         name = _row(group, topic, partition, multi)
         colour = PALETTE[i % len(PALETTE)]
         if line:
@@ -421,7 +419,7 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
                 hovertext=[_commit_hover(c, texts) for c in line],
             ))
             trace_groups.append(group)
-        marks = [c for c in mine if (c.get("kind") in RESET_KINDS or _backward(c)) and c.get("offset") is not None]
+        marks = [c for c in mine if (c.get("kind") in REPOSITIONING_KINDS or _backward(c)) and c.get("offset") is not None]
         if marks:
             fig.add_trace(go.Scatter(
                 x=[c["ts"] for c in marks], y=[c["offset"] for c in marks], mode="markers+text", name=esc(f"{name}: resets / backward"),
@@ -442,7 +440,7 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
 
 
 def _backward(commit: dict) -> bool:
-    return commit.get("kind") == "commit" and commit.get("previous_offset") is not None and commit.get("offset") is not None and commit["offset"] < commit["previous_offset"]
+    return commit.get("kind") == COMMIT and commit.get("previous_offset") is not None and commit.get("offset") is not None and commit["offset"] < commit["previous_offset"]
 
 
 def _commit_hover(c: dict, texts: dict) -> str:
