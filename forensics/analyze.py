@@ -21,9 +21,13 @@ from .ingest import Ingested, InputFile, check_time_zone, ingest_files, resolve_
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .recovery import attach_recovery
-from .spark import counting_jobs
+from .spark import INTERPRETED, counting_jobs, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
+SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
+"""Up to this many bytes of input an analysis runs interpreted (``spark.INTERPRETED``)."""
+GZIP_RATIO = 10
+"""The bytes of text a compressed byte is counted as (log text compresses about tenfold)."""
 
 
 def analyze(
@@ -47,9 +51,21 @@ def analyze(
 
 
 def _analysis(spark, paths, offsets, tz, hosts, tz_by_source, layout, columns) -> dict:
-    """``analyze``, its Spark jobs not counted."""
+    """``analyze``, its Spark jobs not counted: a small incident runs interpreted."""
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
+    with sql_settings(spark, INTERPRETED if is_small_incident(logs + dumps) else {}):
+        return _analysis_of(spark, logs, dumps, tz, tz_by_source, layout, columns)
+
+
+def is_small_incident(files: list[InputFile]) -> bool:
+    """Whether ``files`` (local, sizes known) hold at most ``SMALL_INCIDENT_BYTES`` of text."""
+    sizes = [None if f.size is None else f.size * (GZIP_RATIO if f.compressed else 1) for f in files if not f.problem]
+    return None not in sizes and sum(sizes) <= SMALL_INCIDENT_BYTES
+
+
+def _analysis_of(spark, logs, dumps, tz, tz_by_source, layout, columns) -> dict:
+    """The analysis of resolved log files ``logs`` and offset dumps ``dumps``."""
     if logs:
         check_time_zone(tz)
         for zone in (tz_by_source or {}).values():

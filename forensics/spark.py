@@ -44,6 +44,16 @@ SESSION_CONF: Mapping[str, str] = {
     "spark.sql.codegen.hugeMethodLimit": "8000",
 }
 
+INTERPRETED: Mapping[str, str] = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+"""Runtime settings under which queries run interpreted, with no generated code. Spark compiles
+each stage's generated Java before it runs it; an analysis plans some 400 stages, and on a
+small incident compiling them costs more than running them. Measured per analysis, in a new
+process / warm: sample_logs/ (1.3 MB) 28-33 / 16-17 s interpreted against 42 / 25-27 s; 8 MB of
+the benchmark corpus 28.6 / 17.2 s against 35.2 / 18.7 s; 55 MB 132 / 127 s against 93 / 60 s."""
+
 CLASSIC_CONF: Mapping[str, str] = {
     # Spark's production default, pinned: with SPARK_TESTING set (the test suite sets it, and
     # its subprocesses inherit it) Spark 4 removes shuffle files at the end of every query,
@@ -281,4 +291,22 @@ _JOB_GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.jo
 
 def _is_connect(spark) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+@contextmanager
+def sql_settings(spark, settings: Mapping[str, str]) -> Iterator[None]:
+    """Runtime SQL ``settings`` for the queries run inside the block; the previous values are
+    restored afterwards. The settings are the session's: a query another thread runs on the
+    same session meanwhile sees them too."""
+    previous = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 

@@ -23,7 +23,7 @@ SAMPLE = ROOT / "tests" / "data" / "cli" / "kafka-7672"
 
 PYSPARK_LOADED = "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] == 'pyspark'))"
 
-LEAVES = {"schema", "errors", "registry", "layouts", "catalogue", "package"}
+LEAVES = {"schema", "contract", "errors", "registry", "layouts", "catalogue", "package"}
 """Usable by every module; they import only leaves."""
 LAYERS = (
     {"spark"},  # the session
