@@ -60,3 +60,42 @@ def test_master_endpoints(url, endpoints):
     from forensics.spark import master_endpoints
 
     assert master_endpoints(url) == endpoints
+
+
+def test_counting_jobs_counts_the_jobs_of_its_block_and_restores_the_callers_group(spark):
+    from forensics.spark import counting_jobs
+
+    context = spark.sparkContext
+    context.setJobGroup("the-callers-group", "outside")
+    with counting_jobs(spark) as jobs:
+        assert jobs() == 0
+        spark.range(10).count()
+        spark.range(10).collect()
+    assert jobs() == 2
+    assert context.getLocalProperty("spark.jobGroup.id") == "the-callers-group"
+    spark.range(10).count()  # outside the block: not counted
+    assert jobs() == 2
+    context.setLocalProperty("spark.jobGroup.id", None)
+    context.setLocalProperty("spark.job.description", None)
+    context.setLocalProperty("spark.job.interruptOnCancel", None)
+
+
+def test_sql_settings_apply_inside_the_block_only(spark):
+    from forensics.spark import INTERPRETED, sql_settings
+
+    before = {key: spark.conf.get(key, None) for key in INTERPRETED}
+    with sql_settings(spark, INTERPRETED):
+        assert {key: spark.conf.get(key) for key in INTERPRETED} == dict(INTERPRETED)
+        assert spark.range(5).selectExpr("sum(id * 2)").collect()[0][0] == 20  # runs interpreted
+    assert {key: spark.conf.get(key, None) for key in INTERPRETED} == before
+
+
+def test_a_small_incident_is_one_of_known_small_local_files(tmp_path):
+    from forensics.analyze import SMALL_INCIDENT_BYTES, is_small_incident
+    from forensics.ingest.paths import InputFile
+
+    small = InputFile(str(tmp_path / "a.log"), "a", size=1000)
+    assert is_small_incident([small])
+    assert not is_small_incident([small, InputFile("s3a://bucket/b.log", "b")])  # size unknown
+    assert not is_small_incident([InputFile(str(tmp_path / "b.log.gz"), "b", size=SMALL_INCIDENT_BYTES // 2)])  # 10x as text
+    assert is_small_incident([small, InputFile(str(tmp_path / "c.log"), "c", size=10**12, problem="unreadable")])
