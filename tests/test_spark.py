@@ -69,11 +69,11 @@ def test_counting_jobs_counts_the_jobs_of_its_block_and_restores_the_callers_gro
     context.setJobGroup("the-callers-group", "outside")
     with counting_jobs(spark) as jobs:
         assert jobs() == 0
-        spark.range(10).count()
-        spark.range(10).collect()
+        context.parallelize(range(10)).count()  # an RDD action: one job each
+        context.parallelize(range(10)).sum()
     assert jobs() == 2
     assert context.getLocalProperty("spark.jobGroup.id") == "the-callers-group"
-    spark.range(10).count()  # outside the block: not counted
+    context.parallelize(range(10)).count()  # outside the block: not counted
     assert jobs() == 2
     context.setLocalProperty("spark.jobGroup.id", None)
     context.setLocalProperty("spark.job.description", None)
