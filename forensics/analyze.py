@@ -16,8 +16,8 @@ from . import contract as c
 from . import schema as s
 from .events import parse_events
 from .detect import detect, findings_json
-from .events.config import config_settings, config_table
-from .ingest import Ingested, InputFile, check_time_zone, ingest_files, resolve_inputs
+from .events.config import config_table
+from .ingest import Ingested, InputFile, ingest_files, resolve_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .recovery import attach_recovery
@@ -55,7 +55,7 @@ def _analysis(spark, paths, offsets, tz, hosts, tz_by_source, layout, columns) -
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
     with sql_settings(spark, INTERPRETED if is_small_incident(logs + dumps) else {}):
-        return _analysis_of(spark, logs, dumps, tz, tz_by_source, layout, columns)
+        return _analysis_of(spark, logs, dumps, layout, columns)
 
 
 def is_small_incident(files: list[InputFile]) -> bool:
@@ -64,12 +64,9 @@ def is_small_incident(files: list[InputFile]) -> bool:
     return None not in sizes and sum(sizes) <= SMALL_INCIDENT_BYTES
 
 
-def _analysis_of(spark, logs, dumps, tz, tz_by_source, layout, columns) -> dict:
+def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     """The analysis of resolved log files ``logs`` and offset dumps ``dumps``."""
     if logs:
-        check_time_zone(tz)
-        for zone in (tz_by_source or {}).values():
-            check_time_zone(zone)
         ingested = ingest_files(spark, logs, layout, columns)
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
@@ -88,7 +85,7 @@ def _analysis_of(spark, logs, dumps, tz, tz_by_source, layout, columns) -> dict:
         + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),
-        "config": config_table(config_settings(events)),
+        "config": config_table(model.settings),
         "offsets": _offsets_summary(offsets_table, offsets_lines),
         "unparsed_samples": ingested.unparsed_samples,
         "host_overlaps": ingested.host_overlaps,

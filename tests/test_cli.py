@@ -31,10 +31,21 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def sample_json():
-    done = run_cli("analyze", str(SAMPLE), "--master", "local[2]", "--json", "-")
+def sample_run():
+    done = run_cli("analyze", str(SAMPLE), "--master", "local[2]", "--json", "-", "--debug")
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return done
+
+
+@pytest.fixture(scope="module")
+def sample_json(sample_run):
+    return json.loads(sample_run.stdout)
+
+
+def test_debug_prints_the_spark_jobs_the_json_counts(sample_run, sample_json):
+    jobs = sample_json["spark"]["jobs"]
+    assert isinstance(jobs, int) and jobs > 0
+    assert f"forensics: the analysis ran {jobs} Spark jobs" in sample_run.stderr.splitlines()
 
 
 def test_json_has_the_contract_fields(sample_json):

@@ -9,13 +9,11 @@ layout of each line, stitches continuation lines to their record, and returns th
 from __future__ import annotations
 
 import gzip
-import re
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import reduce
 from typing import Iterable, Mapping
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from types import ModuleType
 
@@ -25,10 +23,9 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
-from ..errors import ForensicsError
 from ..registry import literal_map
 from .gzip_check import gzip_problem
-from .paths import InputFile, infer_host, resolve_inputs
+from .paths import InputFile, check_time_zone, infer_host, resolve_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
 from .records import FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_line, split_facts, stitch
@@ -36,20 +33,6 @@ from .records import kafka_lines as _kafka_lines
 from .records import wrap_widths
 from .records import recognise
 from .sampling import needed_recognisers
-
-_OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
-
-
-def check_time_zone(tz: str) -> str:
-    """``tz`` if Spark and Python both understand it (region id or ``+hh:mm``), else a clear error."""
-    if _OFFSET.match(tz):
-        return tz
-    try:
-        ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ForensicsError(f"Unknown time zone {tz!r}.", "Use a region id such as Europe/Berlin, UTC, or an offset such as +02:00.") from None
-    return tz
-
 
 @dataclass
 class Ingested:
@@ -95,9 +78,6 @@ def ingest(
     ``logging`` format), tried before the built-in layouts; ``columns`` maps the roles of an
     export's columns (``time``, ``host``, ``message``, ...) where the usual names do not tell.
     """
-    check_time_zone(tz)
-    for zone in (tz_by_source or {}).values():
-        check_time_zone(zone)
     return ingest_files(spark, resolve_inputs(paths, hosts, tz, tz_by_source), layout, columns)
 
 

@@ -13,12 +13,25 @@ import os
 import re
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import ForensicsError
 
 _URI = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _ROTATION = re.compile(r"(\.\d+|[.-]\d{4}-\d\d-\d\d(?:[-_.]\d\d)?)$")
 _LOG_SUFFIX = re.compile(r"\.(log|txt|json|jsonl|ndjson|out|err|stdout|stderr)$", re.IGNORECASE)
+_OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d\d:\d\d$")
+
+
+def check_time_zone(tz: str) -> str:
+    """``tz`` if Spark and Python both understand it (region id or ``+hh:mm``), else a clear error."""
+    if _OFFSET.match(tz):
+        return tz
+    try:
+        ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ForensicsError(f"Unknown time zone {tz!r}.", "Use a region id such as Europe/Berlin, UTC, or an offset such as +02:00.") from None
+    return tz
 
 
 @dataclass(frozen=True)
@@ -169,9 +182,12 @@ def resolve_inputs(
 ) -> list[InputFile]:
     """Input files for ``paths``, each once (by real path), with host and time zone.
 
-    ``hosts`` and ``tz_by_source`` map a host name or a path glob to a host / time zone.
+    ``hosts`` and ``tz_by_source`` map a host name or a path glob to a host / time zone
+    (every zone checked here, the one place zones enter the inputs: ``check_time_zone``).
     Unreadable files are kept with a ``problem`` so that they are reported, not dropped.
     """
+    for zone in (tz, *(tz_by_source or {}).values()):
+        check_time_zone(zone)
     files: dict[str, InputFile] = {}
     named: set[str] = set()
     for user_path in paths:
