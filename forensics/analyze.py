@@ -43,19 +43,14 @@ def analyze(
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
     ``layout``: the user's layout pattern, tried before the built-in layouts; ``columns``: the
     roles of an export's columns (``--columns``). ``spark.jobs`` in the result counts the Spark
-    jobs the analysis ran (``spark.counting_jobs``)."""
-    with counting_jobs(spark) as jobs:
-        result = _analysis(spark, list(paths), list(offsets), tz, hosts, tz_by_source, layout, columns)
-    result["spark"]["jobs"] = jobs()
-    return result
-
-
-def _analysis(spark, paths, offsets, tz, hosts, tz_by_source, layout, columns) -> dict:
-    """``analyze``, its Spark jobs not counted: a small incident runs interpreted."""
+    jobs the analysis ran (``spark.counting_jobs``); a small incident runs interpreted."""
+    paths, offsets = list(paths), list(offsets)
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
-    with sql_settings(spark, INTERPRETED if is_small_incident(logs + dumps) else {}):
-        return _analysis_of(spark, logs, dumps, layout, columns)
+    with counting_jobs(spark) as jobs, sql_settings(spark, INTERPRETED if is_small_incident(logs + dumps) else {}):
+        result = _analysis_of(spark, logs, dumps, layout, columns)
+    result["spark"]["jobs"] = jobs()
+    return result
 
 
 def is_small_incident(files: list[InputFile]) -> bool:

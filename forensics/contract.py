@@ -20,7 +20,9 @@ POSITION_FROM_COMMIT = "position from commit"
 SEEK = "seek"
 DUMP_COMMIT = "dump commit"
 DUMP_SNAPSHOT = "dump snapshot"
-COMMITTED_KINDS = (COMMIT, DUMP_COMMIT, DUMP_SNAPSHOT)
+DUMPED_KINDS = (DUMP_COMMIT, DUMP_SNAPSHOT)
+"""Kinds of committed offsets read from offset dumps, not logged by the consumer."""
+COMMITTED_KINDS = (COMMIT, *DUMPED_KINDS)
 """Kinds that state a committed offset."""
 REPOSITIONING_KINDS = (RESET, OUT_OF_RANGE, NO_COMMITTED_OFFSET, SEEK)
 """Kinds that move the consumer's position away from its committed offset."""

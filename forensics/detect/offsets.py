@@ -128,8 +128,6 @@ def out_of_range_reset(model: Model) -> DataFrame:
     )
 
 
-DUMPED = (c.DUMP_COMMIT, c.DUMP_SNAPSHOT)
-"""Commit lineage kinds of dumped committed offsets."""
 BACKWARD_REFERENCE = "alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own"
 BACKWARD_REMEDY = (
     "Commit only partitions the consumer still owns: drop pending commits in onPartitionsRevoked/onPartitionsLost "
@@ -156,7 +154,7 @@ def backward_commit(model: Model) -> DataFrame:
     repositioned = F.last(F.when(F.col("kind").isin(c.RESET, c.SEEK), F.col("sequence")), ignorenulls=True).over(history)
     logged = F.sum((F.col("kind") == c.COMMIT).cast("int")).over(Window.partitionBy(*PARTITION_KEY))
     marked = commits.withColumn("_repositioned", repositioned).withColumn("_logged", logged)
-    candidates = marked.where((F.col("kind") == c.COMMIT) | (F.col("kind").isin(*DUMPED) & (F.col("_logged") == 0)))
+    candidates = marked.where((F.col("kind") == c.COMMIT) | (F.col("kind").isin(*c.DUMPED_KINDS) & (F.col("_logged") == 0)))
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
     previous = F.lag(F.struct(s.OFFSET, "sequence", MEMBER, s.TS, s.SOURCE_FILE, line().alias("evidence"))).over(ordered)
     in_order = (F.col(s.TS) > F.col("_previous.ts")) | (F.col(s.SOURCE_FILE) == F.col("_previous.source_file"))
@@ -247,7 +245,7 @@ def reprocessing(model: Model) -> DataFrame:
         F.col("kind").isin(c.COMMIT, c.POSITION_FROM_COMMIT), F.struct(F.col("sequence").alias("sequence"), F.col(s.GENERATION).alias("generation"))
     )
     failed = commits.withColumn("_epoch", F.last(own_commit, ignorenulls=True).over(own)).where(
-        (F.col("kind") == "commit failed") & F.col(s.OFFSET).isNotNull()
+        (F.col("kind") == c.COMMIT_FAILED) & F.col(s.OFFSET).isNotNull()
     ).select(
         *[F.col(key).alias(f"_f_{key}") for key in PARTITION_KEY],
         F.struct(

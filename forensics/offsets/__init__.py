@@ -178,8 +178,7 @@ def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
     number of offsets rows (more than ``rows`` when JSON records ran together on one line, or one
     line holds several rows, as a compact Burrow response does). One small aggregate is collected.
     """
-    prepared = prepare_lines(_read(spark, paths))
-    return _accounting(prepared, parse_lines(prepared))
+    return read_offsets_accounted(spark, paths)[1]
 
 
 def _line_marks(prepared: DataFrame, table: DataFrame) -> DataFrame:
