@@ -21,11 +21,14 @@ from .ingest import Ingested, InputFile, ingest_files, resolve_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .recovery import attach_recovery
-from .spark import INTERPRETED, counting_jobs, sql_settings
+from .spark import INTERPRETED, ONE_PARTITION, counting_jobs, materialise, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
-"""Up to this many bytes of input an analysis runs interpreted (``spark.INTERPRETED``)."""
+"""Up to this many bytes of input an analysis runs as a small incident (``SMALL_INCIDENT``)."""
+SMALL_INCIDENT = {**INTERPRETED, **ONE_PARTITION}
+"""How a small incident runs: interpreted (no code to compile per stage) and in one partition
+(few exchanges, so few stages and jobs); see ``spark``."""
 GZIP_RATIO = 10
 """The bytes of text a compressed byte is counted as (log text compresses about tenfold)."""
 
@@ -43,11 +46,11 @@ def analyze(
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
     ``layout``: the user's layout pattern, tried before the built-in layouts; ``columns``: the
     roles of an export's columns (``--columns``). ``spark.jobs`` in the result counts the Spark
-    jobs the analysis ran (``spark.counting_jobs``); a small incident runs interpreted."""
+    jobs the analysis ran (``spark.counting_jobs``); a small incident runs as ``SMALL_INCIDENT``."""
     paths, offsets = list(paths), list(offsets)
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
-    with counting_jobs(spark) as jobs, sql_settings(spark, INTERPRETED if is_small_incident(logs + dumps) else {}):
+    with counting_jobs(spark) as jobs, sql_settings(spark, SMALL_INCIDENT if is_small_incident(logs + dumps) else {}):
         result = _analysis_of(spark, logs, dumps, layout, columns)
     result["spark"]["jobs"] = jobs()
     return result
@@ -65,7 +68,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         ingested = ingest_files(spark, logs, layout, columns)
     else:
         ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
-    events = parse_events(ingested.records).localCheckpoint()
+    events = materialise(parse_events(ingested.records))
     dump_paths = [d.path for d in dumps if not d.problem]
     offsets_table, offsets_lines = read_offsets_accounted(spark, dump_paths) if dump_paths else (None, {})
     model = build_model(events, offsets_table)

@@ -1,11 +1,15 @@
-"""Master resolution and the Java check of the session factory."""
+"""The session factory (master resolution, the Java check) and how analyses run on the session."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from forensics.errors import ForensicsError
 from forensics.spark import MASTER_ENV, java_major_version, resolve_master
+
+SAMPLE_LOGS = Path(__file__).resolve().parent.parent / "sample_logs"
 
 
 def test_default_master_is_local_star(monkeypatch):
@@ -99,3 +103,46 @@ def test_a_small_incident_is_one_of_known_small_local_files(tmp_path):
     assert not is_small_incident([small, InputFile("s3a://bucket/b.log", "b")])  # size unknown
     assert not is_small_incident([InputFile(str(tmp_path / "b.log.gz"), "b", size=SMALL_INCIDENT_BYTES // 2)])  # 10x as text
     assert is_small_incident([small, InputFile(str(tmp_path / "c.log"), "c", size=10**12, problem="unreadable")])
+
+
+def test_materialise_keeps_one_partition_when_the_session_runs_one(spark):
+    from forensics.spark import ONE_PARTITION, materialise, sql_settings
+
+    spread = spark.range(40).repartition(4)
+    assert materialise(spread).rdd.getNumPartitions() == 4
+    with sql_settings(spark, ONE_PARTITION):
+        assert materialise(spread).rdd.getNumPartitions() == 1
+
+
+def test_joins_of_joins_over_materialised_tables_need_no_exchange_in_one_partition(spark):
+    """Spark estimates a join's size as the product of its sides' sizes: without
+    ``defaultSizeInBytes`` and ``maxSinglePartitionBytes`` of ``ONE_PARTITION`` the estimates
+    pass ``maxSinglePartitionBytes`` after a few joins, and Spark shuffles the single partitions."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import ONE_PARTITION, materialise, sql_settings
+
+    def exchanges(frame) -> int:
+        return frame._jdf.queryExecution().executedPlan().toString().count("Exchange")
+
+    with sql_settings(spark, ONE_PARTITION):
+        table = materialise(spark.createDataFrame([(i % 3, i) for i in range(30)], "k int, v int").repartition(3))
+        per_key = table.groupBy("k").agg(F.sum("v").alias("total"))
+        joined = table.join(per_key, "k").join(table.withColumnRenamed("v", "w"), "k")
+        deeper = materialise(joined).join(materialise(joined).withColumnRenamed("v", "x").select("k", "x"), "k")
+        assert exchanges(deeper.groupBy("k").count()) == 0
+        assert deeper.count() == 30 * 10 * 10 * 10
+
+
+def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
+    """One analysis, run as a small incident (``SMALL_INCIDENT``) and as any other: the same JSON."""
+    import importlib
+
+    analysis = importlib.import_module("forensics.analyze")
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+    small = analysis.analyze(spark, paths)
+    monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
+    general = analysis.analyze(spark, paths)
+    assert small["findings"] and small["offsets"]["rows"]
+    assert small["spark"].pop("jobs") * 3 < general["spark"].pop("jobs")
+    assert small == general

@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..catalogue import Template, first_word, load_catalogue
+from ..spark import materialise
 from ..layouts._common import SEP
 from . import fields as f
 from .prefix import split_prefix
@@ -86,7 +87,7 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     templates = templates or load_catalogue()
     spark = records.sparkSession
     catalogue = F.broadcast(catalogue_frame(spark, templates))
-    prepared = prepare_records(records).withColumn("_rid", F.monotonically_increasing_id()).localCheckpoint()
+    prepared = materialise(prepare_records(records).withColumn("_rid", F.monotonically_increasing_id()))
     tokens = prepared.select("_rid", "_logger_name", "_first_line", "_prefix", F.explode(F.array("_word", F.lit(ANY_WORD))).alias("_token"))
     same_logger = (F.col("_token") == F.col("t_word")) & (F.col("_logger_name") == F.col("t_logger"))
     target = _target()

@@ -24,6 +24,7 @@ from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
+from ..spark import materialise
 from .gzip_check import gzip_problem
 from .paths import InputFile, check_time_zone, infer_host, resolve_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
@@ -107,14 +108,14 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
     by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
     facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
-    heads = assemble_records(
+    heads = materialise(assemble_records(
         stitched,
         host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
         tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
         source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
         table=table if exported else layouts_in_use(table, facts),
         wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
-    ).localCheckpoint()
+    ))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
@@ -158,7 +159,7 @@ class _Part:
 def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
     """Log files read as lines: folded, placed in their files, stitched."""
     lines = read_splits(spark, list(read_paths))
-    by_split = fold_lines(lines, table, needed_recognisers(read_paths, table)).localCheckpoint()  # small; later plans start from it
+    by_split = materialise(fold_lines(lines, table, needed_recognisers(read_paths, table)))  # small; later plans start from it
     split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
     offsets = split_offsets(split_rows)
     facts = _file_facts(split_rows, offsets)
@@ -166,7 +167,7 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     first_heads = _first_heads(facts)
     untimed = sorted({uri for uri, _ in offsets.values()} - {u for u, line in first_heads.items() if line == 1})
     first_head = literal_map(first_heads, "bigint")[F.col("uri")]
-    stitched = stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head, untimed).localCheckpoint()
+    stitched = materialise(stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head, untimed))
     folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
     return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets))
 
@@ -198,7 +199,7 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
 
     Accounting: an entry's first line is its record; its other lines are continuations; the
     header, blank lines and a JSON array's brackets are irrelevant (not log lines)."""
-    rows = read_export(spark, path, shape).localCheckpoint()
+    rows = materialise(read_export(spark, path, shape))
     count = export_line_count(spark, path, shape, rows)
     message = F.coalesce(F.col("message"), F.lit(""))
     first = F.substring_index(message, "\n", 1)
@@ -213,7 +214,7 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
     tails = entries.where(F.col("message").contains("\n")).select(
         "uri", F.col("line_end").alias("line"), F.col("line").alias("head_line"), F.lit(None).cast("string").alias(s.LAYOUT), rest.alias("value")
     )
-    stitched = heads.unionByName(tails, allowMissingColumns=True).localCheckpoint()
+    stitched = materialise(heads.unionByName(tails, allowMissingColumns=True))
     facts = [{
         "uri": path, "layout": None, "wrapper": "export", "lines": count.lines, "first_line": None, "export": True,
         "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries, s.IRRELEVANT: count.outside},

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 
 from ..events.config import config_settings
+from ..spark import materialise
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -55,18 +56,18 @@ def build_model(events: DataFrame, offsets: DataFrame | None = None) -> Model:
     the offset dumps' ``offsets`` table (``schema.OFFSETS_SCHEMA``).
 
     Every table but the events is small and feeds later tables and the detectors, so each is
-    materialised (``localCheckpoint``) as it is built: that keeps each later query plan short
+    materialised (``spark.materialise``) as it is built: that keeps each later query plan short
     instead of re-deriving the tables again and again.
     """
-    skew = clock_skew(events).localCheckpoint()
+    skew = materialise(clock_skew(events))
     on_one_clock = correct_clocks(events, skew)
-    members = with_members(on_one_clock).localCheckpoint()
-    ownership = ownership_intervals(members).localCheckpoint()
+    members = materialise(with_members(on_one_clock))
+    ownership = materialise(ownership_intervals(members))
     derived = [
         rebalances(members, ownership), restore_episodes(members), commit_lineage(members, ownership, offsets),
         config_settings(members),
     ]
-    return Model(on_one_clock, skew, members, ownership, *[table.localCheckpoint() for table in derived], offsets=offsets)
+    return Model(on_one_clock, skew, members, ownership, *[materialise(table) for table in derived], offsets=offsets)
 
 
 __all__ = ["Model", "build_model", "clock_skew", "commit_lineage", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]

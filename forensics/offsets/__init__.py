@@ -40,6 +40,7 @@ from pyspark.sql import functions as F
 
 from ..ingest.read import read_lines, spark_key
 from ..registry import registry
+from ..spark import materialise
 from . import _common as c
 from . import (
     burrow,
@@ -164,8 +165,8 @@ def read_offsets_accounted(
 ) -> tuple[DataFrame, dict]:
     """``read_offsets`` and ``offsets_accounting`` of ``paths`` with the dumps read and parsed
     once: the offsets table (materialised) and where every input line went."""
-    prepared = prepare_lines(_read(spark, paths), snapshot_ts).localCheckpoint()
-    table = parse_lines(prepared).localCheckpoint()
+    prepared = materialise(prepare_lines(_read(spark, paths), snapshot_ts))
+    table = materialise(parse_lines(prepared))
     return table, _accounting(prepared, table)
 
 
