@@ -17,8 +17,8 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..catalogue import Template, first_word, load_catalogue
-from ..spark import materialise
 from ..layouts._common import SEP
+from ..spark import materialise
 from . import fields as f
 from .prefix import split_prefix
 
