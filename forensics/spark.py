@@ -154,27 +154,46 @@ def require_reachable(master: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
         )
 
 
+def java_executable() -> str | None:
+    """The ``java`` of JAVA_HOME, else the one on PATH; None when there is none."""
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
+    return java if java and os.path.exists(java) else None
+
+
 def java_major_version(java: str | None = None) -> int | None:
-    """Major version of the ``java`` on JAVA_HOME or PATH, or None when there is none."""
-    java = java or (
-        os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
-    )
+    """Major version of ``java`` (default ``java_executable()``), or None when there is none or
+    it does not run."""
+    return _java_version(java or java_executable())[0]
+
+
+def _java_version(java: str | None) -> tuple[int | None, str]:
+    """The major version ``java -version`` states, and else the first line it printed (the
+    JVM's own error, such as an option of ``JAVA_TOOL_OPTIONS`` it rejects)."""
     if not java or not os.path.exists(java):
-        return None
+        return None, ""
     try:
         out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    found = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
-    if not found:
-        return None
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    text = out.stderr + out.stdout
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+    if not found or out.returncode != 0:
+        said = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("Picked up ")]
+        return None, said[0][:300] if said else f"exit status {out.returncode}"
     major = int(found.group(1))
-    return int(found.group(2)) if major == 1 and found.group(2) else major
+    return (int(found.group(2)) if major == 1 and found.group(2) else major), ""
 
 
 def require_java() -> None:
-    """Fail with one sentence when no Java >= 17 can run the embedded Spark."""
-    version = java_major_version()
+    """Fail with one sentence when no Java >= 17 can run the embedded Spark: none found, one
+    that does not start, or an older one."""
+    java = java_executable()
+    version, said = _java_version(java)
+    if java and version is None:
+        raise ForensicsError(
+            f"Spark needs Java {MIN_JAVA} or newer, but {java} -version failed ({said}).",
+            "Check the JVM options in JAVA_TOOL_OPTIONS / _JAVA_OPTIONS and the Java of JAVA_HOME or PATH.",
+        )
     if version is None or version < MIN_JAVA:
         seen = "no Java was found" if version is None else f"Java {version} was found"
         raise ForensicsError(

@@ -48,6 +48,18 @@ def test_no_java_reads_as_none(tmp_path):
     assert java_major_version(str(tmp_path / "java")) is None
 
 
+def test_a_java_that_does_not_start_is_named_with_the_jvms_own_error(monkeypatch):
+    """Not "no Java was found": the Java is there, an option it rejects stops it."""
+    from forensics.spark import require_java
+
+    monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-XX:+NoSuchForensicsOption")
+    assert java_major_version() is None
+    with pytest.raises(ForensicsError) as raised:
+        require_java()
+    message = str(raised.value)
+    assert "-version failed" in message and "NoSuchForensicsOption" in message and "no Java was found" not in message
+
+
 @pytest.mark.parametrize(
     "url, endpoints",
     [
