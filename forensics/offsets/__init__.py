@@ -94,7 +94,7 @@ def prepare_lines(lines: DataFrame, snapshot_ts: datetime | str | None = None) -
     ``section`` (see ``_common.SECTION``) and ``snapshot_ts`` (the last stamp above the line, else
     the argument), all with one window over each file's lines.
     """
-    base = c.materialise(
+    base = c.computed_once(
         lines.select(
             spark_key(F.col("uri")).alias(c.SOURCE_FILE),
             F.col("line").cast("long").alias(c.LINE),

@@ -136,7 +136,7 @@ def _typed(value: Column | None, field: StructField) -> Column:
     return typed.alias(field.name)
 
 
-def materialise(df: DataFrame, **columns: Column) -> DataFrame:
+def computed_once(df: DataFrame, **columns: Column) -> DataFrame:
     """Add ``columns``, computed once per row.
 
     A one-element ``inline`` is a barrier the optimizer does not inline through, so later uses

@@ -92,7 +92,7 @@ def _tokens(df: DataFrame) -> DataFrame:
     )
     body = F.when(coord != "", F.regexp_replace(body, COORDINATOR_VALUE, _COORDINATOR_TOKEN)).otherwise(body)
 
-    step1 = c.materialise(df, _names=names, _body=body, _coord=F.when(coord != "", coordinator))
+    step1 = c.computed_once(df, _names=names, _body=body, _coord=F.when(coord != "", coordinator))
 
     n = F.size(F.col("_names"))
     plain = F.split(F.trim(F.col("_body")), r"\s+")
@@ -106,7 +106,7 @@ def _tokens(df: DataFrame) -> DataFrame:
         F.slice(plain, 1, F.greatest(at - 1, F.lit(0))), F.array(F.lit("-")), F.slice(plain, F.greatest(at, F.lit(1)), n)
     )
     cells = F.when(free_text_last, limited).when(short_by_strategy, with_dash).otherwise(plain)
-    return c.materialise(step1, _cells=cells).drop("_body")
+    return c.computed_once(step1, _cells=cells).drop("_body")
 
 
 def _cell(name: str) -> Column:

@@ -73,7 +73,7 @@ def _samples(lines: DataFrame) -> DataFrame:
     labels = F.regexp_extract(value, SAMPLE, 2)
     stamp = F.regexp_extract(value, SAMPLE, 4)
     read = lines.where(value.rlike(SAMPLE) & name.isin(*GROUP_OFFSET, *GROUP_LAG, *LOG_END))
-    samples = c.materialise(
+    samples = c.computed_once(
         read,
         _name=name,
         _group=_group(labels),
