@@ -11,6 +11,7 @@ from __future__ import annotations
 from pyspark.sql.types import (
     ArrayType,
     BooleanType,
+    DataType,
     IntegerType,
     LongType,
     StringType,
@@ -18,6 +19,14 @@ from pyspark.sql.types import (
     StructType,
     TimestampType,
 )
+
+
+def as_ddl(data_type: DataType) -> str:
+    """``data_type`` as DDL text, for ``Column.cast``: PySpark sends a type object to the JVM as
+    JSON to be parsed, about a dozen py4j calls a cast, and a DDL text in one (a detector's
+    ``findings`` casts all 20 finding fields)."""
+    return data_type.simpleString()
+
 
 # Record columns (provenance first).
 SOURCE_FILE = "source_file"

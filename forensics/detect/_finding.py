@@ -45,7 +45,7 @@ def findings(frame: DataFrame, detector: str, **columns) -> DataFrame:
         raise ValueError(f"{detector}: not finding fields: {sorted(unknown)}")
     columns[s.DETECTOR] = detector
     return frame.select(
-        *[_column(columns.get(field.name)).cast(field.dataType).alias(field.name) for field in s.FINDINGS_SCHEMA.fields]
+        *[_column(columns.get(field.name)).cast(s.as_ddl(field.dataType)).alias(field.name) for field in s.FINDINGS_SCHEMA.fields]
     )
 
 

@@ -158,7 +158,7 @@ def typed_fields() -> list[Column]:
         "config_kind": cap["config_kind"],
         "member_count": cap["member_count"].try_cast("int"),
     }
-    return [values[field.name].cast(field.dataType).alias(field.name) for field in s.EVENT_FIELDS.fields]
+    return [values[field.name].cast(s.as_ddl(field.dataType)).alias(field.name) for field in s.EVENT_FIELDS.fields]
 
 
 def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = None) -> DataFrame:

@@ -29,6 +29,7 @@ from ..schema import (  # noqa: F401 (re-exported for the dump modules; the tabl
     DUMP_LOG_BATCH,
     ROW_KINDS,
 )
+from ..schema import as_ddl
 
 # Columns of the prepared lines every ``parse`` receives (see ``offsets.prepare_lines``).
 _L, _I = LongType(), IntegerType()
@@ -130,9 +131,9 @@ def to_offsets(df: DataFrame, kind: Column | str, **columns: Column) -> DataFram
 def _typed(value: Column | None, field: StructField) -> Column:
     """``value`` cast to the field's type; never-null fields get a (never used) default so that
     Spark knows them as non-nullable and the result's schema equals OFFSETS_SCHEMA."""
-    typed = (F.lit(None) if value is None else value).cast(field.dataType)
+    typed = (F.lit(None) if value is None else value).cast(as_ddl(field.dataType))
     if not field.nullable:
-        typed = F.coalesce(typed, F.lit("" if isinstance(field.dataType, StringType) else 0).cast(field.dataType))
+        typed = F.coalesce(typed, F.lit("" if isinstance(field.dataType, StringType) else 0).cast(as_ddl(field.dataType)))
     return typed.alias(field.name)
 
 
