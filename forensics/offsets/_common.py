@@ -11,7 +11,7 @@ from typing import Iterable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import IntegerType, LongType, StringType, StructField
+from pyspark.sql.types import StringType, StructField
 
 from ..layouts._common import iso_to_utc
 from ..registry import literal_map
@@ -32,8 +32,6 @@ from ..schema import (  # noqa: F401 (re-exported for the dump modules; the tabl
 from ..schema import as_ddl
 
 # Columns of the prepared lines every ``parse`` receives (see ``offsets.prepare_lines``).
-_L, _I = LongType(), IntegerType()
-
 VALUE = "value"
 SECTION = "section"
 """The last section-start line (a table header, a ``Dumping <file>`` line) of the current block,
@@ -94,12 +92,12 @@ def dash_null(text: Column) -> Column:
 
 def as_long(text: Column) -> Column:
     """Long from an integer text, null for ``-`` or anything else."""
-    return F.when(F.trim(text).rlike(r"^-?\d{1,19}$"), F.trim(text)).try_cast(_L)
+    return F.when(F.trim(text).rlike(r"^-?\d{1,19}$"), F.trim(text)).try_cast("long")
 
 
 def as_int(text: Column) -> Column:
     """Int from an integer text, null for ``-`` or anything else."""
-    return F.when(F.trim(text).rlike(r"^-?\d{1,10}$"), F.trim(text)).try_cast(_I)
+    return F.when(F.trim(text).rlike(r"^-?\d{1,10}$"), F.trim(text)).try_cast("int")
 
 
 def as_bool(text: Column) -> Column:
