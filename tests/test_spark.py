@@ -158,3 +158,34 @@ def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, mon
     assert small["findings"] and small["offsets"]["rows"]
     assert small["spark"].pop("jobs") * 3 < general["spark"].pop("jobs")
     assert small == general
+
+
+def test_a_spark_function_costs_one_round_trip_once_its_lookups_are_remembered(spark, monkeypatch):
+    """py4j looks a class and its static method up by reflection at every use; the session's
+    ``remember_jvm_lookups`` keeps the answers, so ``F.col`` is one call to the JVM, not three."""
+    from py4j.clientserver import ClientServerConnection
+    from pyspark.sql import functions as F
+
+    from forensics.spark import remember_jvm_lookups
+
+    remember_jvm_lookups()  # a second installation changes nothing
+    F.col("any")  # the first use looks the class and method up
+    sent = []
+    original = ClientServerConnection.send_command
+    monkeypatch.setattr(ClientServerConnection, "send_command", lambda self, command: sent.append(command) or original(self, command))
+    F.col("first")
+    F.lit(2)
+    calls = [c for c in sent if not c.startswith("m\nd\n")]  # m/d: py4j releasing objects
+    assert [c.split("\n")[:3] for c in calls] == [
+        ["c", "z:org.apache.spark.sql.functions", "col"], ["c", "z:org.apache.spark.sql.functions", "lit"],
+    ]
+
+
+def test_remembered_lookups_keep_classes_and_methods_not_field_values(spark):
+    jvm = spark.sparkContext._jvm
+    functions = getattr(jvm, "org.apache.spark.sql.functions")
+    assert getattr(jvm, "org.apache.spark.sql.functions") is functions
+    assert functions.col is functions.col
+    integer = jvm.java.lang.Integer
+    assert integer.MAX_VALUE == 2**31 - 1 and integer.parseInt("7") == 7
+    assert "MAX_VALUE" not in vars(integer) and "parseInt" in vars(integer)

@@ -7,6 +7,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
+from ..registry import next_value
 from ._finding import findings, line, lines
 
 KAFKA_7672_VERSIONS = r"^(1\.1|2\.0|2\.1)\."
@@ -96,7 +97,7 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
     in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
     before = F.last("_banner", ignorenulls=True).over(in_file.rowsBetween(Window.unboundedPreceding, -1))
-    after = F.first("_banner", ignorenulls=True).over(in_file.rowsBetween(1, Window.unboundedFollowing))
+    after = next_value(F.col("_banner"), [s.SOURCE_FILE], [s.LINE], after_current=True)
     with_banner = eos.unionByName(banners).withColumn("_banner", F.coalesce(after, before))
     affected = with_banner.where(F.col("_group").isNotNull() & F.col("_banner.version").rlike(KAFKA_7672_VERSIONS))
     grouped = affected.groupBy("_group").agg(

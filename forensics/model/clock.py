@@ -23,7 +23,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..registry import literal_map
+from ..registry import literal_map, next_value
 from .members import JOINED, member_client
 
 CORRECTION_THRESHOLD_MS = 500
@@ -71,8 +71,7 @@ def _asked(events: DataFrame) -> DataFrame:
     """Member lines that precede a coordinator line of a known generation: each ``(Re-)joining
     group`` with the generation the member next joined, and the leader's finished assignment."""
     member = [s.HOST, member_client(events)]
-    following = Window.partitionBy(*member).orderBy(s.TS, s.SOURCE_FILE, s.LINE).rowsBetween(Window.currentRow, Window.unboundedFollowing)
-    next_joined = F.first(F.when(F.col(s.EVENT_TYPE) == JOINED[0], F.col(s.GENERATION)), ignorenulls=True).over(following)
+    next_joined = next_value(F.when(F.col(s.EVENT_TYPE) == JOINED[0], F.col(s.GENERATION)), member, [s.TS, s.SOURCE_FILE, s.LINE])
     generation = F.when(F.col(s.EVENT_TYPE) == "consumer:group:join_started", next_joined).otherwise(F.col(s.GENERATION))
     asked = literal_map(ASKED)[F.col(s.EVENT_TYPE)]
     return (

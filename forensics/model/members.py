@@ -13,6 +13,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
+from ..registry import next_value
 
 MEMBER = "member"
 GENERATION_NOW = "generation_now"
@@ -48,7 +49,7 @@ def client_of_member_ids() -> Column:
     from_member_id = F.nullif(F.regexp_extract(F.col(s.MEMBER_ID), MEMBER_ID_OF_CLIENT, 1), F.lit(""))
     in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
     before = F.last(from_member_id, ignorenulls=True).over(in_file.rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    after = F.first(from_member_id, ignorenulls=True).over(in_file.rowsBetween(Window.currentRow, Window.unboundedFollowing))
+    after = next_value(from_member_id, [s.SOURCE_FILE], [s.LINE])
     return F.when(F.col(s.EVENT_TYPE).startswith("consumer:") & F.col(s.CLIENT_ID).isNull(), F.coalesce(before, after))
 
 
