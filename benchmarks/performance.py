@@ -193,12 +193,12 @@ def project_ingest(spark, files) -> int:
 
 
 def project_analysis(spark, files) -> int:
-    """T3: ingest, model and every detector, the JSON result written to a file."""
+    """T3: ingest, model and every detector, the JSON result written to a file (as
+    ``forensics analyze --json`` writes it: the model tables' rows streamed)."""
     from forensics.analyze import analyze
 
-    result = analyze(spark, files)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=True) as out:
-        json.dump(result, out)
+        result = analyze(spark, files, json_to=out)
     return result["accounting"]["records"]
 
 

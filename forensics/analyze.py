@@ -6,21 +6,22 @@ The JSON's field names are a stable contract (``inputs``, ``accounting``, ``even
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .package import __version__
 from . import contract as c
 from . import schema as s
-from .events import parse_events
+from .contract import Rows, materialised, write_json
 from .detect import detect, findings_json
+from .events import parse_events
 from .events.config import config_table
 from .ingest import Ingested, InputFile, ingest_files, resolve_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
-from .recovery import attach_recovery
+from .package import __version__
+from .recovery import attach_recovery, facts_of
 from .spark import INTERPRETED, ONE_PARTITION, counting_jobs, materialise, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
@@ -42,18 +43,37 @@ def analyze(
     tz_by_source: Mapping[str, str] | None = None,
     layout: str | None = None,
     columns: Mapping[str, str] | None = None,
+    json_to: TextIO | None = None,
 ) -> dict:
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
     ``layout``: the user's layout pattern, tried before the built-in layouts; ``columns``: the
     roles of an export's columns (``--columns``). ``spark.jobs`` in the result counts the Spark
-    jobs the analysis ran (``spark.counting_jobs``); a small incident runs as ``SMALL_INCIDENT``."""
+    jobs the analysis ran (``spark.counting_jobs``); a small incident runs as ``SMALL_INCIDENT``.
+
+    ``json_to``: a text handle the JSON is written to as the analysis runs
+    (``contract.write_json``). The rows of the model tables (``ROW_LISTS``) then come from Spark
+    one partition at a time and are never held whole: the driver's memory does not grow with
+    them. The result returned holds those lists as ``contract.Rows``, read again at each use."""
     paths, offsets = list(paths), list(offsets)
     logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
     dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
     with counting_jobs(spark) as jobs, sql_settings(spark, SMALL_INCIDENT if is_small_incident(logs + dumps) else {}):
         result = _analysis_of(spark, logs, dumps, layout, columns)
+        if json_to is None:
+            result = materialised(result)
+        else:
+            write_json(_counted(result, jobs), json_to)
     result["spark"]["jobs"] = jobs()
     return result
+
+
+def _counted(result: dict, jobs) -> Iterator[tuple[str, object]]:
+    """The fields of ``result`` in order; ``spark``, the last, with the jobs run up to it
+    (reading the rows included)."""
+    for key, value in result.items():
+        if key == "spark":
+            value["jobs"] = jobs()
+        yield key, value
 
 
 def is_small_incident(files: list[InputFile]) -> bool:
@@ -76,9 +96,8 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
-    return attach_recovery({  # each loss / duplication finding gets its recovery plan (forensics.recovery)
+    result = {
         "tool_version": __version__,
-        "spark": {"master": _master(spark), "version": spark.version},
         "inputs": [{"kind": "log", **entry} for entry in ingested.inputs]
         + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
         "accounting": accounting,
@@ -88,13 +107,22 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "unparsed_samples": ingested.unparsed_samples,
         "host_overlaps": ingested.host_overlaps,
         "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
-        "clock_skew": _json_rows(model.clock_skew.orderBy(s.HOST)),
+        "clock_skew": _rows(model.clock_skew.orderBy(s.HOST)),
         "rebalances": _rebalances(model),
         "ownership": _ownership(model),
-        "restores": _json_rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
-        "commits": _json_rows(model.commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")),
+        "restores": _rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
+        "commits": _rows(_commits(model.commits)),
         "findings": findings_json(detect(model)),
-    })
+        "spark": {"master": _master(spark), "version": spark.version},
+    }
+    # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
+    # about the partitions the findings name
+    return attach_recovery(result, facts_of({**result, "commits": _rows(_commits(_of_partitions(model.commits, result["findings"]))),
+                                             "ownership": _rows(_owners(model.ownership))}))
+
+
+ROW_LISTS = ("clock_skew", "rebalances", "ownership", "restores", "commits")
+"""The result's lists of model table rows: written row by row with ``json_to``."""
 
 
 def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[InputFile]]:
@@ -104,9 +132,27 @@ def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[In
     return [f for f in files if f not in dumps], dumps
 
 
-def _json_rows(frame: DataFrame) -> list[dict]:
-    """Rows of a small model table as JSON-ready dicts (times in ISO 8601, UTC)."""
-    return [{k: c.json_value(v) for k, v in row.asDict().items()} for row in frame.collect()]
+def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row) -> Rows:
+    """The rows of a model table (``frame``, ordered) as JSON-ready dicts (times in ISO 8601,
+    UTC), passed through ``convert``; read from Spark one partition at a time."""
+    return Rows(lambda: (convert({k: c.json_value(v) for k, v in row.asDict().items()}) for row in frame.toLocalIterator(True)))
+
+
+def _commits(commits: DataFrame) -> DataFrame:
+    """``commits``: each partition's commit history in its order (see ``model.commits``)."""
+    return commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")
+
+
+def _of_partitions(table: DataFrame, findings: list[dict]) -> DataFrame:
+    """The rows of ``table`` on a topic partition one of the ``findings`` names."""
+    named = sorted({(f["topic"], f["partition"]) for f in findings if f["topic"] is not None and f["partition"] is not None})
+    partitions = table.sparkSession.createDataFrame(named, f"{s.TOPIC} string, {s.PARTITION} int")
+    return table.join(F.broadcast(partitions), [s.TOPIC, s.PARTITION], "left_semi")
+
+
+def _owners(ownership: DataFrame) -> DataFrame:
+    """Who owned what, without the intervals: each group's topics and hosts (``recovery.facts_of``)."""
+    return ownership.select(F.col(s.GROUP_ID).alias(c.GROUP), s.TOPIC, s.HOST).distinct()
 
 
 _ISO = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
@@ -125,7 +171,7 @@ def _coordinator_json() -> F.Column:
     ))
 
 
-def _rebalances(model: Model) -> list[dict]:
+def _rebalances(model: Model) -> Rows:
     """``rebalances``: one entry per group and generation (see ``model.rebalances``); with the
     group coordinator's log, ``trigger_source``, ``coordinator`` and the ``missing_members``
     (``member_id``, ``client_id``) it holds that have no log of their own."""
@@ -138,15 +184,14 @@ def _rebalances(model: Model) -> list[dict]:
         F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
         "trigger_source", _coordinator_json().alias("coordinator"), "missing_members", "missing_member_count",
     )
-    return [
-        {**row, "evidence": row["evidence"].asDict() if row["evidence"] else None, "assignments": [a.asDict() for a in row["assignments"]],
-         "coordinator": row["coordinator"].asDict(recursive=True) if row["coordinator"] else None,
-         "missing_members": [m.asDict() for m in row["missing_members"]]}
-        for row in _json_rows(renamed)
-    ]
+    return _rows(renamed, lambda row: {
+        **row, "evidence": row["evidence"].asDict() if row["evidence"] else None, "assignments": [a.asDict() for a in row["assignments"]],
+        "coordinator": row["coordinator"].asDict(recursive=True) if row["coordinator"] else None,
+        "missing_members": [m.asDict() for m in row["missing_members"]],
+    })
 
 
-def _ownership(model: Model) -> list[dict]:
+def _ownership(model: Model) -> Rows:
     """``ownership``: one entry per partition and owner interval (see ``model.ownership``)."""
     table = model.ownership.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "from_ts")
     renamed = table.select(
@@ -154,7 +199,7 @@ def _ownership(model: Model) -> list[dict]:
         s.INSTANCE_ID, s.GENERATION, F.col("from_ts").alias("from"), F.col("to_ts").alias("to"), "ended",
         F.struct(F.col(s.SOURCE_FILE).alias("file"), "from_line", "to_line").alias("evidence"),
     )
-    return [{**row, "evidence": row["evidence"].asDict()} for row in _json_rows(renamed)]
+    return _rows(renamed, lambda row: {**row, "evidence": row["evidence"].asDict()})
 
 
 def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:

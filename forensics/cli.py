@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import Counter
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator, TextIO
 
 import click
 
@@ -66,6 +66,28 @@ def _analyse(paths, offsets, tz, layout, columns, master, debug, **options) -> d
     return run_analysis(spark, paths, offsets, tz=tz, layout=layout, columns=export_columns, **options)
 
 
+@contextmanager
+def _json_output(target: str | None) -> Iterator[TextIO | None]:
+    """The handle ``forensics analyze --json`` writes to: standard output for ``-``; for a file,
+    a temporary file beside it that takes its name once the analysis is written whole (a failed
+    run leaves no half-written result). None without ``--json``."""
+    if target is None:
+        yield None
+    elif target == "-":
+        yield sys.stdout
+    else:
+        folder, name = os.path.split(os.path.abspath(target))
+        os.makedirs(folder, exist_ok=True)
+        partial = os.path.join(folder, f".{name}.{os.getpid()}.part")
+        try:
+            with open(partial, "w", encoding="utf-8") as handle:
+                yield handle
+            os.replace(partial, target)
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+
+
 def format_summary(result: dict) -> str:
     """Plain-text accounting summary: what was read and where every line went."""
     acc = result["accounting"]
@@ -92,15 +114,13 @@ def format_summary(result: dict) -> str:
             f"Clock of {clock['host']} corrected by {-clock['offset_ms']:+,} ms (+/- {clock['uncertainty_ms']} ms, "
             f"reference {clock['reference']}, {clock['samples']} generation(s))"
         )
-    if result.get("rebalances"):
-        lines.append("Rebalances:")
-    for rebalance in result.get("rebalances", []):
-        duration = "?" if rebalance["duration_ms"] is None else f"{rebalance['duration_ms']:,} ms"
-        lines.append(
-            f"  {rebalance['group']} generation {rebalance['generation']}: {rebalance['start']}, stopped {duration}, "
-            f"{len(rebalance['members'])} member(s), {len(rebalance['moved_partitions'])} partition(s) moved; "
-            f"{rebalance['trigger']}"
-        )
+    rebalances = [
+        f"  {rebalance['group']} generation {rebalance['generation']}: {rebalance['start']}, stopped "
+        f"{'?' if rebalance['duration_ms'] is None else format(rebalance['duration_ms'], ',') + ' ms'}, "
+        f"{len(rebalance['members'])} member(s), {len(rebalance['moved_partitions'])} partition(s) moved; {rebalance['trigger']}"
+        for rebalance in result.get("rebalances") or []
+    ]
+    lines.extend(["Rebalances:", *rebalances] if rebalances else [])
     lines.extend(format_findings(result.get("findings", [])))
     lines.append("Inputs:")
     for entry in result["inputs"]:
@@ -166,16 +186,11 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_
     def action() -> None:
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
-        result = _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=_pairs(hosts, "--host"), tz_by_source=_pairs(tz_source, "--tz-source"))
+        options = {"hosts": _pairs(hosts, "--host"), "tz_by_source": _pairs(tz_source, "--tz-source")}
+        with _json_output(json_out) as handle:
+            result = _analyse(paths, offsets, tz, layout, columns, master, debug, json_to=handle, **options)
         if debug:
             click.echo(f"forensics: the analysis ran {result['spark'].get('jobs', '?')} Spark jobs", err=True)
-        text = json.dumps(result, indent=2, default=str)
-        if json_out == "-":
-            click.echo(text)
-        elif json_out:
-            os.makedirs(os.path.dirname(os.path.abspath(json_out)), exist_ok=True)
-            with open(json_out, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
         if not quiet and json_out != "-":
             click.echo(format_summary(result))
             if json_out:

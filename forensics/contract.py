@@ -6,6 +6,9 @@ The field names are a stable contract: add, never rename or drop.
 
 from __future__ import annotations
 
+import json
+from typing import Callable, Iterable, Iterator, Mapping, TextIO
+
 GROUP = "group"
 """The JSON's name of the model tables' ``group_id`` (``rebalances``, ``ownership``, ``findings``)."""
 
@@ -36,3 +39,50 @@ def json_value(value):
 def json_name(field: str) -> str:
     """A model column's name in the JSON (``group_id`` is ``group``)."""
     return GROUP if field == "group_id" else field
+
+
+class Rows:
+    """A long list of the result (the rows of a model table) that is read when it is used, row by
+    row, so that ``write_json`` never holds it whole. ``produce`` returns a new iterator of
+    JSON-ready dicts at every use."""
+
+    def __init__(self, produce: Callable[[], Iterable[dict]]):
+        self._produce = produce
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self._produce())
+
+
+def materialised(result: Mapping) -> dict:
+    """``result`` with every ``Rows`` read into a list."""
+    return {key: list(value) if isinstance(value, Rows) else value for key, value in result.items()}
+
+
+def write_json(fields: Iterable[tuple[str, object]], handle: TextIO, indent: int = 2) -> None:
+    """The JSON object of ``fields`` (key, value pairs, read in order) written to ``handle`` as
+    ``json.dump(dict(fields), handle, indent=indent, default=str)`` writes it, followed by a
+    newline; a ``Rows`` value is written one row at a time."""
+    pad = " " * indent
+    handle.write("{")
+    empty = True
+    for key, value in fields:
+        handle.write(("\n" if empty else ",\n") + pad + json.dumps(key) + ": ")
+        empty = False
+        if isinstance(value, Rows):
+            _write_rows(value, handle, pad, indent)
+        else:
+            handle.write(_indented(value, pad, indent))
+    handle.write("}\n" if empty else "\n}\n")
+
+
+def _write_rows(rows: Rows, handle: TextIO, pad: str, indent: int) -> None:
+    opened = False
+    for row in rows:
+        handle.write(("[\n" if not opened else ",\n") + pad * 2 + _indented(row, pad * 2, indent))
+        opened = True
+    handle.write("\n" + pad + "]" if opened else "[]")
+
+
+def _indented(value, pad: str, indent: int) -> str:
+    """``value`` as indented JSON whose lines after the first start at ``pad``."""
+    return json.dumps(value, indent=indent, default=str).replace("\n", "\n" + pad)

@@ -452,9 +452,10 @@ def _restore_caveats(streams: dict, finding: dict) -> list[str]:
 
 # --- the whole result --------------------------------------------------------------------------
 
-def attach_recovery(result: dict) -> dict:
-    """``result`` (not modified) with a ``recovery`` field on every finding (see ``FIELDS``)."""
-    facts = facts_of(result)
+def attach_recovery(result: dict, facts: Facts | None = None) -> dict:
+    """``result`` (not modified) with a ``recovery`` field on every finding (see ``FIELDS``), from
+    ``facts`` (default: ``facts_of(result)``)."""
+    facts = facts_of(result) if facts is None else facts
     return {**result, "findings": [{**f, "recovery": recovery_for(f, facts)} for f in result.get("findings") or []]}
 
 

@@ -81,6 +81,37 @@ def test_summary_is_printed_when_json_goes_to_a_file(tmp_path, spark):
     assert json.loads(out.read_text())["accounting"]["records"] == 30
 
 
+def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark):
+    """``--json FILE`` streams the model tables' rows (``analyze(json_to=...)``); what it writes is
+    the result ``analyze`` returns whole, and only the finished file takes the name."""
+    from forensics.analyze import ROW_LISTS, analyze
+    from forensics.contract import Rows
+
+    incident = ROOT / "sample_logs" / "reset_to_latest_gap"  # logs and an offset dump: commits, a loss with its recovery
+    out = tmp_path / "deep" / "result.json"
+    done = run_in_process("analyze", str(incident), "--json", str(out), "--quiet")
+    assert done.exit_code == 0, done.output
+    assert [p.name for p in out.parent.iterdir()] == ["result.json"]
+    streamed = json.loads(out.read_text(encoding="utf-8"))
+    whole = json.loads(json.dumps(analyze(spark, [str(incident)]), default=str))
+    assert all(isinstance(whole[name], list) for name in ROW_LISTS) and whole["rebalances"] and whole["commits"]
+    assert any(f["recovery"] and f["recovery"]["reset_rows"] for f in whole["findings"])
+    for result in (streamed, whole):
+        result["spark"].pop("jobs")
+    assert streamed == whole
+    with open(tmp_path / "again.json", "w", encoding="utf-8") as handle:
+        returned = analyze(spark, [str(incident)], json_to=handle)
+    assert all(isinstance(returned[name], Rows) for name in ROW_LISTS)
+    assert json.loads(json.dumps(list(returned["rebalances"]), default=str)) == whole["rebalances"]
+
+
+def test_a_failed_analysis_leaves_no_json_file(tmp_path, spark):
+    out = tmp_path / "result.json"
+    done = run_in_process("analyze", str(tmp_path / "no-such-dir"), "--json", str(out))
+    assert done.exit_code != 0
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_offsets_alone_is_valid(spark):
     dumps = ROOT / "tests" / "data" / "offsets"
     done = run_in_process("analyze", "--offsets", str(dumps / "describe_2_3_all_groups.txt"), "--offsets", str(dumps / "describe_time_series.txt"),
