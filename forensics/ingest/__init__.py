@@ -24,7 +24,7 @@ from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
-from ..spark import materialise
+from ..spark import SORTED_AGGREGATION, materialise, sql_settings
 from .gzip_check import gzip_problem
 from .paths import InputFile, check_time_zone, infer_host, resolve_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
@@ -108,14 +108,15 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
     by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
     facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
-    heads = materialise(assemble_records(
-        stitched,
-        host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
-        tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
-        source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
-        table=table if exported else layouts_in_use(table, facts),
-        wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
-    ))
+    with sql_settings(spark, SORTED_AGGREGATION):  # a record's continuation lines are collected by sorting
+        heads = materialise(assemble_records(
+            stitched,
+            host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
+            tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
+            source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
+            table=table if exported else layouts_in_use(table, facts),
+            wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
+        ))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
