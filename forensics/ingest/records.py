@@ -183,37 +183,58 @@ def split_facts(folded: DataFrame) -> DataFrame:
     )
 
 
-def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None) -> DataFrame:
+BLOCK_LINES = 1 << 18
+"""Lines of a file stitched by one window task: a file longer than this is stitched block by
+block, so that no task sorts and holds a whole file (a 2M-line file ran the task out of
+execution memory in a default 1 GiB driver)."""
+
+
+def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None) -> DataFrame:
     """Mark each kept row with the head it continues (``head_line``) where it continues one.
 
     Before the first record head of its file (``first_head``: its line, null when the file has
     none), a row that opens with Kafka's log-context prefix or an exception class
     (``BARE_HEAD``: an excerpt pasted without timestamps) becomes a ``message_only`` head, and
     the rows after it may continue it. ``untimed``: the URIs of the files that have lines before
-    their first head (None: any file may); the others are stitched in one pass.
+    their first head (None: any file may); the others are stitched in one pass. ``block_lines``:
+    stitch in blocks of that many lines (``BLOCK_LINES``; None: a file at a time).
     """
+    def mark(rows: DataFrame) -> DataFrame:
+        return _mark_heads(rows, block_lines)
+
+    def promote(rows: DataFrame) -> DataFrame:
+        return mark(_promote_bare(rows, mark))
+
     if first_head is None:
-        return _mark_heads(_promote_bare(kept))
+        return promote(kept)
     if untimed is not None and not untimed:
-        return _mark_heads(kept)
+        return mark(kept)
     before_first = F.coalesce(F.col("line") < first_head, F.lit(True))  # no head can reach across the file's first head
     if untimed is not None:
         before_first = before_first & F.col("uri").isin(*untimed)
-    return _mark_heads(kept.where(~before_first)).unionByName(_mark_heads(_promote_bare(kept.where(before_first))))
+    return mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first)))
 
 
-def _promote_bare(kept: DataFrame) -> DataFrame:
-    """``kept`` with the rows that open with ``BARE_HEAD`` and continue no head made heads."""
+def _promote_bare(kept: DataFrame, mark) -> DataFrame:
+    """``kept`` with the rows that open with ``BARE_HEAD`` and continue no head (by ``mark``) made heads."""
     bare = F.col("layout").isNull() & F.col("head_line").isNull() & F.col("value").rlike(BARE_HEAD)
-    marked = _mark_heads(kept)
+    marked = mark(kept)
     return marked.select(*[F.when(bare, F.lit("message_only")).otherwise(F.col(c)).alias(c) if c == "layout" else c for c in kept.columns])
 
 
-def _mark_heads(kept: DataFrame) -> DataFrame:
-    by_file = Window.partitionBy("uri").orderBy("line")
-    upto = by_file.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+def _mark_heads(kept: DataFrame, block_lines: int | None = None) -> DataFrame:
+    """``kept`` with ``head_line``: the line of the nearest head above a row when every line
+    in between is kept (and the head may have continuation lines), the row's own line for a
+    head, else null.
+
+    In blocks (``block_lines``), a window orders each block alone; the rows that open a block
+    with no head above them in it take the head its earlier blocks carry (``_carried``).
+    """
+    block = F.lit(0) if block_lines is None else F.floor((F.col("line") - 1) / block_lines)
+    by_block = Window.partitionBy("uri", "block").orderBy("line")
+    upto = by_block.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     is_head = F.col("layout").isNotNull()
-    numbered = kept.withColumn("rn", F.row_number().over(by_file))
+    numbered = kept.withColumn("block", block).withColumn("rn", F.row_number().over(by_block))
     marked = numbered.select(
         "*",
         F.last(F.when(is_head, F.col("line")), True).over(upto).alias("head_line"),
@@ -221,8 +242,39 @@ def _mark_heads(kept: DataFrame) -> DataFrame:
         F.last(F.when(is_head, F.col("layout")), True).over(upto).alias("head_layout"),
     )
     contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")
-    joined = ~is_head & contiguous & ~F.col("head_layout").isin(*layouts.ONE_LINE)
-    return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line")))
+    may_continue = ~F.col("head_layout").isin(*layouts.ONE_LINE)
+    joined = ~is_head & contiguous & may_continue
+    if block_lines is None:
+        return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop("block", "rn", "head_rn", "head_layout")
+    opening = F.col("head_line").isNull() & (F.col("line") - F.col("block") * block_lines == F.col("rn"))  # every line of the block up to here kept
+    states = marked.select(
+        "uri", "block", "line",
+        F.when(is_head | joined, F.when(may_continue, F.col("head_line")).otherwise(F.lit(-1)))
+        .when(opening, F.lit(0)).otherwise(F.lit(-1)).alias("carries"),
+    )
+    carried = _carried(states, block_lines)
+    with_carry = marked.join(F.broadcast(carried), ["uri", "block"], "left")
+    head_line = F.when(is_head | joined, F.col("head_line")).when(opening, F.col("carried"))
+    return with_carry.withColumn("head_line", head_line).drop("block", "rn", "head_rn", "head_layout", "carried")
+
+
+def _carried(states: DataFrame, block_lines: int) -> DataFrame:
+    """Per ``(uri, block)``, the head line that reaches into the block from the blocks before
+    it (``carried``; absent or null: none), from each row's ``carries``: the head line a row
+    passes on when it ends a block (-1: none; 0: the head passed into the block).
+
+    A block passes a head on only when its last line is kept; its own head when that last line
+    continues it, else the one passed into it when every line of the block is kept.
+    """
+    ends = states.groupBy("uri", "block").agg(F.max_by("carries", "line").alias("carries"), F.max("line").alias("end"))
+    passes = F.when(F.col("end") == (F.col("block") + 1) * block_lines, F.col("carries")).otherwise(F.lit(-1))
+    by_file = Window.partitionBy("uri").orderBy("block")
+    earlier = by_file.rowsBetween(Window.unboundedPreceding, -1)
+    runs = ends.select("uri", "block", passes.alias("passes"), (F.col("block") - F.row_number().over(by_file)).alias("run"))  # run: equal along consecutive blocks
+    source = F.last(F.when(F.col("passes") != 0, F.struct("run", F.col("passes").alias("head"))), True).over(earlier)
+    chained = runs.select("uri", "block", "run", source.alias("source"))
+    reaches = (F.col("source.run") == F.col("run")) & (F.col("source.head") > 0)
+    return chained.select("uri", "block", F.when(reaches, F.col("source.head")).alias("carried"))
 
 
 def is_kafka(layout: Column, logger: Column, message: Column) -> Column:

@@ -30,3 +30,48 @@ def test_other_loggers_fold_under_their_layout_and_junk_under_its_reason(spark):
         assert FOLDS[key] == ("irrelevant", None) and layout == name
     assert {k for (uri, k) in folded if uri.endswith("/j.log")} == {FOLD_FRAME, FOLD_BINARY}
     assert FOLD_UNDECODABLE in FOLDS and set(LAYOUTS) >= set(NOISE)
+
+
+def _kept_rows(seed: int, lines: int = 60):
+    """A file's kept rows at random: gaps (folded lines), heads of a multi-line layout and of a
+    one-line one, and continuation candidates, some of them bare heads of a paste."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for line in range(1, lines + 1):
+        roll = rng.random()
+        if roll < 0.25:
+            continue  # not kept: breaks a record
+        layout = "log4j" if roll < 0.4 else "json_lines" if roll < 0.45 else None
+        value = "[Consumer clientId=c-1, groupId=g] paste" if layout is None and rng.random() < 0.1 else f"text {line}"
+        rows.append((f"file:/x/{seed}.log", line, layout, value))
+    return rows
+
+
+def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
+    from forensics.ingest.records import stitch
+    from forensics.registry import literal_map
+
+    rows = [row for seed in range(40) for row in _kept_rows(seed)]
+    rows += [("file:/x/long.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14)]  # one record across 4 blocks of 3
+    rows += [("file:/x/cut.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14) if line != 7]  # a gap at a block's first line
+    kept = spark.createDataFrame(rows, "uri string, line long, layout string, value string")
+    first_heads = {}
+    for uri, line, layout, _ in rows:
+        if layout is not None:
+            first_heads[uri] = min(line, first_heads.get(uri, line))
+    first_head = literal_map(first_heads, "bigint")[F.col("uri")]
+    untimed = sorted({r[0] for r in rows} - {u for u, line in first_heads.items() if line == 1})
+
+    def marks(block_lines):
+        stitched = stitch(kept, first_head, untimed, block_lines)
+        return sorted((r["uri"], r["line"], r["layout"], r["head_line"]) for r in stitched.collect())
+
+    whole = marks(None)
+    assert marks(3) == whole and marks(7) == whole
+    long_heads = {line: head for uri, line, _, head in whole if uri.endswith("/long.log")}
+    assert set(long_heads.values()) == {2}
+    cut_heads = {line: head for uri, line, _, head in whole if uri.endswith("/cut.log")}
+    assert cut_heads[6] == 2 and cut_heads[8] is None
+    assert sum(1 for _, _, layout, _ in whole if layout == "message_only") > 0  # the paste path is covered
