@@ -1,4 +1,5 @@
-"""Small shared helpers: plugin tables, literal lookup maps, the next value in an order."""
+"""Small shared helpers: plugin tables, literal lookup maps, the next value in an order, the
+value of the earliest / latest row with ties broken."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Mapping
 
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
+
+from . import schema as s
 
 
 def registry(attribute: str, *modules: ModuleType) -> dict[str, ModuleType]:
@@ -34,3 +37,25 @@ def next_value(value: Column, partition: list, order: list[str], after_current: 
     took minutes); the running frame is one pass."""
     reverse = Window.partitionBy(*partition).orderBy(*[F.col(name).desc() for name in order])
     return F.last(value, ignorenulls=True).over(reverse.rowsBetween(Window.unboundedPreceding, -1 if after_current else Window.currentRow))
+
+
+EVIDENCE_ORDER = (s.SOURCE_FILE, s.LINE)
+
+
+def earliest(value: Column | str, order: Column | str, *ties: Column | str) -> Column:
+    """Aggregate: ``value`` of the row with the least ``order`` (rows where it is null left
+    out), ties broken by ``ties`` (default: the line's file and number). ``min_by`` alone takes
+    whichever tied row the aggregation meets first, so two hosts logging in the same
+    millisecond gave plan-dependent evidence."""
+    return F.min_by(value, _order_key(order, ties))
+
+
+def latest(value: Column | str, order: Column | str, *ties: Column | str) -> Column:
+    """Aggregate: ``value`` of the row with the greatest ``order``, ties broken as ``earliest``'s
+    (the greatest of ``ties`` wins)."""
+    return F.max_by(value, _order_key(order, ties))
+
+
+def _order_key(order: Column | str, ties: tuple) -> Column:
+    order = F.col(order) if isinstance(order, str) else order
+    return F.when(order.isNotNull(), F.struct(order, *(ties or EVIDENCE_ORDER)))

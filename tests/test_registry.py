@@ -1,11 +1,12 @@
-"""``registry.next_value``: the first non-null value at or after each row, in one pass."""
+"""``registry.next_value``: the first non-null value at or after each row, in one pass;
+``earliest`` / ``latest``: ties broken by file and line, whatever order the rows come in."""
 
 from __future__ import annotations
 
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from forensics.registry import next_value
+from forensics.registry import earliest, latest, next_value
 
 
 def test_next_value_is_first_ignoring_nulls_over_the_rows_that_follow(spark):
@@ -23,3 +24,15 @@ def test_next_value_is_first_ignoring_nulls_over_the_rows_that_follow(spark):
     assert [(r["at_or_after"], r["after"]) for r in got] == [(r["want_at_or_after"], r["want_after"]) for r in got]
     assert [r["after"] for r in got] == ["x", "y", "y", "y", None, None, None, None, None]
     assert [r["at_or_after"] for r in got] == ["x", "x", "y", "y", "y", None, "z", None, None]
+
+
+def test_earliest_and_latest_break_ties_by_file_and_line_in_any_row_order(spark):
+    rows = [("g", "b.log", 7, 10, "b7"), ("g", "a.log", 9, 10, "a9"), ("g", "a.log", 3, 10, "a3"), ("g", "c.log", 1, 20, "c1"),
+            ("g", "z.log", 1, None, "no time"), ("h", "b.log", 2, 5, "b2"), ("h", "a.log", 4, 5, "a4")]
+    schema = "group string, source_file string, line int, ts int, value string"
+    for order in (rows, rows[::-1], rows[2:] + rows[:2]):
+        frame = spark.createDataFrame(order, schema).repartition(3)
+        got = frame.groupBy("group").agg(earliest("value", "ts").alias("first"), latest("value", "ts").alias("last")).orderBy("group").collect()
+        assert [(r["first"], r["last"]) for r in got] == [("a3", "c1"), ("a4", "b2")]
+    ties = spark.createDataFrame([("x", 2), ("y", 2), ("w", 1)], "mover string, count int")
+    assert ties.agg(latest("mover", "count", "mover")).first()[0] == "y"

@@ -15,6 +15,7 @@ from ..model.members import (
     member_unknown,
 )
 from ..model.rebalances import coordinator_signals, member_names
+from ..registry import earliest, latest
 from ._finding import findings, line, lines
 
 STORM_REBALANCES = 8
@@ -34,7 +35,7 @@ def _per_member(lines_of: DataFrame, kind: Column | None = None) -> DataFrame:
         F.first(s.HOST, ignorenulls=True).alias(s.HOST),
         F.first(s.CLIENT_ID, ignorenulls=True).alias(s.CLIENT_ID),
         F.first(s.TASK, ignorenulls=True).alias(s.TASK),
-        F.min_by(F.col("_kind"), F.col(s.TS)).alias("_kind"),
+        earliest(F.col("_kind"), F.col(s.TS)).alias("_kind"),
         F.collect_list(line()).alias("_evidence"),
     )
 
@@ -188,7 +189,7 @@ def rebalance_storm(model: Model) -> DataFrame:
     ).where(F.col("_in"))
     movers = F.explode(F.array_union(F.coalesce(F.col("members_joined"), F.array()), F.coalesce(F.col("members_left"), F.array())))
     churn = islands.select(s.GROUP_ID, "_island", movers.alias("_mover")).groupBy(s.GROUP_ID, "_island", "_mover").count()
-    top = churn.groupBy(s.GROUP_ID, "_island").agg(F.max_by(F.struct("_mover", "count"), "count").alias("_top"))
+    top = churn.groupBy(s.GROUP_ID, "_island").agg(latest(F.struct("_mover", "count"), "count", "_mover").alias("_top"))
     storms = islands.groupBy(s.GROUP_ID, "_island").agg(
         F.count(F.lit(1)).alias("_count"), F.min("start_ts").alias("_start"), F.max("end_ts").alias("_end"),
         F.min(s.GENERATION).alias("_first"), F.max(s.GENERATION).alias("_last"),

@@ -12,6 +12,7 @@ from .. import schema as s
 from ..model import Model
 from ..model.members import MEMBER
 from ..offsets.burrow import REWIND
+from ..registry import earliest, latest
 from ._finding import findings, line, lines, one
 
 PARTITION_KEY = (s.GROUP_ID, s.TOPIC, s.PARTITION)
@@ -39,7 +40,7 @@ def _log_start(offsets: DataFrame | None) -> DataFrame | None:
         return None
     batches = offsets.where((F.col(s.KIND) == s.DUMP_LOG_BATCH) & F.col(s.TOPIC).isNotNull())
     return batches.groupBy(F.col(s.TOPIC).alias("_topic"), F.col(s.PARTITION).alias("_partition")).agg(
-        F.min_by(F.struct(F.col(s.BASE_OFFSET).alias("start"), line().alias("evidence")), s.BASE_OFFSET).alias("_log_start")
+        earliest(F.struct(F.col(s.BASE_OFFSET).alias("start"), line().alias("evidence")), s.BASE_OFFSET, line()).alias("_log_start")
     )
 
 
@@ -203,8 +204,8 @@ def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
         .join(logged, list(PARTITION_KEY), "left_anti")
         .groupBy(*PARTITION_KEY)
         .agg(
-            F.min_by(F.struct(s.CURRENT_OFFSET, s.COMMIT_TS, s.HOST, s.CLIENT_ID), s.COMMIT_TS).alias("_first"),
-            F.max_by(F.struct(s.CURRENT_OFFSET, s.COMMIT_TS, s.HOST, s.CLIENT_ID), s.COMMIT_TS).alias("_last"),
+            earliest(F.struct(s.CURRENT_OFFSET, s.COMMIT_TS, s.HOST, s.CLIENT_ID), s.COMMIT_TS, line()).alias("_first"),
+            latest(F.struct(s.CURRENT_OFFSET, s.COMMIT_TS, s.HOST, s.CLIENT_ID), s.COMMIT_TS, line()).alias("_last"),
             F.collect_list(line()).alias("_evidence"),
         )
     )

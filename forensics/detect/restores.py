@@ -7,6 +7,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
+from ..registry import latest
 from ._finding import duration_ms, findings, line, lines, one
 
 CHECKPOINT_RACE_MS = 2_000
@@ -27,7 +28,7 @@ def changelog_end_offsets(offsets: DataFrame | None) -> DataFrame | None:
     )
     rows = offsets.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull() & end.isNotNull())
     return rows.groupBy(F.col(s.TOPIC).alias("_topic"), F.col(s.PARTITION).alias("_partition")).agg(
-        F.max_by(F.struct(end.alias("end"), line().alias("evidence")), end).alias("_dump")
+        latest(F.struct(end.alias("end"), line().alias("evidence")), end, line()).alias("_dump")
     )
 
 

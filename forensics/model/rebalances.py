@@ -17,7 +17,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..registry import literal_map
+from ..registry import earliest, literal_map
 from .members import (
     EPOCH_STEP,
     GENERATION_NOW,
@@ -118,7 +118,7 @@ def generation_members(members: DataFrame) -> DataFrame:
         F.first(s.INSTANCE_ID, ignorenulls=True).alias(s.INSTANCE_ID), F.first("protocol", ignorenulls=True).alias("protocol"),
         F.max(s.EVENT_TYPE).alias(s.EVENT_TYPE),
         F.max((F.col("state_from") == "JOINING").cast("int")).alias("_joining"),
-        F.min_by(F.struct(s.SOURCE_FILE, s.LINE), first_join).alias("_first_line"),
+        earliest(F.struct(s.SOURCE_FILE, s.LINE), first_join).alias("_first_line"),
         F.max(F.col(s.CLIENT_ID).rlike(STREAMS_THREAD).cast("int")).alias("_streams"),
     )
     epochs = F.max((F.col(s.EVENT_TYPE) == EPOCH_STEP).cast("int")) == 1
@@ -131,7 +131,7 @@ def generation_members(members: DataFrame) -> DataFrame:
         F.max((F.col(s.EVENT_TYPE) == EPOCH_STEP).cast("int")).alias("_kip848"),
         F.max(F.when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("_streams"))).alias("_kip1071"),
         F.sort_array(F.collect_set(F.when(F.col("_joining") == 1, F.col(MEMBER)))).alias("_joiners"),
-        F.when(epochs, F.min_by("_first_line", "t")).alias("_bump_evidence"),
+        F.when(epochs, earliest("_first_line", "t", "_first_line")).alias("_bump_evidence"),
     )
 
 
@@ -178,7 +178,7 @@ def generation_starts(members: DataFrame, generations: DataFrame) -> DataFrame:
     flags = [F.max((F.col(s.EVENT_TYPE) == event).cast("int")).alias(f"_{i}") for i, (event, _) in enumerate(TRIGGERS)]
     return attributed.groupBy(s.GROUP_ID, F.col("_g").alias(s.GENERATION)).agg(
         F.min(s.TS).alias("start_ts"),
-        F.min_by(F.struct(s.SOURCE_FILE, s.LINE), s.TS).alias("start_evidence"),
+        earliest(F.struct(s.SOURCE_FILE, s.LINE), s.TS).alias("start_evidence"),
         F.collect_set(F.when(F.col(s.EVENT_TYPE) == "consumer:group:join_requested", F.col("reason"))).alias("rejoin_reasons"),
         F.collect_set(F.when(F.col(s.EVENT_TYPE).isin("consumer:group:leave", *[e for e, _ in TRIGGERS]), F.col(MEMBER))).alias("leaving"),
         *flags,
@@ -316,7 +316,7 @@ def coordinator_trigger() -> Column:
 
 def _earliest(column: str, *events: str) -> Column:
     """Aggregate: ``column`` of the earliest line of one of ``events``."""
-    return F.min_by(F.col(column), F.when(F.col(s.EVENT_TYPE).isin(*events), F.col(s.TS)))
+    return earliest(F.col(column), F.when(F.col(s.EVENT_TYPE).isin(*events), F.col(s.TS)))
 
 
 def _coordinator_starts(signals: DataFrame) -> DataFrame:
@@ -324,7 +324,7 @@ def _coordinator_starts(signals: DataFrame) -> DataFrame:
     reason, the member ids that joined and left, and how they did (``_kinds``)."""
     return signals.groupBy(s.GROUP_ID, F.col("_g").alias(s.GENERATION)).agg(
         F.min(s.TS).alias("coordinator_start_ts"),
-        F.min_by(F.struct(s.SOURCE_FILE, s.LINE), s.TS).alias("_evidence"),
+        earliest(F.struct(s.SOURCE_FILE, s.LINE), s.TS).alias("_evidence"),
         _earliest("reason", PREPARING).alias("coordinator_reason"),
         F.sort_array(F.collect_set(F.when(F.col("_kind") == "joined", F.col("_member_id")))).alias("coordinator_joined"),
         F.sort_array(F.collect_set(F.when(F.col("_kind") != "joined", F.col("_member_id")))).alias("coordinator_left"),

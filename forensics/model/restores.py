@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..events.fields import partition_of, task_list, topic_of
+from ..registry import earliest, latest
 from .members import GENERATION_NOW
 from .ownership import STREAMS_THREAD
 
@@ -61,7 +62,7 @@ def task_episodes(members: DataFrame) -> DataFrame:
         F.first(s.GROUP_ID, ignorenulls=True).alias(s.GROUP_ID),
         F.min(s.TS).alias("opened_ts"),
         F.collect_list(line).alias("_task_evidence"),
-        F.max_by(F.when(closed, line), F.when(closed, F.col(s.TS))).alias("closed_evidence"),
+        latest(F.when(closed, line), F.when(closed, F.col(s.TS))).alias("closed_evidence"),
         F.min(F.when(F.col(s.EVENT_TYPE).isin(*TASK_DONE), F.col(s.TS))).alias("task_running_ts"),
         F.max(F.when(F.col(s.EVENT_TYPE).isin(*TASK_CLOSED), F.col(s.TS))).alias("task_closed_ts"),
         F.first(s.SOURCE_FILE).alias(s.SOURCE_FILE),
@@ -82,7 +83,7 @@ def changelog_activity(members: DataFrame) -> DataFrame:
     )
     lines = lines.withColumn("thread", _thread(lines)).withColumn("changelog_tp", _changelog_of(lines))
     return lines.groupBy(*EPISODE, "changelog_tp").agg(
-        F.min_by(s.OFFSET, F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col(s.TS))).alias("reset_offset"),
+        earliest(s.OFFSET, F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col(s.TS))).alias("reset_offset"),
         F.min(F.when(F.col(s.EVENT_TYPE) == "streams:restore:start", F.col(s.OFFSET))).alias("restore_from"),
         F.max(F.when(F.col(s.EVENT_TYPE) == "streams:restore:start", F.col("end_offset"))).alias("restore_to"),
         F.sum(F.when(F.col(s.EVENT_TYPE) == "streams:restore:finished", F.col("records"))).alias("records_restored"),
@@ -141,7 +142,7 @@ def thread_generations(members: DataFrame) -> DataFrame:
     line = F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))
     return lines.groupBy(*EPISODE).agg(
         F.max(F.when(running, F.col(s.TS))).alias("thread_running_ts"),
-        F.max_by(F.when(running, line), F.when(running, F.col(s.TS))).alias("running_evidence"),
+        latest(F.when(running, line), F.when(running, F.col(s.TS))).alias("running_evidence"),
         F.max(s.TS).alias("thread_last_ts"),
     )
 
