@@ -22,7 +22,7 @@ from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import attach_recovery, facts_of
-from .spark import INTERPRETED, ONE_PARTITION, counting_jobs, materialise, sql_settings
+from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, materialise, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
@@ -134,8 +134,15 @@ def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[In
 
 def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row) -> Rows:
     """The rows of a model table (``frame``, ordered) as JSON-ready dicts (times in ISO 8601,
-    UTC), passed through ``convert``; read from Spark one partition at a time."""
-    return Rows(lambda: (convert({k: c.json_value(v) for k, v in row.asDict().items()}) for row in frame.toLocalIterator(True)))
+    UTC), passed through ``convert``; read from Spark one partition of a few MB at a time
+    (``SMALL_RESULT_PARTITIONS``: planned when the reading starts)."""
+
+    def read() -> Iterator[dict]:
+        with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
+            rows = frame.toLocalIterator(True)
+        return (convert({k: c.json_value(v) for k, v in row.asDict().items()}) for row in rows)
+
+    return Rows(read)
 
 
 def _commits(commits: DataFrame) -> DataFrame:

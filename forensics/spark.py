@@ -61,6 +61,16 @@ task may no longer have. Ingest's tails (each record's continuation lines) of th
 corpus failed so with UNABLE_TO_ACQUIRE_MEMORY in ``local[2]`` with the default 1 GiB; sorting
 spills instead. The 4M corpus ingests in the same time either way (26-27 s)."""
 
+SMALL_RESULT_PARTITIONS: Mapping[str, str] = {
+    "spark.sql.adaptive.coalescePartitions.initialPartitionNum": "256",
+    "spark.sql.adaptive.advisoryPartitionSizeInBytes": "4m",
+}
+"""Runtime settings under which a sorted table read one partition at a time (``toLocalIterator``)
+comes in partitions of a few MB, however large it is. With the session's 8 shuffle partitions,
+merged by adaptive execution up to 64 MB, a partition of the 16M corpus' tables came to the
+driver as one task result too large to fetch back from the block manager ("TaskResultLost
+(result lost from block manager)"). No effect where adaptive execution is off (``ONE_PARTITION``)."""
+
 ONE_PARTITION: Mapping[str, str] = {
     "spark.sql.shuffle.partitions": "1",
     "spark.sql.adaptive.enabled": "false",

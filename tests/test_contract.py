@@ -53,3 +53,21 @@ def test_fields_are_read_in_order_so_a_later_one_can_count_what_came_before():
 
     write_json(fields(), out)
     assert json.loads(out.getvalue()) == {"rows": [{"n": 0}, {"n": 1}], "count": 2}
+
+
+def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
+    from pyspark.sql import functions as F
+
+    from forensics.analyze import _rows
+    from forensics.spark import counting_jobs
+
+    def table():  # about 10 MB once compressed in the shuffle; a new plan at each call
+        return spark.range(300_000).select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h")).orderBy("n")
+
+    with counting_jobs(spark) as plain_jobs:
+        plain = sum(1 for _ in table().toLocalIterator(True))
+    with counting_jobs(spark) as jobs:
+        read = [row["n"] for row in _rows(table())]
+    assert plain == len(read) == 300_000 and read == sorted(read)
+    assert jobs() > plain_jobs() + 1  # a job per partition read: more, smaller partitions than the session's up to 64 MB
+    assert spark.conf.get("spark.sql.adaptive.advisoryPartitionSizeInBytes") != "4m"  # the settings were the reading's alone
