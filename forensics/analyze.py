@@ -17,12 +17,12 @@ from .contract import Rows, materialised, write_json
 from .detect import detect, findings_json
 from .events import parse_events
 from .events.config import config_table
-from .ingest import Ingested, InputFile, ingest_files, resolve_inputs
+from .ingest import InputFile, Inputs, ingest_files, route_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import attach_recovery, facts_of
-from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, materialise, sql_settings
+from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, materialise, releasing_checkpoints, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
@@ -44,6 +44,7 @@ def analyze(
     layout: str | None = None,
     columns: Mapping[str, str] | None = None,
     json_to: TextIO | None = None,
+    inputs: Inputs | None = None,
 ) -> dict:
     """Analyse log files ``paths`` and offset dumps ``offsets``; return the JSON-ready result.
     ``layout``: the user's layout pattern, tried before the built-in layouts; ``columns``: the
@@ -53,12 +54,17 @@ def analyze(
     ``json_to``: a text handle the JSON is written to as the analysis runs
     (``contract.write_json``). The rows of the model tables (``ROW_LISTS``) then come from Spark
     one partition at a time and are never held whole: the driver's memory does not grow with
-    them. The result returned holds those lists as ``contract.Rows``, read again at each use."""
-    paths, offsets = list(paths), list(offsets)
-    logs, found_dumps = split_offset_dumps(resolve_inputs(paths, hosts, tz, tz_by_source)) if paths else ([], [])
-    dumps = (resolve_inputs(offsets) if offsets else []) + found_dumps
-    with counting_jobs(spark) as jobs, sql_settings(spark, SMALL_INCIDENT if is_small_incident(logs + dumps) else {}):
-        result = _analysis_of(spark, logs, dumps, layout, columns)
+    them. The result returned holds those lists as ``contract.Rows``, read again at each use
+    until the next analysis on the session starts (which releases this one's checkpoints;
+    without ``json_to`` they are released as the analysis ends: ``spark.releasing_checkpoints``).
+
+    ``inputs``: the log files and dumps already routed (``ingest.route_inputs``, as the CLI does
+    before Spark starts), in place of ``paths`` and ``offsets`` and their options."""
+    if inputs is None:
+        inputs = route_inputs(paths, offsets, sniff_file, hosts, tz, tz_by_source)
+    small = SMALL_INCIDENT if is_small_incident(inputs.logs + inputs.dumps) else {}
+    with releasing_checkpoints(spark, keep=json_to is not None), counting_jobs(spark) as jobs, sql_settings(spark, small):
+        result = _analysis_of(spark, inputs.logs, inputs.dumps, layout, columns)
         if json_to is None:
             result = materialised(result)
         else:
@@ -84,10 +90,7 @@ def is_small_incident(files: list[InputFile]) -> bool:
 
 def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     """The analysis of resolved log files ``logs`` and offset dumps ``dumps``."""
-    if logs:
-        ingested = ingest_files(spark, logs, layout, columns)
-    else:
-        ingested = Ingested([], _empty_accounting(), spark.createDataFrame([], s.RECORDS_SCHEMA))
+    ingested = ingest_files(spark, logs, layout, columns)
     events = materialise(parse_events(ingested.records))
     dump_paths = [d.path for d in dumps if not d.problem]
     offsets_table, offsets_lines = read_offsets_accounted(spark, dump_paths) if dump_paths else (None, {})
@@ -123,13 +126,6 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
 
 ROW_LISTS = ("clock_skew", "rebalances", "ownership", "restores", "commits")
 """The result's lists of model table rows: written row by row with ``json_to``."""
-
-
-def split_offset_dumps(files: list[InputFile]) -> tuple[list[InputFile], list[InputFile]]:
-    """Log files and offset dumps among ``files``: a dump found inside a log directory (an
-    incident folder usually holds both) goes to the offsets parser, recognised by its content."""
-    dumps = [f for f in files if not f.problem and not f.is_uri and sniff_file(f.path)]
-    return [f for f in files if f not in dumps], dumps
 
 
 def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row) -> Rows:
@@ -229,13 +225,6 @@ def _offsets_summary(table: DataFrame | None, accounting: dict) -> dict:
         "by_kind": dict(sorted(by_kind.items())),
         "snapshots": snapshots,
         "accounting": accounting,
-    }
-
-
-def _empty_accounting() -> dict:
-    return {
-        "lines": 0, "records": 0, "continuations": 0, "irrelevant": 0, "unparsed": 0,
-        "unparsed_by_reason": {}, "files": 0, "files_with_problems": 0, "duplicate_files": 0,
     }
 
 

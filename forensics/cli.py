@@ -42,28 +42,30 @@ def _run(debug: bool, action: Callable[[], None]) -> None:
         sys.exit(1)
 
 
-def _checked_session(paths, offsets, tz, layout, columns, master, debug):
-    """Spark, and the parsed export columns, once mistakes in paths, zones, the layout, the
-    export columns or the master have been reported before Spark starts."""
-    from .ingest import check_time_zone, resolve_inputs, user_layout
+def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None):
+    """Spark, the parsed export columns and the routed inputs (``ingest.route_inputs``: logs
+    and offset dumps, resolved once), once mistakes in paths, zones, the layout, the export
+    columns or the master have been reported before Spark starts."""
+    from .ingest import check_time_zone, route_inputs, user_layout
     from .ingest.exports import parse_columns_option
     from .ingest.paths import check_named_files
+    from .offsets import sniff_file
     from .spark import get_session, resolve_master
 
     check_time_zone(tz)
     user_layout(layout)
     export_columns = parse_columns_option(columns) if columns else None
     check_named_files(list(paths) + list(offsets))
-    resolve_inputs(list(paths) + list(offsets))
-    return get_session(resolve_master(master), quiet=not debug), export_columns
+    inputs = route_inputs(paths, offsets, sniff_file, hosts, tz, tz_by_source)
+    return get_session(resolve_master(master), quiet=not debug), export_columns, inputs
 
 
-def _analyse(paths, offsets, tz, layout, columns, master, debug, **options) -> dict:
+def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:
     """The analysis JSON of ``paths`` and ``offsets`` (``_checked_session`` first)."""
     from .analyze import analyze as run_analysis
 
-    spark, export_columns = _checked_session(paths, offsets, tz, layout, columns, master, debug)
-    return run_analysis(spark, paths, offsets, tz=tz, layout=layout, columns=export_columns, **options)
+    spark, export_columns, inputs = _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts, tz_by_source)
+    return run_analysis(spark, layout=layout, columns=export_columns, json_to=json_to, inputs=inputs)
 
 
 @contextmanager
@@ -249,8 +251,9 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
         from .report.publish import check_output, report_incident
 
         check_output(out)
-        spark, export_columns = _checked_session(paths, offsets, tz, layout, columns, master, debug)
-        files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics, layout=layout, columns=export_columns)
+        spark, export_columns, inputs = _checked_session(paths, offsets, tz, layout, columns, master, debug)
+        files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics,
+                                layout=layout, columns=export_columns, inputs=inputs)
         click.echo(format_findings_headline(files.headline))
         click.echo(f"Report written to {files.html}")
         click.echo(f"  beside it: {files.notebook.name} (executed notebook), {files.json.name} (analysis), {files.manifest.name} (inputs, sha256, parameters)")

@@ -83,17 +83,27 @@ def test_summary_is_printed_when_json_goes_to_a_file(tmp_path, spark):
 
 def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark):
     """``--json FILE`` streams the model tables' rows (``analyze(json_to=...)``); what it writes is
-    the result ``analyze`` returns whole, and only the finished file takes the name."""
+    the result ``analyze`` returns whole, and only the finished file takes the name.
+
+    The checkpoints of each analysis are released (``spark.releasing_checkpoints``): a streamed
+    result's when the next analysis starts, a whole one's as it ends; the session's own cached
+    RDDs stay."""
     from forensics.analyze import ROW_LISTS, analyze
     from forensics.contract import Rows
 
+    persisted = lambda: set(spark.sparkContext._jsc.getPersistentRDDs().keySet())  # noqa: E731
+    own = spark.sparkContext.parallelize(range(3)).cache()
+    own.count()
+    before = persisted()
     incident = ROOT / "sample_logs" / "reset_to_latest_gap"  # logs and an offset dump: commits, a loss with its recovery
     out = tmp_path / "deep" / "result.json"
     done = run_in_process("analyze", str(incident), "--json", str(out), "--quiet")
     assert done.exit_code == 0, done.output
     assert [p.name for p in out.parent.iterdir()] == ["result.json"]
+    assert len(persisted() - before) >= 5  # kept while the CLI prints the summary from them
     streamed = json.loads(out.read_text(encoding="utf-8"))
     whole = json.loads(json.dumps(analyze(spark, [str(incident)]), default=str))
+    assert own.id() in persisted() <= before
     assert all(isinstance(whole[name], list) for name in ROW_LISTS) and whole["rebalances"] and whole["commits"]
     assert any(f["recovery"] and f["recovery"]["reset_rows"] for f in whole["findings"])
     for result in (streamed, whole):
@@ -103,6 +113,7 @@ def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark):
         returned = analyze(spark, [str(incident)], json_to=handle)
     assert all(isinstance(returned[name], Rows) for name in ROW_LISTS)
     assert json.loads(json.dumps(list(returned["rebalances"]), default=str)) == whole["rebalances"]
+    own.unpersist()
 
 
 def test_a_failed_analysis_leaves_no_json_file(tmp_path, spark):

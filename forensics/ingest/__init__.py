@@ -26,7 +26,7 @@ from ..layouts.pattern import compile_layout
 from ..registry import literal_map
 from ..spark import SORTED_AGGREGATION, materialise, sql_settings
 from .gzip_check import gzip_problem
-from .paths import InputFile, check_time_zone, infer_host, resolve_inputs
+from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
 from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_line, split_facts, stitch

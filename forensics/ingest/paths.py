@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import ForensicsError
@@ -210,6 +210,32 @@ def resolve_inputs(
     if not files:
         raise ForensicsError(f"No files found in: {', '.join(paths)}", "Point at log files or directories holding them.")
     return mark_duplicates(list(_distinct_hosts(files, named).values()))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an analysis reads: log files and offset dumps, resolved (see ``route_inputs``)."""
+
+    logs: list[InputFile]
+    dumps: list[InputFile]
+
+
+def route_inputs(
+    paths: Iterable[str],
+    offsets: Iterable[str],
+    is_dump: Callable[[str], object],
+    hosts: Mapping[str, str] | None = None,
+    tz: str = "UTC",
+    tz_by_source: Mapping[str, str] | None = None,
+) -> Inputs:
+    """``paths`` and ``offsets`` resolved (``resolve_inputs``; ``hosts``, ``tz`` and
+    ``tz_by_source`` apply to ``paths``) and routed: a local file among ``paths`` that
+    ``is_dump`` recognises by its content goes to the dumps, after ``offsets`` (an incident
+    folder often holds both logs and ``kafka-consumer-groups.sh`` output)."""
+    paths, offsets = list(paths), list(offsets)
+    found = resolve_inputs(paths, hosts, tz, tz_by_source) if paths else []
+    dumps = [f for f in found if not f.problem and not f.is_uri and is_dump(f.path)]
+    return Inputs([f for f in found if f not in dumps], (resolve_inputs(offsets) if offsets else []) + dumps)
 
 
 def sha256_file(path: str) -> str | None:

@@ -37,13 +37,15 @@ def shared_session(master: str | None = None):
     return _session
 
 
-def analyse(paths: Sequence[str], offsets: Sequence[str] = (), tz: str = "UTC", spark=None, layout: str | None = None, columns=None) -> dict:
-    """Run ``forensics.analyze.analyze`` on the shared (or given) session; return its JSON result."""
+def analyse(paths: Sequence[str], offsets: Sequence[str] = (), tz: str = "UTC", spark=None, layout: str | None = None, columns=None,
+            inputs=None) -> dict:
+    """Run ``forensics.analyze.analyze`` on the shared (or given) session; return its JSON result.
+    ``inputs``: ``paths`` and ``offsets`` already routed (``ingest.route_inputs``)."""
     from ..analyze import analyze
 
     if not paths and not offsets:
         raise ForensicsError("Nothing to analyse.", "Give log paths, offset dumps, or analysis_json.")
-    result = analyze(spark or shared_session(), list(paths), list(offsets), tz=tz, layout=layout, columns=columns)
+    result = analyze(spark or shared_session(), list(paths), list(offsets), tz=tz, layout=layout, columns=columns, inputs=inputs)
     return json.loads(json.dumps(result, default=str))  # exactly what `--json` writes
 
 

@@ -252,18 +252,19 @@ def check_output(out_html: str | os.PathLike) -> None:
 
 def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str | None = None, group: str | None = None,
                     redact: bool = False, redact_topics: bool = False, layout: str | None = None, columns=None,
-                    redact_key: str | None = None) -> ReportFiles:
+                    redact_key: str | None = None, inputs=None) -> ReportFiles:
     """Analyse on ``spark`` (in this process) and write the report files for ``out_html``.
 
     With ``redact`` the inputs' sha256 are taken first, then the result is pseudonymised, and
     the redactor learns the names of the directories and files read (``path_names``) before it
     masks the title, the parameters' paths and group: neither the report, its notebook nor its
-    manifest holds an identifier from the inputs. Names given with ``-o`` are kept as given."""
+    manifest holds an identifier from the inputs. Names given with ``-o`` are kept as given.
+    ``inputs``: ``paths`` and ``offsets`` already routed (``ingest.route_inputs``)."""
     from ..redact import path_names
     from .data import analyse, redact_with
 
     check_output(out_html)
-    result = analyse(list(paths), list(offsets), tz=tz, spark=spark, layout=layout, columns=columns)
+    result = analyse(list(paths), list(offsets), tz=tz, spark=spark, layout=layout, columns=columns, inputs=inputs)
     result["inputs"] = [{**e, "sha256": sha256_file(e["path"]) if e.get("path") else None} for e in result.get("inputs") or []]
     parameters = {"paths": [str(p) for p in paths], "offsets": [str(p) for p in offsets], "tz": tz, "group": group, "redact": redact}
     redactor = None

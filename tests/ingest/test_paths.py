@@ -123,3 +123,27 @@ def test_one_host_with_two_files_whose_times_overlap_is_reported():
         entry("c/app.log", "other", "2024-03-11 10:00:00", "2024-03-11 12:00:00"),
     ]
     assert host_overlaps(inputs) == [{"host": "h", "files": ["a/app.log", "b/app.log"], "from": "2024-03-11 11:30:00", "to": "2024-03-11 11:40:00"}]
+
+
+def test_route_inputs_sends_a_dump_found_among_logs_to_the_dumps_after_the_named_ones(tmp_path):
+    from forensics.ingest.paths import route_inputs
+    from forensics.offsets import sniff_file
+
+    data = os.path.join(os.path.dirname(__file__), "..", "data", "offsets")
+    incident = tmp_path / "incident"
+    (incident / "host-a").mkdir(parents=True)
+    (incident / "host-a" / "app.log").write_text("2024-03-11 10:00:00,000 INFO [main] o.a.k.c.c.KafkaConsumer - started\n")
+    (incident / "describe.txt").write_bytes(open(os.path.join(data, "describe_2_2.txt"), "rb").read())
+    (incident / "empty.log").write_text("")
+    named = tmp_path / "consumer_offsets.txt"
+    named.write_bytes(open(os.path.join(data, "consumer_offsets_3_6.txt"), "rb").read())
+
+    routed = route_inputs([str(incident)], [str(named)], sniff_file, hosts={"*/host-a/*": "alpha"}, tz="Europe/Berlin")
+
+    assert sorted(os.path.basename(f.path) for f in routed.logs) == ["app.log", "empty.log"]
+    assert [os.path.basename(f.path) for f in routed.dumps] == ["consumer_offsets.txt", "describe.txt"]
+    app = next(f for f in routed.logs if f.path.endswith("app.log"))
+    assert (app.host, app.tz, app.tz_given) == ("alpha", "Europe/Berlin", True)
+    assert route_inputs([], [str(named)], sniff_file).logs == []
+    with pytest.raises(ForensicsError, match="No such file"):
+        route_inputs([], [str(tmp_path / "nowhere")], sniff_file)
