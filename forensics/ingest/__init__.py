@@ -456,4 +456,7 @@ def host_overlaps(inputs: list[dict]) -> list[dict]:
     return overlaps
 
 
-__all__ = ["Ingested", "InputFile", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs", "user_layout"]
+__all__ = [
+    "Ingested", "InputFile", "Inputs", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs", "route_inputs",
+    "user_layout",
+]
