@@ -22,7 +22,7 @@ from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import attach_recovery, facts_of
-from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, materialise, releasing_checkpoints, sql_settings
+from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
@@ -135,7 +135,7 @@ def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row) -
 
     def read() -> Iterator[dict]:
         with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
-            rows = frame.toLocalIterator(True)
+            rows = local_rows(frame)
         return (convert({k: c.json_value(v) for k, v in row.asDict().items()}) for row in rows)
 
     return Rows(read)

@@ -441,6 +441,20 @@ def _unpersist(context, ids: set[int]) -> None:
             rdd.unpersist(False)
 
 
+def local_rows(frame) -> Iterator:
+    """The rows of ``frame``, read one partition at a time (the next one fetched meanwhile).
+
+    On a classic session they are read through ``frame.rdd``. ``DataFrame.toLocalIterator``
+    runs its jobs later, in a serving thread that inherits the id of a SQL execution that has
+    already ended, and Spark 4's DAG scheduler then keeps them in ``activeQueryToJobs`` for the
+    life of the session, with every RDD behind them: the checkpoints, shuffles and broadcasts
+    of the analysis that read its rows so (a heap dump after two analyses of one small incident
+    showed each kept LocalCheckpointRDD reached from there)."""
+    if _is_connect(frame.sparkSession):
+        return frame.toLocalIterator(True)
+    return frame.rdd.toLocalIterator(True)
+
+
 def materialise(frame):
     """``frame`` computed once and kept on the executors (``localCheckpoint``), so that later
     plans start from it instead of deriving it again. In a session with one shuffle partition
