@@ -61,21 +61,22 @@ def materialised(result: Mapping) -> dict:
 def write_json(fields: Iterable[tuple[str, object]], handle: TextIO, indent: int = 2) -> None:
     """The JSON object of ``fields`` (key, value pairs, read in order) written to ``handle`` as
     ``json.dump(dict(fields), handle, indent=indent, default=str)`` writes it, followed by a
-    newline; a ``Rows`` value is written one row at a time."""
+    newline; a ``Rows`` or list value is written one item at a time (the text of a long list,
+    such as the 16M corpus' findings, is never held whole)."""
     pad = " " * indent
     handle.write("{")
     empty = True
     for key, value in fields:
         handle.write(("\n" if empty else ",\n") + pad + json.dumps(key) + ": ")
         empty = False
-        if isinstance(value, Rows):
+        if isinstance(value, (Rows, list)):
             _write_rows(value, handle, pad, indent)
         else:
             handle.write(_indented(value, pad, indent))
     handle.write("}\n" if empty else "\n}\n")
 
 
-def _write_rows(rows: Rows, handle: TextIO, pad: str, indent: int) -> None:
+def _write_rows(rows: Iterable, handle: TextIO, pad: str, indent: int) -> None:
     opened = False
     for row in rows:
         handle.write(("[\n" if not opened else ",\n") + pad * 2 + _indented(row, pad * 2, indent))
