@@ -65,7 +65,7 @@ SMALL_RESULT_PARTITIONS: Mapping[str, str] = {
     "spark.sql.adaptive.coalescePartitions.initialPartitionNum": "256",
     "spark.sql.adaptive.advisoryPartitionSizeInBytes": "4m",
 }
-"""Runtime settings under which a sorted table read one partition at a time (``toLocalIterator``)
+"""Runtime settings under which a sorted table read one partition at a time (``local_rows``)
 comes in partitions of a few MB, however large it is. With the session's 8 shuffle partitions,
 merged by adaptive execution up to 64 MB, a partition of the 16M corpus' tables came to the
 driver as one task result too large to fetch back from the block manager ("TaskResultLost
