@@ -16,7 +16,7 @@ from . import schema as s
 from .contract import Rows, materialised, write_json
 from .detect import detect, findings_json
 from .events import parse_events
-from .events.config import config_table
+from .events.config import RECOVERY_SETTINGS, RELEVANT_SETTINGS, config_table
 from .ingest import InputFile, Inputs, ingest_files, route_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
@@ -105,7 +105,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),
-        "config": config_table(model.settings),
+        "config": _config(model.settings),
         "offsets": _offsets_summary(offsets_table, offsets_lines),
         "unparsed_samples": ingested.unparsed_samples,
         "host_overlaps": ingested.host_overlaps,
@@ -121,10 +121,11 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
     # about the partitions the findings name
     return attach_recovery(result, facts_of({**result, "commits": _rows(_commits(_of_partitions(model.commits, result["findings"]))),
-                                             "ownership": _rows(_owners(model.ownership))}))
+                                             "ownership": _rows(_owners(model.ownership)),
+                                             "config": _config(model.settings, RECOVERY_SETTINGS)}))
 
 
-ROW_LISTS = ("clock_skew", "rebalances", "ownership", "restores", "commits")
+ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "commits")
 """The result's lists of model table rows: written row by row with ``json_to``."""
 
 
@@ -139,6 +140,11 @@ def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row) -
         return (convert({k: c.json_value(v) for k, v in row.asDict().items()}) for row in rows)
 
     return Rows(read)
+
+
+def _config(settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS) -> Rows:
+    """``config``: one entry per client config block with its settings among ``keys``, in key order."""
+    return _rows(config_table(settings, keys), lambda row: {**row, "settings": dict(sorted(row["settings"].items()))})
 
 
 def _commits(commits: DataFrame) -> DataFrame:

@@ -263,6 +263,12 @@ def test_forensics_plan_writes_from_file_csvs_matching_the_findings(planned):
     rows = kafka_from_file_rows((planned / "reset-demo-consumer.csv").read_text())
     assert rows == [(i["topic"], i["partition"], i["offset_from"]) for i in lost] == [("demo-topic", 1, 0)]
     assert lost[0]["recovery"]["retention"]["status"] == "oldest_retained"
+    # the brokers and the state directory come from the clients' own config blocks
+    brokers = {i["detector"]: i["recovery"]["bootstrap_servers"] for i in items}
+    assert brokers["skipped_restore"] == "kafka-1.prod:9092,kafka-2.prod:9092,kafka-3.prod:9092"
+    assert all(b and b.startswith("kafka-1.") and b.endswith(".internal:9092") for d, b in brokers.items() if d != "skipped_restore")
+    (restore,) = [i["recovery"]["streams"] for i in items if i["detector"] == "skipped_restore"]
+    assert restore["state_dir"] == "/var/lib/kafka-streams" and restore["processing_guarantee"] == "exactly_once"
 
 
 def test_forensics_plan_md_covers_every_loss_and_duplication_in_order(planned):
@@ -273,7 +279,7 @@ def test_forensics_plan_md_covers_every_loss_and_duplication_in_order(planned):
                         f"## Duplicates to de-duplicate downstream: finding #{number['backward_commit']}",
                         f"## Kafka Streams state to rebuild: finding #{number['skipped_restore']}"]
     assert "--topic orders-commands-a6b24e --partition 1 --offset 5 --max-messages 2" in text
-    assert 'rm -rf -- "$STATE_DIR"/AuditTrailBatch/1_1' in text
+    assert "rm -rf -- /var/lib/kafka-streams/AuditTrailBatch/1_1" in text
 
 
 def test_forensics_plan_from_a_saved_analysis_needs_no_spark(tmp_path):
