@@ -273,7 +273,8 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
     """Write one HTML report per incident directory in DIRS, and an index.html linking them."""
 
     def action() -> None:
-        from .ingest import check_time_zone, resolve_inputs
+        from .ingest import check_time_zone, route_inputs
+        from .offsets import sniff_file
         from .report.publish import batch_reports
         from .spark import get_session, resolve_master
 
@@ -281,10 +282,10 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
         for directory in dirs:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
-            resolve_inputs([directory])
+        routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
         spark = get_session(resolve_master(master), quiet=not debug)
         with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
-            index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics)
+            index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics, inputs=routed)
         click.echo(f"Index written to {index}")
         if failures:
             raise ForensicsError(f"{len(failures)} of {len(dirs)} incident(s) failed: " + "; ".join(failures), "See index.html and run those alone with `forensics report --debug`.")

@@ -276,8 +276,10 @@ def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str
     return write_report(result, out_html, report_title(title, paths, redactor), parameters)
 
 
-def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, redact_topics: bool = False) -> tuple[Path, list[str]]:
+def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, redact_topics: bool = False,
+                  inputs: dict | None = None) -> tuple[Path, list[str]]:
     """One report per incident directory (one Spark session for all) and ``index.html``.
+    ``inputs``: each directory's files already routed (``ingest.route_inputs``), by directory.
 
     With ``redact`` an incident is named by the pseudonym of its directory's name in the index
     and its file names, as in its title, under one key for the whole batch (``FORENSICS_REDACT_KEY``,
@@ -299,7 +301,8 @@ def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, re
             stem = f"{shown}-{n}"
         used.add(stem)
         try:
-            files = report_incident(spark, [str(directory)], [], outdir / f"{stem}.html", tz=tz, redact=redact, redact_topics=redact_topics, redact_key=key)
+            files = report_incident(spark, [str(directory)], [], outdir / f"{stem}.html", tz=tz, redact=redact, redact_topics=redact_topics,
+                                    redact_key=key, inputs=(inputs or {}).get(directory))
             entries.append((shown, files.html.name, files.headline))
         except ForensicsError as exc:
             failures.append(f"{name}: {exc}")
