@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from . import contract as c
 from . import schema as s
 from .contract import Rows, materialised, write_json
-from .detect import detect, findings_json
+from .detect import detect, finding_json, ordered_findings
 from .events import parse_events
 from .events.config import RECOVERY_SETTINGS, RELEVANT_SETTINGS, config_table
 from .ingest import InputFile, Inputs, ingest_files, route_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
-from .recovery import attach_recovery, facts_of
+from .recovery import facts_of, recovery_for
 from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
@@ -99,10 +99,16 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
-    result = {
+    inputs = ([{"kind": "log", **entry} for entry in ingested.inputs]
+              + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps])
+    findings = materialise(detect(model))
+    # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
+    # about the partitions the findings name
+    facts = facts_of({"inputs": inputs, "commits": _rows(_commits(_of_partitions(model.commits, findings))),
+                      "ownership": _rows(_owners(model.ownership)), "config": _config(model.settings, RECOVERY_SETTINGS)})
+    return {
         "tool_version": __version__,
-        "inputs": [{"kind": "log", **entry} for entry in ingested.inputs]
-        + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps],
+        "inputs": inputs,
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),
         "config": _config(model.settings),
@@ -115,29 +121,25 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "ownership": _ownership(model),
         "restores": _rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
         "commits": _rows(_commits(model.commits)),
-        "findings": findings_json(detect(model)),
+        "findings": _rows(ordered_findings(findings), lambda f: {**f, "recovery": recovery_for(f, facts)}, to_dict=finding_json),
         "spark": {"master": _master(spark), "version": spark.version},
     }
-    # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
-    # about the partitions the findings name
-    return attach_recovery(result, facts_of({**result, "commits": _rows(_commits(_of_partitions(model.commits, result["findings"]))),
-                                             "ownership": _rows(_owners(model.ownership)),
-                                             "config": _config(model.settings, RECOVERY_SETTINGS)}))
 
 
-ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "commits")
+ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "commits", "findings")
 """The result's lists of model table rows: written row by row with ``json_to``."""
 
 
-def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row) -> Rows:
-    """The rows of a model table (``frame``, ordered) as JSON-ready dicts (times in ISO 8601,
-    UTC), passed through ``convert``; read from Spark one partition of a few MB at a time
-    (``SMALL_RESULT_PARTITIONS``: planned when the reading starts)."""
+def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row, to_dict: Callable[[Row], dict] | None = None) -> Rows:
+    """The rows of a model table (``frame``, ordered) as JSON-ready dicts (``to_dict``; by default
+    the row's fields with times in ISO 8601, UTC), passed through ``convert``; read from Spark one
+    partition of a few MB at a time (``SMALL_RESULT_PARTITIONS``: planned when the reading starts)."""
+    to_dict = to_dict or (lambda row: {k: c.json_value(v) for k, v in row.asDict().items()})
 
     def read() -> Iterator[dict]:
         with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
             rows = local_rows(frame)
-        return (convert({k: c.json_value(v) for k, v in row.asDict().items()}) for row in rows)
+        return (convert(to_dict(row)) for row in rows)
 
     return Rows(read)
 
@@ -152,11 +154,10 @@ def _commits(commits: DataFrame) -> DataFrame:
     return commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")
 
 
-def _of_partitions(table: DataFrame, findings: list[dict]) -> DataFrame:
+def _of_partitions(table: DataFrame, findings: DataFrame) -> DataFrame:
     """The rows of ``table`` on a topic partition one of the ``findings`` names."""
-    named = sorted({(f["topic"], f["partition"]) for f in findings if f["topic"] is not None and f["partition"] is not None})
-    partitions = table.sparkSession.createDataFrame(named, f"{s.TOPIC} string, {s.PARTITION} int")
-    return table.join(F.broadcast(partitions), [s.TOPIC, s.PARTITION], "left_semi")
+    named = findings.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull()).select(s.TOPIC, s.PARTITION).distinct()
+    return table.join(F.broadcast(named), [s.TOPIC, s.PARTITION], "left_semi")
 
 
 def _owners(ownership: DataFrame) -> DataFrame:

@@ -6,7 +6,7 @@ import os
 import sys
 from collections import Counter
 from contextlib import contextmanager
-from typing import Callable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
 import click
 
@@ -141,8 +141,9 @@ def format_summary(result: dict) -> str:
     return "\n".join(lines)
 
 
-def format_findings(findings: list[dict]) -> list[str]:
+def format_findings(findings: Iterable[dict]) -> list[str]:
     """One line per finding, verdict first: what was hit, where, and the range affected."""
+    findings = list(findings)
     if not findings:
         return ["Findings: none"]
     verdicts = Counter(f["verdict"] for f in findings)

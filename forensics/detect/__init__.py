@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from .. import contract as c
@@ -41,10 +41,19 @@ def detect(model: Model, detectors=None) -> DataFrame:
     return reduce(DataFrame.unionByName, [DETECTORS[name](model) for name in names])
 
 
+def ordered_findings(findings: DataFrame) -> DataFrame:
+    """``findings`` in their stable order (``FINDING_ORDER``, nulls first)."""
+    return findings.orderBy(*[F.col(name).asc_nulls_first() for name in FINDING_ORDER])
+
+
+def finding_json(row: Row) -> dict:
+    """A finding as a JSON-ready dict (``group_id`` is ``group``; times ISO 8601 UTC)."""
+    return {c.json_name(k): c.json_value(v) for k, v in row.asDict(recursive=True).items()}
+
+
 def findings_json(findings: DataFrame) -> list[dict]:
-    """Findings as JSON-ready dicts in a stable order (``group_id`` is ``group``; times ISO 8601 UTC)."""
-    rows = findings.orderBy(*[F.col(name).asc_nulls_first() for name in FINDING_ORDER]).collect()
-    return [{c.json_name(k): c.json_value(v) for k, v in row.asDict(recursive=True).items()} for row in rows]
+    """Findings as JSON-ready dicts in their stable order."""
+    return [finding_json(row) for row in ordered_findings(findings).collect()]
 
 
-__all__ = ["DETECTORS", "detect", "findings_json"]
+__all__ = ["DETECTORS", "detect", "finding_json", "findings_json", "ordered_findings"]
