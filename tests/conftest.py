@@ -6,11 +6,16 @@ Splits are 256 KiB so that tests exercise files that Spark cuts into several par
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"
+CLI_SAMPLE = DATA / "cli" / "kafka-7672"
+"""A hand-written KAFKA-7672 incident (two hosts, logback and gzipped log4j) with fixed counts."""
 TEST_SPLIT_BYTES = 256 * 1024
 
 
@@ -36,3 +41,14 @@ def spark():
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session")
+def cli_sample_run() -> subprocess.CompletedProcess:
+    """``forensics analyze CLI_SAMPLE --json -`` in a new process with its own JVM, as a user
+    runs it: ``test_cli`` reads the JSON contract from its stdout, ``test_quiet`` checks that its
+    stderr is empty (one cold start serves both)."""
+    return subprocess.run(
+        [sys.executable, "-m", "forensics", "analyze", str(CLI_SAMPLE), "--master", "local[2]", "--json", "-"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT, env=dict(os.environ),
+    )

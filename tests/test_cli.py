@@ -1,8 +1,8 @@
 """The ``forensics`` command: the JSON contract, the summary, and one-line errors.
 
 The JSON contract and the errors come from the real command in a subprocess (its own JVM), as
-a user runs it; the summary and offsets-only runs use the same command in this process, on the
-suite's warm session.
+a user runs it (``cli_sample_run``, shared with ``test_quiet``); the summary, ``--debug`` and
+offsets-only runs use the same command in this process, on the suite's warm session.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from forensics.cli import main
+from tests.conftest import CLI_SAMPLE
 
 ROOT = Path(__file__).parent.parent
-SAMPLE = ROOT / "tests" / "data" / "cli" / "kafka-7672"
-"""A hand-written KAFKA-7672 incident (two hosts, logback and gzipped log4j) with fixed counts."""
+SAMPLE = CLI_SAMPLE
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -31,21 +31,18 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def sample_run():
-    done = run_cli("analyze", str(SAMPLE), "--master", "local[2]", "--json", "-", "--debug")
-    assert done.returncode == 0, done.stderr
-    return done
+def sample_json(cli_sample_run):
+    assert cli_sample_run.returncode == 0, cli_sample_run.stderr
+    return json.loads(cli_sample_run.stdout)
 
 
-@pytest.fixture(scope="module")
-def sample_json(sample_run):
-    return json.loads(sample_run.stdout)
-
-
-def test_debug_prints_the_spark_jobs_the_json_counts(sample_run, sample_json):
-    jobs = sample_json["spark"]["jobs"]
+def test_debug_prints_the_spark_jobs_the_json_counts(tmp_path, spark):
+    out = tmp_path / "result.json"
+    done = run_in_process("analyze", str(SAMPLE), "--json", str(out), "--quiet", "--debug")
+    assert done.exit_code == 0, done.output
+    jobs = json.loads(out.read_text(encoding="utf-8"))["spark"]["jobs"]
     assert isinstance(jobs, int) and jobs > 0
-    assert f"forensics: the analysis ran {jobs} Spark jobs" in sample_run.stderr.splitlines()
+    assert done.stderr.splitlines() == [f"forensics: the analysis ran {jobs} Spark jobs"]
 
 
 def test_json_has_the_contract_fields(sample_json):

@@ -62,15 +62,10 @@ def test_a_child_started_in_the_block_keeps_its_errors_and_loses_its_chatter():
     assert done.stderr.splitlines() == ["real error", "python stderr inside", "python stderr after"]
 
 
-def test_forensics_analyze_prints_nothing_on_stderr(tmp_path):
-    out = tmp_path / "analysis.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "forensics", "analyze", str(SAMPLE), "--master", "local[2]", "--quiet", "--json", str(out)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, env=dict(os.environ),
-    )
-    assert done.returncode == 0, done.stderr
-    assert out.stat().st_size > 0
-    assert done.stderr == ""
+def test_forensics_analyze_prints_nothing_on_stderr(cli_sample_run):
+    assert cli_sample_run.returncode == 0, cli_sample_run.stderr
+    assert cli_sample_run.stdout.startswith("{") and cli_sample_run.stdout.rstrip().endswith("}")
+    assert cli_sample_run.stderr == ""
 
 
 def test_a_notebook_that_starts_spark_shows_no_jvm_warnings(tmp_path):
