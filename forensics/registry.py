@@ -1,5 +1,5 @@
 """Small shared helpers: plugin tables, literal lookup maps, the next value in an order, the
-value of the earliest / latest row with ties broken."""
+value of the earliest / latest row with ties broken, the first value stated."""
 
 from __future__ import annotations
 
@@ -54,6 +54,16 @@ def latest(value: Column | str, order: Column | str, *ties: Column | str) -> Col
     """Aggregate: ``value`` of the row with the greatest ``order``, ties broken as ``earliest``'s
     (the greatest of ``ties`` wins)."""
     return F.max_by(value, _order_key(order, ties))
+
+
+def first_stated(value: Column | str, order: Column | str = s.TS, *ties: Column | str) -> Column:
+    """Aggregate: the first non-null ``value`` in log order (``order``, then ``ties``: by default the
+    line's file and number). ``first(value, ignorenulls=True)`` takes the first non-null value the
+    aggregation meets, which depends on the partitioning (a small incident in one partition and a
+    large one in many could name different members, leaders or protocols)."""
+    value = F.col(value) if isinstance(value, str) else value
+    order = F.col(order) if isinstance(order, str) else order
+    return F.min_by(value, F.when(value.isNotNull(), F.struct(order, *(ties or EVIDENCE_ORDER))))
 
 
 def _order_key(order: Column | str, ties: tuple) -> Column:

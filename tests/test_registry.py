@@ -1,12 +1,13 @@
 """``registry.next_value``: the first non-null value at or after each row, in one pass;
-``earliest`` / ``latest``: ties broken by file and line, whatever order the rows come in."""
+``earliest`` / ``latest``: ties broken by file and line, whatever order the rows come in;
+``first_stated``: the first non-null value in log order, however the rows are partitioned."""
 
 from __future__ import annotations
 
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from forensics.registry import earliest, latest, next_value
+from forensics.registry import earliest, first_stated, latest, next_value
 
 
 def test_next_value_is_first_ignoring_nulls_over_the_rows_that_follow(spark):
@@ -36,3 +37,17 @@ def test_earliest_and_latest_break_ties_by_file_and_line_in_any_row_order(spark)
         assert [(r["first"], r["last"]) for r in got] == [("a3", "c1"), ("a4", "b2")]
     ties = spark.createDataFrame([("x", 2), ("y", 2), ("w", 1)], "mover string, count int")
     assert ties.agg(latest("mover", "count", "mover")).first()[0] == "y"
+
+
+def test_first_stated_is_the_first_non_null_value_in_log_order_in_any_partitioning(spark):
+    rows = [("g", "b.log", 9, 30, "late"), ("g", "b.log", 2, 10, None), ("g", "a.log", 5, 20, "early"), ("g", "c.log", 1, 20, "tie, later file"),
+            ("h", "a.log", 1, None, None), ("h", "a.log", 2, 5, "h")]
+    schema = "group string, source_file string, line int, ts int, value string"
+    met_first = set()
+    for order in (rows, rows[::-1], rows[2:] + rows[:2]):
+        for frame in (spark.createDataFrame(order, schema).coalesce(1), spark.createDataFrame(order, schema).repartition(3, "line")):
+            got = frame.groupBy("group").agg(first_stated("value").alias("stated"), F.first("value", ignorenulls=True).alias("met"))
+            got = got.orderBy("group").collect()
+            assert [(r["group"], r["stated"]) for r in got] == [("g", "early"), ("h", "h")]
+            met_first.add(got[0]["met"])
+    assert len(met_first) > 1  # first(ignorenulls) answers by the rows' order, which the partitioning decides

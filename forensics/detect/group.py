@@ -15,7 +15,7 @@ from ..model.members import (
     member_unknown,
 )
 from ..model.rebalances import coordinator_signals, member_names
-from ..registry import earliest, latest
+from ..registry import earliest, first_stated, latest
 from ._finding import findings, line, lines
 
 STORM_REBALANCES = 8
@@ -32,9 +32,9 @@ def _per_member(lines_of: DataFrame, kind: Column | None = None) -> DataFrame:
     lines_of = lines_of.withColumn("_kind", kind if kind is not None else F.lit(None).cast("string"))
     return lines_of.groupBy(*MEMBER_EPISODE).agg(
         F.min(s.TS).alias("_at"),
-        F.first(s.HOST, ignorenulls=True).alias(s.HOST),
-        F.first(s.CLIENT_ID, ignorenulls=True).alias(s.CLIENT_ID),
-        F.first(s.TASK, ignorenulls=True).alias(s.TASK),
+        first_stated(s.HOST).alias(s.HOST),
+        first_stated(s.CLIENT_ID).alias(s.CLIENT_ID),
+        first_stated(s.TASK).alias(s.TASK),
         earliest(F.col("_kind"), F.col(s.TS)).alias("_kind"),
         F.collect_list(line()).alias("_evidence"),
     )

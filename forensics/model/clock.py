@@ -131,7 +131,7 @@ def clock_skew(events: DataFrame) -> DataFrame:
         F.percentile_approx("diff_ms", 0.5).alias("median_ms"),
         (F.max("diff_ms") - F.min("diff_ms")).alias("spread_ms"),
         # against the coordinator every member line answers its line: the offset is at most the least difference
-        F.when(F.first("reference_is_coordinator"), F.min("diff_ms")).alias("offset_max_ms"),
+        F.when(F.max("reference_is_coordinator"), F.min("diff_ms")).alias("offset_max_ms"),
         F.countDistinct(s.GROUP_ID, s.GENERATION).alias("samples"),
     )
     hosts = events.select(s.HOST).where(F.col(s.HOST).isNotNull()).distinct().crossJoin(reference)

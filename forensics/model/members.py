@@ -109,10 +109,10 @@ def with_members(events: DataFrame) -> DataFrame:
     with_member = named.withColumn("_client", client).withColumn(
         MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client))
     )
-    by_member = Window.partitionBy(MEMBER)
     generation = generation_mark()
     ordered = Window.partitionBy(MEMBER).orderBy(*member_order())
     upto = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    whole = ordered.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)  # first(...) over it: the first stated
 
     def of_member(value: Column) -> Column:
         """Filled from the member's other lines; lines of no member (the group coordinator's)
@@ -121,8 +121,8 @@ def with_members(events: DataFrame) -> DataFrame:
 
     return with_member.select(
         *[c for c in with_member.columns if c not in (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID, "_client")],
-        F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(by_member))).alias(s.GROUP_ID),
+        F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(whole))).alias(s.GROUP_ID),
         F.coalesce(of_member(F.last(s.MEMBER_ID, ignorenulls=True).over(upto)), F.col(s.MEMBER_ID)).alias(s.MEMBER_ID),
-        F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(by_member))).alias(s.INSTANCE_ID),
+        F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(whole))).alias(s.INSTANCE_ID),
         of_member(F.last(generation, ignorenulls=True).over(upto)).alias(GENERATION_NOW),
     )

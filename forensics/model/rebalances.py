@@ -17,7 +17,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..registry import earliest, literal_map
+from ..registry import earliest, first_stated, literal_map
 from .members import (
     EPOCH_STEP,
     GENERATION_NOW,
@@ -114,8 +114,8 @@ def generation_members(members: DataFrame) -> DataFrame:
     marked = members.withColumn("_mark", generation_mark()).where(F.col("_mark").isNotNull() & F.col(s.GROUP_ID).isNotNull())
     first_join = F.when(F.col(s.EVENT_TYPE) != JOINED[1], F.col(s.TS))
     per_member = marked.groupBy(s.GROUP_ID, "_mark", MEMBER).agg(
-        F.min(first_join).alias("t"), F.first(s.MEMBER_ID, ignorenulls=True).alias(s.MEMBER_ID),
-        F.first(s.INSTANCE_ID, ignorenulls=True).alias(s.INSTANCE_ID), F.first("protocol", ignorenulls=True).alias("protocol"),
+        F.min(first_join).alias("t"), first_stated(s.MEMBER_ID).alias(s.MEMBER_ID),
+        first_stated(s.INSTANCE_ID).alias(s.INSTANCE_ID), first_stated("protocol").alias("protocol"),
         F.max(s.EVENT_TYPE).alias(s.EVENT_TYPE),
         F.max((F.col("state_from") == "JOINING").cast("int")).alias("_joining"),
         earliest(F.struct(s.SOURCE_FILE, s.LINE), first_join).alias("_first_line"),
@@ -127,7 +127,7 @@ def generation_members(members: DataFrame) -> DataFrame:
         F.sort_array(F.collect_set(s.MEMBER_ID)).alias("member_ids"),
         F.sort_array(F.collect_set(s.INSTANCE_ID)).alias("instance_ids"),
         F.when(epochs, F.min("t")).otherwise(F.max("t")).alias("joined_ts"),
-        F.first("protocol", ignorenulls=True).alias("protocol"),
+        first_stated("protocol", "t", "_first_line", MEMBER).alias("protocol"),
         F.max((F.col(s.EVENT_TYPE) == EPOCH_STEP).cast("int")).alias("_kip848"),
         F.max(F.when(F.col(s.EVENT_TYPE) == EPOCH_STEP, F.col("_streams"))).alias("_kip1071"),
         F.sort_array(F.collect_set(F.when(F.col("_joining") == 1, F.col(MEMBER)))).alias("_joiners"),
@@ -202,7 +202,7 @@ def generation_assignments(members: DataFrame, generations: DataFrame) -> DataFr
         F.sort_array(F.collect_list(F.struct(F.col(MEMBER).alias("member"), F.col("t").alias("assigned_ts")))).alias("assignments"),
     )
     leaders = assigned.groupBy(s.GROUP_ID, F.coalesce(F.col(s.GENERATION), F.col(GENERATION_NOW)).alias(s.GENERATION)).agg(
-        F.first(leader, ignorenulls=True).alias("leader")
+        first_stated(leader).alias("leader")
     )
     return running.join(leaders, [s.GROUP_ID, s.GENERATION], "full")
 
@@ -329,7 +329,7 @@ def _coordinator_starts(signals: DataFrame) -> DataFrame:
         F.sort_array(F.collect_set(F.when(F.col("_kind") == "joined", F.col("_member_id")))).alias("coordinator_joined"),
         F.sort_array(F.collect_set(F.when(F.col("_kind") != "joined", F.col("_member_id")))).alias("coordinator_left"),
         F.collect_set("_kind").alias("_kinds"),
-        F.first(s.HOST).alias("_host"), F.first("coordinator", ignorenulls=True).alias("_partition"),
+        first_stated(s.HOST).alias("_host"), first_stated("coordinator").alias("_partition"),
     )
 
 
@@ -343,7 +343,7 @@ def _coordinator_outcomes(members: DataFrame) -> DataFrame:
         _earliest(s.TS, ASSIGNMENT_RECEIVED, TARGET_ASSIGNMENT).alias("coordinator_assignment_ts"),
         F.coalesce(_earliest("member_count", STABILIZED), _earliest("member_count", ASSIGNMENT_RECEIVED), emptied).alias("coordinator_member_count"),
         _earliest("leader_id", ASSIGNMENT_RECEIVED).alias("coordinator_leader"),
-        F.first(s.HOST).alias("_stated_host"), F.first("coordinator", ignorenulls=True).alias("_stated_partition"),
+        first_stated(s.HOST).alias("_stated_host"), first_stated("coordinator").alias("_stated_partition"),
     )
 
 
@@ -370,7 +370,7 @@ def coordinator_view(members: DataFrame) -> DataFrame:
 def member_names(members: DataFrame) -> DataFrame:
     """Member id -> the member (``host/client``) whose own lines carry it, per group."""
     return members.where(F.col(MEMBER).isNotNull() & F.col(s.MEMBER_ID).isNotNull()).groupBy(s.GROUP_ID, s.MEMBER_ID).agg(
-        F.first(MEMBER).alias("_name")
+        first_stated(MEMBER).alias("_name")
     )
 
 

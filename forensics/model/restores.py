@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..events.fields import partition_of, task_list, topic_of
-from ..registry import earliest, latest
+from ..registry import earliest, first_stated, latest
 from .members import GENERATION_NOW
 from .ownership import STREAMS_THREAD
 
@@ -59,13 +59,13 @@ def task_episodes(members: DataFrame) -> DataFrame:
     line = F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line"))
     closed = F.col(s.EVENT_TYPE).isin(*TASK_CLOSED)
     return per_task.groupBy(*EPISODE, s.TASK).agg(
-        F.first(s.GROUP_ID, ignorenulls=True).alias(s.GROUP_ID),
+        first_stated(s.GROUP_ID).alias(s.GROUP_ID),
         F.min(s.TS).alias("opened_ts"),
         F.collect_list(line).alias("_task_evidence"),
         latest(F.when(closed, line), F.when(closed, F.col(s.TS))).alias("closed_evidence"),
         F.min(F.when(F.col(s.EVENT_TYPE).isin(*TASK_DONE), F.col(s.TS))).alias("task_running_ts"),
         F.max(F.when(F.col(s.EVENT_TYPE).isin(*TASK_CLOSED), F.col(s.TS))).alias("task_closed_ts"),
-        F.first(s.SOURCE_FILE).alias(s.SOURCE_FILE),
+        first_stated(s.SOURCE_FILE, s.LINE).alias(s.SOURCE_FILE),  # the file of opened_line
         F.min(s.LINE).alias("opened_line"),
         F.collect_set(F.when(F.col(s.EVENT_TYPE).isin(*TASK_OPENED) & (F.col(s.EVENT_TYPE) != "streams:task:created"), F.col("changelog"))).alias("_changelogs"),
         F.max((F.col(s.EVENT_TYPE) == "streams:checkpoint:missing").cast("int")).alias("_missing"),

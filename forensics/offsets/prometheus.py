@@ -103,8 +103,8 @@ def _group_rows(samples: DataFrame) -> DataFrame:
     sample = F.struct(F.col(c.LINE).alias("line"), F.col("_value").alias("value"), "_host", "_consumer", "_client")
     rows = samples.where(F.col("_name").isin(*GROUP_OFFSET, *GROUP_LAG)).withColumn("_scrape", scrape)
     paired = rows.groupBy(*SERIES, "_scrape", c.SNAPSHOT_TS).agg(
-        F.first(F.when(is_offset, sample), ignorenulls=True).alias("_offset"),
-        F.first(F.when(~is_offset, sample), ignorenulls=True).alias("_lag"),
+        F.min_by(sample, F.when(is_offset, F.col(c.LINE))).alias("_offset"),  # the first of the scrape's samples
+        F.min_by(sample, F.when(~is_offset, F.col(c.LINE))).alias("_lag"),
     )
     member = lambda k: F.coalesce(F.col(f"_offset.{k}"), F.col(f"_lag.{k}"))  # noqa: E731
     current, lag = F.col("_offset.value"), F.col("_lag.value")
