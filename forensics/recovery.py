@@ -120,6 +120,12 @@ def _settings_by_owner(config: list[dict]) -> dict:
     return settings
 
 
+FACT_KINDS = (*COMMITTED_KINDS, RESET, OUT_OF_RANGE)
+"""The kinds of ``commits`` rows ``facts_of`` reads."""
+FACT_FIELDS = ("group_id", "topic", "partition", "ts", "kind", "offset", "strategy", "source_file", "line")
+"""The fields of a ``commits`` row ``facts_of`` reads."""
+
+
 def facts_of(result: dict) -> Facts:
     """Commits, known log starts, out-of-range positions, settings and members, from ``result``."""
     commits = _in_time_order(result.get("commits") or [])
