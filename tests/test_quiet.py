@@ -3,7 +3,6 @@ NativeCodeLoader) never reaches the CLI's stderr nor a notebook's outputs; real 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
