@@ -16,12 +16,12 @@ from . import schema as s
 from .contract import Rows, materialised, write_json
 from .detect import detect, finding_json, ordered_findings
 from .events import parse_events
-from .events.config import RECOVERY_SETTINGS, RELEVANT_SETTINGS, config_table
+from .events.config import RELEVANT_SETTINGS, config_table
 from .ingest import InputFile, Inputs, ingest_files, route_inputs
 from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
-from .recovery import FACT_FIELDS, FACT_KINDS, facts_of, recovery_for
+from .recovery import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
 from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
@@ -105,7 +105,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
     # about the partitions the findings name
     facts = facts_of({"inputs": inputs, "commits": _rows(_facts_commits(model.commits, findings)),
-                      "ownership": _rows(_owners(model.ownership)), "config": _config(model.settings, RECOVERY_SETTINGS)})
+                      "ownership": _rows(_owners(model.ownership)), "config": _config(model.settings, FACT_SETTINGS)})
     return {
         "tool_version": __version__,
         "inputs": inputs,
@@ -154,17 +154,12 @@ def _commits(commits: DataFrame) -> DataFrame:
     return commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")
 
 
-def _of_partitions(table: DataFrame, findings: DataFrame) -> DataFrame:
-    """The rows of ``table`` on a topic partition one of the ``findings`` names."""
-    named = findings.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull()).select(s.TOPIC, s.PARTITION).distinct()
-    return table.join(F.broadcast(named), [s.TOPIC, s.PARTITION], "left_semi")
-
-
 def _facts_commits(commits: DataFrame, findings: DataFrame) -> DataFrame:
     """What ``recovery.facts_of`` reads of ``commits`` (``FACT_KINDS``, ``FACT_FIELDS``) on the
-    partitions the ``findings`` name: the 16M corpus' findings name 4,780 committed offsets."""
-    named = _of_partitions(commits.where(F.col("kind").isin(*FACT_KINDS)), findings)
-    return _commits(named).select(*FACT_FIELDS)
+    topic partitions the ``findings`` name: the 16M corpus' findings name 4,780 committed offsets."""
+    named = findings.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull()).select(s.TOPIC, s.PARTITION).distinct()
+    relevant = commits.where(F.col("kind").isin(*FACT_KINDS)).join(F.broadcast(named), [s.TOPIC, s.PARTITION], "left_semi")
+    return _commits(relevant).select(*FACT_FIELDS)
 
 
 def _owners(ownership: DataFrame) -> DataFrame:

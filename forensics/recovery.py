@@ -124,6 +124,8 @@ FACT_KINDS = (*COMMITTED_KINDS, RESET, OUT_OF_RANGE)
 """The kinds of ``commits`` rows ``facts_of`` reads."""
 FACT_FIELDS = ("group_id", "topic", "partition", "ts", "kind", "offset", "strategy", "source_file", "line")
 """The fields of a ``commits`` row ``facts_of`` reads."""
+FACT_SETTINGS = ("bootstrap.servers", "state.dir", "processing.guarantee")
+"""The client settings the plans read from the ``config`` table."""
 
 
 def facts_of(result: dict) -> Facts:

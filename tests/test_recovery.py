@@ -141,6 +141,15 @@ def test_the_reset_replays_records_after_the_range_up_to_the_last_commit_seen():
     assert recovery["replays_too"] == {"offset_from": 15, "offset_to": 40, "as_of": "2024-03-11T14:05:00.000Z"}
 
 
+def test_the_config_table_keeps_every_setting_the_plans_read():
+    """The plans read the ``config`` table of the analysis; a setting it does not keep reaches no
+    plan (``bootstrap.servers`` and ``state.dir`` once did not)."""
+    from forensics.events.config import RELEVANT_SETTINGS
+    from forensics.recovery import FACT_SETTINGS
+
+    assert set(FACT_SETTINGS) <= set(RELEVANT_SETTINGS)
+
+
 def test_bootstrap_servers_come_from_the_clients_config():
     config = [{"group_id": "billing", "host": "host-a", "settings": {"bootstrap.servers": "[kafka-1:9092, kafka-2:9092]"}}]
     result = make_result(make_finding(), config=config)

@@ -24,9 +24,7 @@ RELEVANT_SETTINGS = (
     "transactional.id", "acks", "bootstrap.servers", "state.dir",
 )
 """Settings reported per client in ``forensics analyze --json`` under ``config``; the recovery
-plans take ``bootstrap.servers``, ``state.dir`` and ``processing.guarantee`` from there."""
-RECOVERY_SETTINGS = ("bootstrap.servers", "state.dir", "processing.guarantee")
-"""The settings ``recovery.facts_of`` reads from the ``config`` table."""
+plans take theirs from there (``recovery.FACT_SETTINGS``)."""
 
 
 def config_settings(events: DataFrame) -> DataFrame:
