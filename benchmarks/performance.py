@@ -19,6 +19,8 @@ the medians of the per-round ratios, and T1-T6 with pass/fail:
   the largest process of the analysis worker <= 1 GiB at 16M lines
 - T5: full ingest of the gzip twin / of the plain corpus <= 1.6
 - T6: full ingest ``local[1]`` / ``local[2]`` >= 1.7 (the baseline's own ratio printed next to it)
+
+and the Spark jobs of the analysis (its ``spark.jobs``, counted by a listener).
 """
 
 from __future__ import annotations
@@ -199,7 +201,12 @@ def project_analysis(spark, files) -> int:
 
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=True) as out:
         result = analyze(spark, files, json_to=out)
+    SPARK_JOBS["T3 analysis"] = result["spark"]["jobs"]
     return result["accounting"]["records"]
+
+
+SPARK_JOBS: dict[str, int] = {}
+"""The Spark jobs of the last run of each contender that counts them (the analysis)."""
 
 
 REFERENCES = {
@@ -249,7 +256,7 @@ def worker(master: str) -> None:
         started = time.perf_counter()
         count = {**REFERENCES, **PROJECT}[name](spark, files)
         seconds = time.perf_counter() - started
-        print(RESULT + json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks()}), flush=True)
+        print(RESULT + json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks(), "jobs": SPARK_JOBS.pop(name, None)}), flush=True)
 
 
 def memory_peaks() -> dict:
@@ -321,6 +328,7 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
             contenders[name] = (project_ingest, [str(shaped / f) for f in json.loads((shaped / "manifest.json").read_text())["files"]])
     times: dict[str, list[float]] = {name: [] for name in contenders}
     memory: dict[str, dict] = {}
+    jobs: dict[str, int] = {}
     mismatches = []
     for round_ in range(rounds + 1):
         for name, (fn, paths) in contenders.items():
@@ -341,8 +349,10 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
                 if round_:
                     times.setdefault(key, []).append(out["seconds"])
                 memory[w.master] = out["memory"]
+                if out.get("jobs") is not None:
+                    jobs[key] = out["jobs"]
         print(f"  round {round_ or 'warm-up'}: " + ", ".join(f"{n} {t[-1]:.2f}" for n, t in times.items() if t and round_), flush=True)
-    return {"label": label, "manifest": manifest, "times": times, "memory": memory, "mismatches": sorted(set(mismatches))}
+    return {"label": label, "manifest": manifest, "times": times, "memory": memory, "jobs": jobs, "mismatches": sorted(set(mismatches))}
 
 
 def ratio(times: dict, a: str, b: str) -> float | None:
@@ -412,6 +422,8 @@ def main(argv=None) -> int:
             verdicts.append((result["label"], code, text, value, ok))
         for master, peaks in result["memory"].items():
             print(f"  worker {master}: peak Python {peaks['python_mib']} MiB, largest child process (JVM) {peaks['largest_child_mib']} MiB")
+        for name, count in result["jobs"].items():
+            print(f"  {name}: {count} Spark jobs")
         for problem in result["mismatches"]:
             print(f"  COUNT MISMATCH {problem}")
     if len(results) >= 2:

@@ -146,18 +146,41 @@ def test_joins_of_joins_over_materialised_tables_need_no_exchange_in_one_partiti
         assert deeper.count() == 30 * 10 * 10 * 10
 
 
+def test_a_join_asked_to_broadcast_is_no_job_of_its_own_in_one_partition(spark):
+    """A broadcast join (``F.broadcast``) runs a job to collect its small side; in one partition
+    the hint is ignored and the join is a sort-merge join of two single partitions."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import ONE_PARTITION, materialise, sql_settings
+
+    table = spark.createDataFrame([(i % 3, i) for i in range(30)], "k int, v int")
+    names = spark.createDataFrame([(0, "a"), (1, "b")], "k int, name string")
+    joined = table.join(F.broadcast(names), "k")
+    assert "BroadcastExchange" in joined._jdf.queryExecution().executedPlan().toString()
+    with sql_settings(spark, ONE_PARTITION):
+        joined = materialise(table).join(F.broadcast(materialise(names)), "k")
+        plan = joined._jdf.queryExecution().executedPlan().toString()
+        assert "BroadcastExchange" not in plan and "Exchange" not in plan
+        assert joined.count() == 20
+
+
 def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
-    """One analysis, run as a small incident (``SMALL_INCIDENT``) and as any other: the same JSON."""
+    """One analysis, run as a small incident (``SMALL_INCIDENT``), as a larger one with few
+    events (its model and detectors in one partition: ``FEW_EVENTS``) and as any other: the same
+    JSON, each in fewer jobs than the next."""
     import importlib
 
     analysis = importlib.import_module("forensics.analyze")
     paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
     small = analysis.analyze(spark, paths)
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
+    few = analysis.analyze(spark, paths)
+    monkeypatch.setattr(analysis, "FEW_EVENTS", 0)
     general = analysis.analyze(spark, paths)
     assert small["findings"] and small["offsets"]["rows"]
-    assert small["spark"].pop("jobs") * 3 < general["spark"].pop("jobs")
-    assert small == general
+    jobs = [result["spark"].pop("jobs") for result in (small, few, general)]
+    assert jobs[0] < jobs[1] and jobs[1] * 2 < jobs[2], jobs
+    assert small == few == general
 
 
 def test_a_spark_function_costs_one_round_trip_once_its_lookups_are_remembered(spark, monkeypatch):
