@@ -8,6 +8,10 @@ and stops. Each round runs, one after the other and in a rotated order, every co
 own process under ``/usr/bin/time``:
 
 - ``floor small`` / ``floor incident``: the floor on the small file / on the incident's files;
+- ``floor small, quick``: the floor on the small file with the JVM options the CLI starts a
+  small incident's analysis with (``spark.quick_start_options``: the quick JIT tier, the serial
+  collector and the class archive ``forensics warm-up`` records), to show what the floor itself
+  gains from them; the targets compare with the plain floor;
 - ``analyze small``: ``forensics analyze FILE --json OUT --quiet`` on one small log file;
 - ``analyze incident``: the same on the incident directory (``sample_logs/`` by default);
 - ``make demo``: ``forensics report sample_logs`` as the Makefile's ``demo`` runs it;
@@ -33,6 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from forensics.spark import class_archive_path
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 DEFAULT_SMALL = ROOT / "sample_logs" / "reset_to_latest_gap" / "demo-producer-1" / "app.log"
@@ -48,6 +54,14 @@ FLOOR = """
 import sys
 from forensics.spark import get_session
 spark = get_session()
+spark.read.text(sys.argv[1:]).count()
+spark.stop()
+"""
+
+FLOOR_QUICK = """
+import sys
+from forensics.spark import get_session, quick_start_options
+spark = get_session(jvm_options=quick_start_options())
 spark.read.text(sys.argv[1:]).count()
 spark.stop()
 """
@@ -76,6 +90,7 @@ def commands(small: Path, incident: Path, out: Path) -> dict[str, list[str]]:
     return {
         "floor small": [python, "-c", FLOOR, str(small)],
         "floor incident": [python, "-c", FLOOR, *log_files(incident)],
+        "floor small, quick": [python, "-c", FLOOR_QUICK, str(small)],
         "analyze small": [forensics, "analyze", str(small), "--json", str(out / "small.json"), "--quiet"],
         "analyze incident": [forensics, "analyze", str(incident), "--json", str(out / "incident.json"), "--quiet"],
         "make demo": [forensics, "report", str(ROOT / "sample_logs"), "-o", str(out / "demo" / "report.html"), "--title", "Sample incidents (sample_logs/)"],
@@ -124,6 +139,10 @@ def main(argv=None) -> int:
     for name in names:
         print(f"  {name:<20}{statistics.median(seconds[name]):>8.2f} s {statistics.median(mib[name]):>8} MiB peak RSS of the process")
     print(f"  Spark jobs per analysis: small file {jobs['small']}, incident {jobs['incident']}, second analysis {second_jobs}")
+    archive = class_archive_path()
+    print(f"  class archive for the quick start: {archive if archive and archive.is_file() else 'none (run forensics warm-up)'}")
+    quick = statistics.median(a / b for a, b in zip(seconds["analyze small"], seconds["floor small, quick"], strict=True))
+    print(f"  analyze small / floor small, quick (median of per-round ratios): {quick:.2f}")
     print("\nTargets")
     failed = False
     for name, (floor, limit) in TARGETS.items():

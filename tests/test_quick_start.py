@@ -1,0 +1,89 @@
+"""The quick start of a one-off small analysis (``spark.quick_start_options``): the JVM options the
+CLI chooses, and the class-data archive ``forensics warm-up`` records, in real JVMs."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forensics.cli import session_jvm_options
+from forensics.errors import ForensicsError
+from forensics.ingest import route_inputs
+from forensics.offsets import sniff_file
+from forensics.spark import QUICK_START_JVM, _archive_maps, class_archive_path, quick_start_options, record_class_archive
+
+ROOT = Path(__file__).parent.parent
+SMALL_LOG = ROOT / "sample_logs" / "reset_to_latest_gap" / "demo-consumer-1" / "app.log"
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch) -> Path:
+    """A cache directory of the test's own, where no archive has been recorded yet."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_small_local_incident_starts_quick_and_others_as_spark_does(own_cache, monkeypatch):
+    analyze_module = importlib.import_module("forensics.analyze")  # the module: forensics.analyze is also a function
+    inputs = route_inputs([str(SMALL_LOG)], [], sniff_file)
+    assert session_jvm_options("local[*]", inputs) == QUICK_START_JVM  # no archive recorded yet
+    assert session_jvm_options("spark://master:7077", inputs) == ()  # the executors are JVMs of their own
+    monkeypatch.setattr(analyze_module, "SMALL_INCIDENT_BYTES", 10)
+    assert session_jvm_options("local[2]", inputs) == ()  # a long analysis wants the optimising JIT
+
+
+def test_a_recorded_archive_is_mapped_quietly(own_cache):
+    archive = class_archive_path()
+    assert archive.parent == own_cache / "kafka-forensics" and archive.suffix == ".jsa"
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(b"recorded")
+    options = quick_start_options()
+    assert options[: len(QUICK_START_JVM)] == QUICK_START_JVM
+    assert f"-XX:SharedArchiveFile={archive}" in options and "-Xlog:cds=off" in options
+
+
+def test_recording_needs_a_jvm_of_its_own(spark, own_cache):
+    with pytest.raises(ForensicsError, match="JVM of its own"):
+        record_class_archive(lambda session: None)
+    assert not (own_cache / "kafka-forensics").exists()
+
+
+def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "forensics", *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+
+
+def test_warm_up_records_an_archive_that_a_small_analysis_starts_from(spark, tmp_path):
+    """``forensics warm-up`` in a new process writes a whole archive (a JVM maps it; a truncated
+    copy would kill a JVM, and is refused); a CLI analysis that starts from it, with the quick JIT
+    tier, says what the suite's session says of the same log, and nothing on stderr."""
+    from forensics.analyze import analyze
+
+    cache = tmp_path / "cache"
+    recorded = _cli("warm-up", cache=cache)
+    assert recorded.returncode == 0, recorded.stderr
+    assert recorded.stderr == ""
+    archives = list((cache / "kafka-forensics").iterdir())
+    assert [a.name for a in archives] == [a.name for a in archives if a.suffix == ".jsa"] and len(archives) == 1  # no partial left
+    assert f"Class archive written to {archives[0]}" in recorded.stdout
+    assert _archive_maps(archives[0])
+    truncated = tmp_path / "truncated.jsa"
+    with open(archives[0], "rb") as whole:
+        truncated.write_bytes(whole.read(5 << 20))
+    assert not _archive_maps(truncated)
+
+    out = tmp_path / "quick.json"
+    done = _cli("analyze", str(SMALL_LOG), "--json", str(out), "--quiet", cache=cache)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    quick = json.loads(out.read_text(encoding="utf-8"))
+    here = json.loads(json.dumps(analyze(spark, [str(SMALL_LOG)]), default=str))
+    for result in (quick, here):
+        result.pop("spark")
+    assert quick["events_by_type"] and quick["rebalances"]
+    assert quick == here
