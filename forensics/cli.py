@@ -64,13 +64,21 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
 def session_jvm_options(master: str, inputs) -> tuple[str, ...]:
     """The driver JVM options of one command's analysis of ``inputs``: a quick start
     (``spark.quick_start_options``) when the incident is small and its executors are in the
-    driver (``local``); none otherwise."""
+    driver (``local``), else the class archive alone (``local_jvm_options``)."""
     from .analyze import is_small_incident
     from .spark import quick_start_options
 
     if master.startswith("local") and is_small_incident(inputs.logs + inputs.dumps):
         return quick_start_options()
-    return ()
+    return local_jvm_options(master)
+
+
+def local_jvm_options(master: str) -> tuple[str, ...]:
+    """The driver JVM options of a command on ``master``: the class archive if it is local
+    (``spark.class_archive_options``), none otherwise."""
+    from .spark import class_archive_options
+
+    return class_archive_options() if master.startswith("local") else ()
 
 
 def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:
@@ -237,7 +245,8 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
         export_columns = parse_columns_option(columns) if columns else None
         check_named_files(paths)
         resolve_inputs(paths)
-        spark = get_session(resolve_master(master), quiet=not debug)
+        master_url = resolve_master(master)
+        spark = get_session(master_url, quiet=not debug, jvm_options=local_jvm_options(master_url))
         click.echo(format_layouts(ingest(spark, paths, hosts=_pairs(hosts, "--host"), tz=tz, layout=layout, columns=export_columns).inputs))
 
     _run(debug, action)
@@ -297,7 +306,8 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
-        spark = get_session(resolve_master(master), quiet=not debug)
+        master_url = resolve_master(master)
+        spark = get_session(master_url, quiet=not debug, jvm_options=local_jvm_options(master_url))
         with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
             index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics, inputs=routed)
         click.echo(f"Index written to {index}")

@@ -293,9 +293,15 @@ def quick_start_options() -> tuple[str, ...]:
     Measured on a 61-line log, whole process (``forensics analyze``), medians of 3 alternated:
     22.8 s as before, 21.4 s with the quick tier, 19.8 s with the archive, 16.3 s with all of them;
     sample_logs/ 27.1 s as before, 21.4-24.3 s with all of them."""
+    return (*QUICK_START_JVM, *class_archive_options())
+
+
+def class_archive_options() -> tuple[str, ...]:
+    """The JVM options that map the class-data archive ``record_class_archive`` wrote for this
+    pyspark and this Java; none before it has. Any driver started from the command line may
+    use them: the archive holds classes, not settings, and changes nothing the JVM computes."""
     archive = class_archive_path()
-    shared = (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
-    return (*QUICK_START_JVM, *shared)
+    return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
 
 def class_archive_path() -> Path | None:

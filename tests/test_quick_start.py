@@ -16,7 +16,7 @@ from forensics.cli import session_jvm_options
 from forensics.errors import ForensicsError
 from forensics.ingest import route_inputs
 from forensics.offsets import sniff_file
-from forensics.spark import QUICK_START_JVM, _archive_maps, class_archive_path, quick_start_options, record_class_archive
+from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_START_JVM, _archive_maps, class_archive_path, quick_start_options, record_class_archive
 
 ROOT = Path(__file__).parent.parent
 SMALL_LOG = ROOT / "sample_logs" / "reset_to_latest_gap" / "demo-consumer-1" / "app.log"
@@ -36,6 +36,11 @@ def test_a_small_local_incident_starts_quick_and_others_as_spark_does(own_cache,
     assert session_jvm_options("spark://master:7077", inputs) == ()  # the executors are JVMs of their own
     monkeypatch.setattr(analyze_module, "SMALL_INCIDENT_BYTES", 10)
     assert session_jvm_options("local[2]", inputs) == ()  # a long analysis wants the optimising JIT
+    archive = class_archive_path()
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(b"recorded")
+    assert session_jvm_options("local[2]", inputs) == (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET)
+    assert session_jvm_options("spark://master:7077", inputs) == ()
 
 
 def test_a_recorded_archive_is_mapped_quietly(own_cache):
