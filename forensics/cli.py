@@ -64,21 +64,13 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
 def session_jvm_options(master: str, inputs) -> tuple[str, ...]:
     """The driver JVM options of one command's analysis of ``inputs``: a quick start
     (``spark.quick_start_options``) when the incident is small and its executors are in the
-    driver (``local``), else the class archive alone (``local_jvm_options``)."""
+    driver (``local``), else the class archive alone (``spark.local_jvm_options``)."""
     from .analyze import is_small_incident
-    from .spark import quick_start_options
+    from .spark import local_jvm_options, quick_start_options
 
     if master.startswith("local") and is_small_incident(inputs.logs + inputs.dumps):
         return quick_start_options()
     return local_jvm_options(master)
-
-
-def local_jvm_options(master: str) -> tuple[str, ...]:
-    """The driver JVM options of a command on ``master``: the class archive if it is local
-    (``spark.class_archive_options``), none otherwise."""
-    from .spark import class_archive_options
-
-    return class_archive_options() if master.startswith("local") else ()
 
 
 def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:
@@ -238,7 +230,7 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
         from .ingest import check_time_zone, ingest, resolve_inputs, user_layout
         from .ingest.exports import parse_columns_option
         from .ingest.paths import check_named_files
-        from .spark import get_session, resolve_master
+        from .spark import get_session, local_jvm_options, resolve_master
 
         check_time_zone(tz)
         user_layout(layout)
@@ -299,7 +291,7 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
         from .ingest import check_time_zone, route_inputs
         from .offsets import sniff_file
         from .report.publish import batch_reports
-        from .spark import get_session, resolve_master
+        from .spark import get_session, local_jvm_options, resolve_master
 
         check_time_zone(tz)
         for directory in dirs:

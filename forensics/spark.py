@@ -304,6 +304,13 @@ def class_archive_options() -> tuple[str, ...]:
     return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
 
+def local_jvm_options(master: str) -> tuple[str, ...]:
+    """The driver JVM options of a session on ``master`` that the toolkit starts for a command
+    or a notebook: the class archive (``class_archive_options``) if the master is local, whose
+    executors run in the driver's JVM; none otherwise."""
+    return class_archive_options() if master.startswith("local") else ()
+
+
 def class_archive_path() -> Path | None:
     """Where the class-data archive of this pyspark and this Java is kept (in the user's cache
     directory); None without Java. An archive serves the JVM build and the jars it was written

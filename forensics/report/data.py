@@ -28,12 +28,14 @@ _session = None
 
 
 def shared_session(master: str | None = None):
-    """One warm SparkSession per process, reused by every ``load_incident`` call."""
+    """One warm SparkSession per process, reused by every ``load_incident`` call; a local one
+    maps the class archive of ``forensics warm-up`` (``spark.local_jvm_options``)."""
     global _session
     if _session is None:
-        from ..spark import get_session
+        from ..spark import get_session, local_jvm_options, resolve_master
 
-        _session = get_session(master)
+        master = resolve_master(master)
+        _session = get_session(master, jvm_options=local_jvm_options(master))
     return _session
 
 
