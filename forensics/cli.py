@@ -345,7 +345,7 @@ def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, deb
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors and the JVM's output.")
 def warm_up(debug) -> None:
     """Record the classes Spark loads into a class-data archive (~170 MB, in the user's cache
-    directory): later analyses of small incidents start 2-3 s sooner. Run once after install."""
+    directory), which later commands start from, 2-3 s sooner. Run once after install."""
 
     def action() -> None:
         import tempfile
@@ -357,7 +357,7 @@ def warm_up(debug) -> None:
         with tempfile.TemporaryDirectory(prefix="forensics-warm-up-") as incident:
             for bundle in WARM_UP_BUNDLES:
                 write_bundle(bundle, incident)
-            archive = record_class_archive(lambda spark: run_analysis(spark, [incident]))
+            archive = record_class_archive(lambda spark: run_analysis(spark, [incident]), quiet=not debug)
         click.echo(f"Class archive written to {archive}")
 
     _run(debug, action)

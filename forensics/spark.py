@@ -329,13 +329,14 @@ JVM_EXIT_S = 300.0
 """How long ``record_class_archive`` waits for the JVM to write the archive and exit."""
 
 
-def record_class_archive(workload: Callable[[object], object]) -> Path:
+def record_class_archive(workload: Callable[[object], object], quiet: bool = True) -> Path:
     """Run ``workload(spark)`` in a new local driver JVM that writes the classes it loaded to a
     class-data archive as it exits (``-XX:ArchiveClassesAtExit``, JDK 13+), and keep the archive
     where ``quick_start_options`` looks for it. The JVM writes it at its exit, after this
     process has ended its session; a JVM that maps a truncated archive dies of SIGBUS, so the
     archive is written under a name of its own, tried by a JVM of its own, and only then
-    renamed into place. Needs a process with no Spark session yet (the CLI's ``warm-up``)."""
+    renamed into place. Needs a process with no Spark session yet (the CLI's ``warm-up``).
+    ``quiet``: without the JVM's chatter and its list of the classes it leaves out."""
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
@@ -347,7 +348,8 @@ def record_class_archive(workload: Callable[[object], object]) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
-        spark = get_session("local[*]", jvm_options=(*QUICK_START_JVM, f"-XX:ArchiveClassesAtExit={partial}", *CLASS_ARCHIVE_QUIET))
+        recording = (*QUICK_START_JVM, f"-XX:ArchiveClassesAtExit={partial}", *(CLASS_ARCHIVE_QUIET if quiet else ()))
+        spark = get_session("local[*]", quiet=quiet, jvm_options=recording)
         try:
             workload(spark)
         finally:
