@@ -570,8 +570,28 @@ def local_rows(frame) -> Iterator:
 
 def materialise(frame):
     """``frame`` computed once and kept on the executors (``localCheckpoint``), so that later
-    plans start from it instead of deriving it again. In a session with one shuffle partition
-    (``ONE_PARTITION``) it is kept as one partition, which later queries need no exchange to use."""
-    if frame.sparkSession.conf.get("spark.sql.shuffle.partitions") == "1":
-        frame = frame.coalesce(1)
-    return frame.localCheckpoint()
+    plans start from it instead of deriving it again.
+
+    In a session with one shuffle partition (``ONE_PARTITION``) it is kept as one partition,
+    which later queries need no exchange to use, and counted by the same job that computes it.
+    A table with no rows then becomes an empty local relation, from which Spark's optimiser
+    (``PropagateEmptyRelation``) knows that every join, window and grouping over it is empty
+    too: those plans are dropped instead of run. An incident without Kafka Streams has no
+    restores, one without consumer lines no rebalances, ownership or commits."""
+    if frame.sparkSession.conf.get("spark.sql.shuffle.partitions") != "1":
+        return frame.localCheckpoint()
+    kept = frame.coalesce(1).localCheckpoint(eager=False)
+    return kept if kept.count() else empty_like(frame)
+
+
+def empty_like(frame):
+    """An empty local relation with ``frame``'s schema, nullability included. (PySpark's
+    ``createDataFrame`` of an empty list makes an RDD of a classic session's, which the
+    optimiser cannot see is empty.)"""
+    spark = frame.sparkSession
+    if _is_connect(spark):
+        return spark.createDataFrame([], frame.schema)
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    schema = spark._jsparkSession.parseDataType(frame.schema.json())
+    return DataFrame(spark._jsparkSession.createDataFrame(spark._jvm.java.util.ArrayList(), schema), spark)

@@ -164,6 +164,30 @@ def test_a_join_asked_to_broadcast_is_no_job_of_its_own_in_one_partition(spark):
         assert joined.count() == 20
 
 
+def test_a_table_with_no_rows_is_kept_as_an_empty_local_relation_in_one_partition(spark):
+    """In one partition ``materialise`` counts a table as it keeps it; one with no rows becomes an
+    empty local relation with the same schema, and Spark drops the plans over it (a join with
+    it is empty before anything runs). A table with rows stays a checkpoint of its one partition."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import ONE_PARTITION, counting_jobs, materialise, sql_settings
+
+    events = spark.range(40).select(F.col("id"), (F.col("id") % 4).alias("member"), F.lit("joined").alias("kind"))
+    with sql_settings(spark, ONE_PARTITION):
+        with counting_jobs(spark) as jobs:
+            none = materialise(events.where(F.col("id") > 100))
+            kept = materialise(events.where(F.col("id") < 10))
+        assert jobs() == 2  # each computed, kept and counted by one job
+        assert none.schema == events.schema  # nullability included: id stays non-nullable
+        assert "LocalRelation <empty>" in none._jdf.queryExecution().optimizedPlan().toString()
+        assert kept.rdd.getNumPartitions() == 1 and kept.count() == 10
+        joined = kept.join(none.select("id"), "id").groupBy("member").count()
+        assert joined._jdf.queryExecution().optimizedPlan().toString().startswith("LocalRelation <empty>")
+        with counting_jobs(spark) as jobs:
+            assert joined.collect() == [] and none.collect() == []
+        assert jobs() == 0
+
+
 def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
     """One analysis, run as a small incident (``SMALL_INCIDENT``), as a larger one with few
     events (its model and detectors in one partition: ``FEW_EVENTS``) and as any other: the same
