@@ -50,25 +50,32 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
     from .ingest.exports import parse_columns_option
     from .ingest.paths import check_named_files
     from .offsets import sniff_file
-    from .spark import get_session, resolve_master
 
     check_time_zone(tz)
     user_layout(layout)
     export_columns = parse_columns_option(columns) if columns else None
     check_named_files(list(paths) + list(offsets))
     inputs = route_inputs(paths, offsets, sniff_file, hosts, tz, tz_by_source)
-    master = resolve_master(master)
-    return get_session(master, quiet=not debug, jvm_options=session_jvm_options(master, inputs)), export_columns, inputs
+    return _session(master, debug, inputs), export_columns, inputs
 
 
-def session_jvm_options(master: str, inputs) -> tuple[str, ...]:
-    """The driver JVM options of one command's analysis of ``inputs``: a quick start
-    (``spark.quick_start_options``) when the incident is small and its executors are in the
-    driver (``local``), else the class archive alone (``spark.local_jvm_options``)."""
+def _session(master: str | None, debug: bool, inputs=None):
+    """The SparkSession of one command on ``--master`` (resolved), its driver JVM started with
+    ``session_jvm_options``; quiet unless ``--debug``."""
+    from .spark import get_session, resolve_master
+
+    url = resolve_master(master)
+    return get_session(url, quiet=not debug, jvm_options=session_jvm_options(url, inputs))
+
+
+def session_jvm_options(master: str, inputs=None) -> tuple[str, ...]:
+    """The driver JVM options of one command: a quick start (``spark.quick_start_options``)
+    for the analysis of ``inputs`` that are a small incident with its executors in the driver
+    (``local``), else the class archive alone (``spark.local_jvm_options``)."""
     from .analyze import is_small_incident
     from .spark import local_jvm_options, quick_start_options
 
-    if master.startswith("local") and is_small_incident(inputs.logs + inputs.dumps):
+    if inputs is not None and master.startswith("local") and is_small_incident(inputs.logs + inputs.dumps):
         return quick_start_options()
     return local_jvm_options(master)
 
@@ -230,15 +237,13 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
         from .ingest import check_time_zone, ingest, resolve_inputs, user_layout
         from .ingest.exports import parse_columns_option
         from .ingest.paths import check_named_files
-        from .spark import get_session, local_jvm_options, resolve_master
 
         check_time_zone(tz)
         user_layout(layout)
         export_columns = parse_columns_option(columns) if columns else None
         check_named_files(paths)
         resolve_inputs(paths)
-        master_url = resolve_master(master)
-        spark = get_session(master_url, quiet=not debug, jvm_options=local_jvm_options(master_url))
+        spark = _session(master, debug)
         click.echo(format_layouts(ingest(spark, paths, hosts=_pairs(hosts, "--host"), tz=tz, layout=layout, columns=export_columns).inputs))
 
     _run(debug, action)
@@ -291,15 +296,13 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
         from .ingest import check_time_zone, route_inputs
         from .offsets import sniff_file
         from .report.publish import batch_reports
-        from .spark import get_session, local_jvm_options, resolve_master
 
         check_time_zone(tz)
         for directory in dirs:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
-        master_url = resolve_master(master)
-        spark = get_session(master_url, quiet=not debug, jvm_options=local_jvm_options(master_url))
+        spark = _session(master, debug)
         with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
             index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics, inputs=routed)
         click.echo(f"Index written to {index}")

@@ -342,9 +342,8 @@ def record_class_archive(workload: Callable[[object], object], quiet: bool = Tru
 
     if SparkSession.getActiveSession() is not None or SparkContext._gateway is not None:
         raise ForensicsError("A class archive is recorded by a JVM of its own.", "Run `forensics warm-up` in a new process.")
+    require_java()
     target = class_archive_path()
-    if target is None:
-        require_java()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
