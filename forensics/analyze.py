@@ -22,14 +22,14 @@ from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
-from .spark import INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
+from .spark import IN_THE_DRIVER, INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
 """Up to this many bytes of input an analysis runs as a small incident (``SMALL_INCIDENT``)."""
-SMALL_INCIDENT = {**INTERPRETED, **ONE_PARTITION}
-"""How a small incident runs: interpreted (no code to compile per stage) and in one partition
-(few exchanges, so few stages and jobs); see ``spark``."""
+SMALL_INCIDENT = {**INTERPRETED, **ONE_PARTITION, **IN_THE_DRIVER}
+"""How a small incident runs: interpreted (no code to compile per stage), in one partition
+(few exchanges, so few stages and jobs), its tables kept in the driver; see ``spark``."""
 FEW_EVENTS = 1_000_000
 """Up to this many events and offset dump rows, the model and the detectors of an incident
 too large to run as a small one still run in one partition (``ONE_PARTITION``, with generated

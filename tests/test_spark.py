@@ -188,6 +188,33 @@ def test_a_table_with_no_rows_is_kept_as_an_empty_local_relation_in_one_partitio
         assert jobs() == 0
 
 
+def test_a_small_incidents_tables_are_kept_in_the_driver_as_one_partition(spark):
+    """With ``IN_THE_DRIVER`` a table is collected by one job into a local relation read in one
+    partition: nothing is persisted on the executors, Spark's optimiser computes projections and
+    filters over it itself, and a join or grouping over such tables needs no exchange."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, counting_jobs, materialise, sql_settings
+
+    persisted = lambda: set(spark.sparkContext._jsc.getPersistentRDDs().keySet())  # noqa: E731
+    events = spark.range(40).repartition(3).select(F.col("id"), (F.col("id") % 4).alias("member"))
+    before = persisted()
+    with sql_settings(spark, {**ONE_PARTITION, **IN_THE_DRIVER}):
+        with counting_jobs(spark) as jobs:
+            kept = materialise(events.where(F.col("id") < 10))
+            none = materialise(events.where(F.col("id") > 100))
+        assert jobs() == 2 and persisted() == before
+        assert "LocalRelation" in kept._jdf.queryExecution().optimizedPlan().toString()
+        assert kept.schema == events.schema and none.schema == events.schema
+        assert kept.rdd.getNumPartitions() == 1
+        per_member = kept.groupBy("member").count().join(kept, "member")
+        assert "Exchange" not in per_member._jdf.queryExecution().executedPlan().toString()
+        assert sorted(per_member.select("id").collect()) == [(i,) for i in range(10)]
+        with counting_jobs(spark) as jobs:
+            assert none.join(kept, "id").collect() == []
+        assert jobs() == 0
+
+
 def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
     """One analysis, run as a small incident (``SMALL_INCIDENT``), as a larger one with few
     events (its model and detectors in one partition: ``FEW_EVENTS``) and as any other: the same
