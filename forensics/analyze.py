@@ -22,7 +22,7 @@ from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
-from .spark import IN_THE_DRIVER, INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
+from .spark import IN_THE_DRIVER, INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, concurrently, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
@@ -98,13 +98,20 @@ def is_small_incident(files: list[InputFile]) -> bool:
 
 def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     """The analysis of resolved log files ``logs`` and offset dumps ``dumps``; the model and
-    the detectors in one partition if the events are few (``FEW_EVENTS``)."""
-    ingested = ingest_files(spark, logs, layout, columns)
-    events = materialise(parse_events(ingested.records))
+    the detectors in one partition if the events are few (``FEW_EVENTS``). The logs and the
+    dumps are read at once (``spark.concurrently``)."""
     dump_paths = [d.path for d in dumps if not d.problem]
-    offsets_table, offsets_lines = read_offsets_accounted(spark, dump_paths) if dump_paths else (None, {})
-    by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
-    offsets = _offsets_summary(offsets_table, offsets_lines)
+
+    def logs_read():
+        ingested = ingest_files(spark, logs, layout, columns)
+        events = materialise(parse_events(ingested.records))
+        return ingested, events, {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+
+    def dumps_read():
+        table, lines = read_offsets_accounted(spark, dump_paths) if dump_paths else (None, {})
+        return table, _offsets_summary(table, lines)
+
+    (ingested, events, by_type), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     few = sum(by_type.values()) + offsets["rows"] <= FEW_EVENTS
     with sql_settings(spark, ONE_PARTITION if few else {}):
         model = build_model(events, offsets_table)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
@@ -566,6 +567,21 @@ def _unpersist(context, ids: set[int]) -> None:
         rdd = persisted.get(rdd_id)
         if rdd is not None:
             rdd.unpersist(False)
+
+
+def concurrently(spark, *calls: Callable[[], object]) -> list:
+    """The results of the argument-less ``calls``, in order, run at once: the first in this
+    thread, each other in a thread of its own that carries this thread's Spark properties (the
+    job group that ``counting_jobs`` counts). The driver plans and submits each thread's queries
+    while the others' run or wait on the JVM."""
+    from pyspark.util import inheritable_thread_target
+
+    if len(calls) < 2:
+        return [call() for call in calls]
+    with ThreadPoolExecutor(max_workers=len(calls) - 1) as pool:
+        others = [pool.submit(inheritable_thread_target(spark)(call)) for call in calls[1:]]
+        first = calls[0]()
+        return [first, *[future.result() for future in others]]
 
 
 def local_rows(frame) -> Iterator:
