@@ -215,6 +215,28 @@ def test_a_small_incidents_tables_are_kept_in_the_driver_as_one_partition(spark)
         assert jobs() == 0
 
 
+def test_calls_run_concurrently_are_counted_as_jobs_of_the_analysis(spark):
+    """``concurrently`` gives the results in the order of the calls; the jobs of the calls run
+    in other threads belong to the caller's job group, so ``counting_jobs`` counts them."""
+    import threading
+
+    from forensics.spark import concurrently, counting_jobs
+
+    threads = set()
+
+    def count(n: int):
+        def run():
+            threads.add(threading.get_ident())
+            return len(spark.range(n).collect())  # one job
+
+        return run
+
+    with counting_jobs(spark) as jobs:
+        assert concurrently(spark, count(3), count(5), count(7)) == [3, 5, 7]
+    assert jobs() == 3 and len(threads) == 3
+    assert concurrently(spark, count(2)) == [2] and concurrently(spark) == []
+
+
 def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
     """One analysis, run as a small incident (``SMALL_INCIDENT``), as a larger one with few
     events (its model and detectors in one partition: ``FEW_EVENTS``) and as any other: the same
