@@ -615,26 +615,42 @@ def materialise(frame):
     if spark.conf.get("spark.sql.shuffle.partitions") != "1":
         return frame.localCheckpoint()
     if spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark):
-        return _local_relation(frame, frame._jdf.collectAsList()).coalesce(1)
+        rows = frame._jdf.collectAsList()
+        return _local_relation(spark, frame.schema, rows).coalesce(1) if rows.size() else empty_like(frame)
     kept = frame.coalesce(1).localCheckpoint(eager=False)
     return kept if kept.count() else empty_like(frame)
 
 
 def empty_like(frame):
-    """An empty local relation with ``frame``'s schema, nullability included. (PySpark's
-    ``createDataFrame`` of an empty list makes an RDD of a classic session's, which the
-    optimiser cannot see is empty.)"""
-    spark = frame.sparkSession
+    """An empty local relation with ``frame``'s schema, nullability included."""
+    return empty_of(frame.sparkSession, frame.schema)
+
+
+def empty_of(spark, schema):
+    """An empty local relation of ``schema`` (a ``StructType``). (PySpark's ``createDataFrame``
+    of an empty list makes an RDD of a classic session's, which the optimiser cannot see is
+    empty.)"""
     if _is_connect(spark):
-        return spark.createDataFrame([], frame.schema)
-    return _local_relation(frame, spark._jvm.java.util.ArrayList())
+        return spark.createDataFrame([], schema)
+    return _local_relation(spark, schema, spark._jvm.java.util.ArrayList())
 
 
-def _local_relation(frame, rows):
-    """A local relation of the JVM ``rows`` (a ``java.util.List`` of ``Row``) with ``frame``'s
-    schema, built in the JVM: the rows never pass through Python."""
+def known_empty(frame) -> bool:
+    """Whether Spark knows that ``frame`` has no rows without running anything: it is an empty
+    local relation (``empty_of``; what ``materialise`` keeps of a table with no rows in one
+    partition). ``None``, no table, has none either. False where only a job could tell."""
+    if frame is None:
+        return True
+    if _is_connect(frame.sparkSession):
+        return False
+    plan = frame._jdf.queryExecution().analyzed()
+    return plan.getClass().getSimpleName() == "LocalRelation" and plan.data().isEmpty()
+
+
+def _local_relation(spark, schema, rows):
+    """A local relation of the JVM ``rows`` (a ``java.util.List`` of ``Row``) of ``schema``,
+    built in the JVM: the rows never pass through Python."""
     from pyspark.sql.classic.dataframe import DataFrame
 
-    spark = frame.sparkSession
-    schema = spark._jsparkSession.parseDataType(frame.schema.json())
-    return DataFrame(spark._jsparkSession.createDataFrame(rows, schema), spark)
+    jschema = spark._jsparkSession.parseDataType(schema.json())
+    return DataFrame(spark._jsparkSession.createDataFrame(rows, jschema), spark)

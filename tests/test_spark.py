@@ -237,6 +237,22 @@ def test_calls_run_concurrently_are_counted_as_jobs_of_the_analysis(spark):
     assert concurrently(spark, count(2)) == [2] and concurrently(spark) == []
 
 
+def test_only_an_empty_local_relation_is_known_to_be_empty(spark):
+    """``known_empty`` answers from the plan alone: an empty local relation (what one partition
+    keeps of a table with no rows) or no table at all; a checkpoint, even of no rows, could only
+    be known by a job."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import ONE_PARTITION, empty_of, known_empty, materialise, sql_settings
+
+    none = spark.range(10).where(F.col("id") > 100)
+    assert known_empty(None) and known_empty(empty_of(spark, none.schema))
+    assert not known_empty(materialise(none))  # checkpointed by the general path
+    assert not known_empty(spark.createDataFrame([(1,)], "id long")) and not known_empty(none)
+    with sql_settings(spark, ONE_PARTITION):
+        assert known_empty(materialise(none)) and not known_empty(materialise(spark.range(3)))
+
+
 def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
     """One analysis, run as a small incident (``SMALL_INCIDENT``), as a larger one with few
     events (its model and detectors in one partition: ``FEW_EVENTS``) and as any other: the same

@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 from .. import contract as c
 from .. import schema as s
 from ..model import Model
+from ..spark import empty_of, known_empty
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
 from .offsets import backward_commit, out_of_range_reset, reprocessing, reset_to_latest_gap
@@ -38,7 +39,16 @@ def detect(model: Model, detectors=None) -> DataFrame:
     unknown = [name for name in names if name not in DETECTORS]
     if unknown:
         raise ValueError(f"unknown detectors {unknown}; known: {sorted(DETECTORS)}")
-    return reduce(DataFrame.unionByName, [DETECTORS[name](model) for name in names])
+    found = [DETECTORS[name](model) for name in names if not _nothing_to_find(model, DETECTORS[name])]
+    return reduce(DataFrame.unionByName, found) if found else empty_of(model.events.sparkSession, s.FINDINGS_SCHEMA)
+
+
+def _nothing_to_find(model: Model, detector) -> bool:
+    """Whether every table the ``detector``'s findings come from (``_finding.found_in``) is
+    known to be empty (``spark.known_empty``): an incident without Streams has no restores to
+    find skipped, one without consumers no commits to find going back."""
+    tables = getattr(detector, "found_in", None)
+    return tables is not None and all(known_empty(getattr(model, table)) for table in tables)
 
 
 def ordered_findings(findings: DataFrame) -> DataFrame:

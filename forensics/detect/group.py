@@ -16,7 +16,7 @@ from ..model.members import (
 )
 from ..model.rebalances import coordinator_signals, member_names
 from ..registry import earliest, first_stated, latest
-from ._finding import findings, line, lines
+from ._finding import findings, found_in, line, lines
 
 STORM_REBALANCES = 8
 STORM_WINDOW_S = 600
@@ -174,6 +174,7 @@ def fenced(model: Model) -> DataFrame:
     )
 
 
+@found_in("rebalances")
 def rebalance_storm(model: Model) -> DataFrame:
     """At least ``STORM_REBALANCES`` rebalances of a group within ``STORM_WINDOW_S`` seconds:
     the group barely processes. Reported once per storm with its trigger chain and the member
