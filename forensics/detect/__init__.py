@@ -2,7 +2,8 @@
 
 Each detector is named after the incident class it finds (the names are a stable vocabulary,
 used as-is in ``forensics analyze --json`` under ``findings``) and returns a DataFrame in
-``schema.FINDINGS_SCHEMA``. ``detect`` runs them all.
+``schema.FINDINGS_SCHEMA``. ``detect`` runs them all but those whose tables are known to be
+empty (``_finding.found_in``).
 """
 
 from __future__ import annotations
