@@ -114,7 +114,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     (ingested, events, by_type), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     few = sum(by_type.values()) + offsets["rows"] <= FEW_EVENTS
     with sql_settings(spark, ONE_PARTITION if few else {}):
-        model = build_model(events, offsets_table)
+        model = build_model(events, offsets_table, frozenset(by_type))
         findings = materialise(detect(model))
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())

@@ -52,3 +52,20 @@ def cli_sample_run() -> subprocess.CompletedProcess:
         [sys.executable, "-m", "forensics", "analyze", str(CLI_SAMPLE), "--master", "local[2]", "--json", "-"],
         capture_output=True, text=True, timeout=600, cwd=ROOT, env=dict(os.environ),
     )
+
+
+@pytest.fixture(scope="session")
+def samples_model(spark):
+    """The model of every sample incident under ``sample_logs/``, logs and offset dumps, built
+    as a small incident (each of its tables has rows)."""
+    from forensics.analyze import SMALL_INCIDENT
+    from forensics.events import parse_events
+    from forensics.ingest import ingest_files, route_inputs
+    from forensics.model import build_model
+    from forensics.offsets import read_offsets, sniff_file
+    from forensics.spark import materialise, sql_settings
+
+    inputs = route_inputs([str(ROOT / "sample_logs")], [], sniff_file)
+    with sql_settings(spark, SMALL_INCIDENT):
+        events = materialise(parse_events(ingest_files(spark, inputs.logs).records))
+        return build_model(events, materialise(read_offsets(spark, [d.path for d in inputs.dumps])))

@@ -18,3 +18,21 @@ def buckets(entry: dict) -> dict:
 
 def records_by_line(result: Ingested) -> dict[int, dict]:
     return {row["line"]: row.asDict() for row in result.records.collect()}
+
+
+def without_sources(model, sources):
+    """``model`` without the rows of ``sources`` (``forensics.sources.rows_from``): its events
+    and members without the event types named, the tables named empty, and those event types
+    counted as absent."""
+    import dataclasses
+
+    from pyspark.sql import functions as F
+
+    from forensics import schema as s
+    from forensics.spark import empty_like
+
+    types = [source for source in sources if source in s.EVENT_TYPES]
+    tables = {name: None if name == "offsets" else empty_like(getattr(model, name)) for name in sources if name not in types}
+    if types:
+        tables.update({name: getattr(model, name).where(~F.col(s.EVENT_TYPE).isin(*types)) for name in ("events", "members")})
+    return dataclasses.replace(model, **tables, event_types=frozenset(s.EVENT_TYPES) - set(types))

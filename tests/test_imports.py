@@ -27,6 +27,7 @@ LEAVES = {"schema", "contract", "errors", "registry", "layouts", "catalogue", "p
 """Usable by every module; they import only leaves."""
 LAYERS = (
     {"spark"},  # the session
+    {"sources"},  # what a table or a detector is made from (known-empty inputs)
     {"ingest"},
     {"events", "offsets"},  # parse
     {"model"},

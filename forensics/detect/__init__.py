@@ -2,8 +2,8 @@
 
 Each detector is named after the incident class it finds (the names are a stable vocabulary,
 used as-is in ``forensics analyze --json`` under ``findings``) and returns a DataFrame in
-``schema.FINDINGS_SCHEMA``. ``detect`` runs them all but those whose tables are known to be
-empty (``_finding.found_in``).
+``schema.FINDINGS_SCHEMA``. ``detect`` runs them all but those none of whose sources has rows
+(``sources.rows_from``): a producer's log has no poll timeouts to find, nor restores.
 """
 
 from __future__ import annotations
@@ -16,10 +16,15 @@ from pyspark.sql import functions as F
 from .. import contract as c
 from .. import schema as s
 from ..model import Model
-from ..spark import empty_of, known_empty
+from ..spark import empty_of
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
-from .offsets import backward_commit, out_of_range_reset, reprocessing, reset_to_latest_gap
+from .offsets import (
+    backward_commit,
+    out_of_range_reset,
+    reprocessing,
+    reset_to_latest_gap,
+)
 from .restores import redundant_restore, skipped_restore
 
 DETECTORS = {
@@ -40,16 +45,8 @@ def detect(model: Model, detectors=None) -> DataFrame:
     unknown = [name for name in names if name not in DETECTORS]
     if unknown:
         raise ValueError(f"unknown detectors {unknown}; known: {sorted(DETECTORS)}")
-    found = [DETECTORS[name](model) for name in names if not _nothing_to_find(model, DETECTORS[name])]
+    found = [DETECTORS[name](model) for name in names if not model.nothing_in(DETECTORS[name].rows_from)]
     return reduce(DataFrame.unionByName, found) if found else empty_of(model.events.sparkSession, s.FINDINGS_SCHEMA)
-
-
-def _nothing_to_find(model: Model, detector) -> bool:
-    """Whether every table the ``detector``'s findings come from (``_finding.found_in``) is
-    known to be empty (``spark.known_empty``): an incident without Streams has no restores to
-    find skipped, one without consumers no commits to find going back."""
-    tables = getattr(detector, "found_in", None)
-    return tables is not None and all(known_empty(getattr(model, table)) for table in tables)
 
 
 def ordered_findings(findings: DataFrame) -> DataFrame:

@@ -8,18 +8,6 @@ from pyspark.sql import functions as F
 from .. import schema as s
 
 
-def found_in(*tables: str):
-    """Marks a detector whose findings all come from rows of these ``Model`` tables (joined
-    to others only to add to them): with every one of them empty it finds nothing, and
-    ``detect`` skips it without building its plan."""
-
-    def mark(detector):
-        detector.found_in = tables
-        return detector
-
-    return mark
-
-
 def _column(value) -> Column:
     return value if isinstance(value, Column) else F.lit(value)
 

@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..model import Model
 from ..registry import next_value
+from ..sources import rows_from
 from ._finding import findings, line, lines
 
 KAFKA_7672_VERSIONS = r"^(1\.1|2\.0|2\.1)\."
@@ -116,6 +117,7 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
 
 
+@rows_from("settings")
 def risky_config(model: Model) -> DataFrame:
     """Settings that make the other detectors' incidents possible, one finding per group and
     setting: ``auto.offset.reset=latest`` with partitions lacking commits, a heartbeat interval

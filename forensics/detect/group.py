@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..model import Model
 from ..model.members import (
+    FENCED_OR_UNKNOWN,
     GENERATION_NOW,
     MEMBER,
     MEMBER_ID_OF_CLIENT,
@@ -16,7 +17,8 @@ from ..model.members import (
 )
 from ..model.rebalances import coordinator_signals, member_names
 from ..registry import earliest, first_stated, latest
-from ._finding import findings, found_in, line, lines
+from ..sources import rows_from
+from ._finding import findings, line, lines
 
 STORM_REBALANCES = 8
 STORM_WINDOW_S = 600
@@ -66,6 +68,7 @@ def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str,
     )
 
 
+@rows_from("consumer:group:poll_timeout")
 def poll_timeout(model: Model) -> DataFrame:
     """A member left its group because more than ``max.poll.interval.ms`` passed between two
     ``poll()`` calls (slow processing of a batch): the group rebalances, and what the member
@@ -76,6 +79,13 @@ def poll_timeout(model: Model) -> DataFrame:
         rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", "went longer than max.poll.interval.ms between two poll() calls and left the group",
         "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
     )
+
+
+SESSION_EXPIRED = (
+    "consumer:group:session_timeout", "consumer:group:generation_reset", "consumer:group:coordinator_unavailable",
+    *FENCED_OR_UNKNOWN,
+)
+"""The event types of ``session_timeout_lines``."""
 
 
 def session_timeout_lines(members: DataFrame) -> Column:
@@ -112,6 +122,7 @@ def coordinator_expiries(members: DataFrame) -> DataFrame:
     ).withColumn(s.HOST, F.nullif(F.col(s.HOST), F.lit("")))
 
 
+@rows_from(*SESSION_EXPIRED, *s.event_types_of("coordinator:group:"))
 def session_timeout(model: Model) -> DataFrame:
     """The coordinator removed a member whose heartbeats stopped for ``session.timeout.ms``
     (process paused by GC, network partition, heartbeat thread starved), told by the member's
@@ -146,6 +157,7 @@ def _fence_kind() -> Column:
     return rule
 
 
+@rows_from("consumer:group:fenced", *[event for event, _ in FENCE_KINDS], *FENCED_OR_UNKNOWN)
 def fenced(model: Model) -> DataFrame:
     """A zombie was fenced: a producer with an older epoch (``ProducerFencedException``
     under exactly-once), a Streams thread whose tasks migrated while it was out of the group
@@ -174,7 +186,7 @@ def fenced(model: Model) -> DataFrame:
     )
 
 
-@found_in("rebalances")
+@rows_from("rebalances")
 def rebalance_storm(model: Model) -> DataFrame:
     """At least ``STORM_REBALANCES`` rebalances of a group within ``STORM_WINDOW_S`` seconds:
     the group barely processes. Reported once per storm with its trigger chain and the member

@@ -13,7 +13,8 @@ from ..model import Model
 from ..model.members import MEMBER
 from ..offsets.burrow import REWIND
 from ..registry import earliest, latest
-from ._finding import findings, found_in, line, lines, one
+from ..sources import rows_from
+from ._finding import findings, line, lines, one
 
 PARTITION_KEY = (s.GROUP_ID, s.TOPIC, s.PARTITION)
 EXACTLY_ONCE = r"^exactly_once"
@@ -44,7 +45,7 @@ def _log_start(offsets: DataFrame | None) -> DataFrame | None:
     )
 
 
-@found_in("commits")
+@rows_from("commits")
 def reset_to_latest_gap(model: Model) -> DataFrame:
     """A partition with no committed offset was reset to its log end (``auto.offset.reset=latest``):
     every record before that offset was never consumed (seed 001: a partition added while the
@@ -93,7 +94,7 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
     )
 
 
-@found_in("commits")
+@rows_from("commits")
 def out_of_range_reset(model: Model) -> DataFrame:
     """A fetch position was out of range (retention deleted it, or the log was truncated after
     an unclean leader election) and was reset per ``auto.offset.reset``: a reset forward
@@ -138,7 +139,7 @@ BACKWARD_REMEDY = (
 )
 
 
-@found_in("commits", "offsets")
+@rows_from("commits", "offsets")
 def backward_commit(model: Model) -> DataFrame:
     """A committed offset lower than the partition's previous commit (seed 003, alpakka-kafka
     #1121/#1123, Burrow's REWIND): the group's position went back, and whoever owns the
@@ -229,7 +230,7 @@ def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
     )
 
 
-@found_in("commits")
+@rows_from("commits")
 def reprocessing(model: Model) -> DataFrame:
     """Records processed twice after a failed commit (``CommitFailedException``: the member was
     no longer in the generation, e.g. after a poll or session timeout, or the group had

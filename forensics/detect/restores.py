@@ -8,7 +8,8 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..model import Model
 from ..registry import latest
-from ._finding import duration_ms, findings, found_in, line, lines, one
+from ..sources import rows_from
+from ._finding import duration_ms, findings, line, lines, one
 
 CHECKPOINT_RACE_MS = 2_000
 """A task reopened by another thread of the same instance within this time of being closed
@@ -44,7 +45,7 @@ def _changelog_text() -> Column:
     return F.concat_ws("-", F.col(s.TOPIC), F.col(s.PARTITION).cast("string"))
 
 
-@found_in("restores")
+@rows_from("restores")
 def skipped_restore(model: Model) -> DataFrame:
     """A task whose changelog was reset (no checkpoint under exactly-once, store wiped) went
     RUNNING without a completed restore: the state records up to the changelog's end offset
@@ -80,7 +81,7 @@ def skipped_restore(model: Model) -> DataFrame:
     )
 
 
-@found_in("restores")
+@rows_from("restores")
 def redundant_restore(model: Model) -> DataFrame:
     """A task closed by one thread and reopened by another thread of the same instance within
     ``CHECKPOINT_RACE_MS`` found no checkpoint and restored its changelog in full: the new

@@ -12,6 +12,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
+from ..sources import rows_from
 
 SETTING = r"^\s*([A-Za-z0-9_.\-]+) = (.*)$"
 
@@ -27,6 +28,7 @@ RELEVANT_SETTINGS = (
 plans take theirs from there (``recovery.FACT_SETTINGS``)."""
 
 
+@rows_from("config:block")
 def config_settings(events: DataFrame) -> DataFrame:
     """One row per setting of each config block.
 

@@ -7,12 +7,14 @@ intervals and the rebalances. Each table is a DataFrame; small ones are cached b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from pyspark.sql import DataFrame
 
+from .. import schema as s
 from ..events.config import config_settings
-from ..spark import materialise
+from ..sources import nothing_in
+from ..spark import empty_of, materialise
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -24,7 +26,8 @@ from .restores import restore_episodes
 @dataclass(frozen=True)
 class Model:
     """The modelled incident: events on one clock, the tables derived from them, the clients'
-    settings (``events.config.config_settings``) and the offset dumps' table, if any."""
+    settings (``events.config.config_settings``), the offset dumps' table, if any, and the
+    event types the events hold (``None``: not counted)."""
 
     events: DataFrame
     clock_skew: DataFrame
@@ -35,14 +38,23 @@ class Model:
     commits: DataFrame
     settings: DataFrame
     offsets: DataFrame | None = None
+    event_types: frozenset[str] | None = None
 
     def cache(self) -> "Model":
         """The same model with every table cached (they are small; each is reused)."""
-        return Model(*[frame.cache() for frame in self._frames()], offsets=self.offsets)
+        return Model(*[frame.cache() for frame in self._frames()], offsets=self.offsets, event_types=self.event_types)
 
     def unpersist(self) -> None:
         for frame in self._frames():
             frame.unpersist()
+
+    def nothing_in(self, sources) -> bool:
+        """Whether none of ``sources`` (event types, table names: ``sources.rows_from``) has a
+        row, as known without a job."""
+        return nothing_in(sources, self.event_types, self._tables())
+
+    def _tables(self) -> dict[str, DataFrame | None]:
+        return {field.name: getattr(self, field.name) for field in fields(self) if field.name != "event_types"}
 
     def _frames(self) -> list[DataFrame]:
         return [
@@ -51,23 +63,38 @@ class Model:
         ]
 
 
-def build_model(events: DataFrame, offsets: DataFrame | None = None) -> Model:
+def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types: frozenset[str] | None = None) -> Model:
     """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``) and, optionally,
-    the offset dumps' ``offsets`` table (``schema.OFFSETS_SCHEMA``).
+    the offset dumps' ``offsets`` table (``schema.OFFSETS_SCHEMA``); ``event_types``: the
+    event types among ``events``, where they were counted.
 
     Every table but the events is small and feeds later tables and the detectors, so each is
     materialised (``spark.materialise``) as it is built: that keeps each later query plan short
-    instead of re-deriving the tables again and again.
+    instead of re-deriving the tables again and again. A table none of whose sources
+    (``sources.rows_from``) has rows is the empty table of its schema (``schema.MODEL_TABLES``),
+    not built: a producer's log has no rebalances, ownership, restores or commits.
     """
-    skew = materialise(clock_skew(events))
+    tables: dict[str, DataFrame | None] = {"offsets": offsets}
+
+    def built(name: str, table, *inputs: DataFrame) -> DataFrame:
+        if nothing_in(table.rows_from, event_types, tables):
+            tables[name] = empty_of(events.sparkSession, s.MODEL_TABLES[name])
+        else:
+            tables[name] = materialise(table(*inputs))
+        return tables[name]
+
+    skew = built("clock_skew", clock_skew, events)
     on_one_clock = correct_clocks(events, skew)
     members = materialise(with_members(on_one_clock))
-    ownership = materialise(ownership_intervals(members))
-    derived = [
-        rebalances(members, ownership), restore_episodes(members), commit_lineage(members, ownership, offsets),
-        config_settings(members),
-    ]
-    return Model(on_one_clock, skew, members, ownership, *[materialise(table) for table in derived], offsets=offsets)
+    ownership = built("ownership", ownership_intervals, members)
+    return Model(
+        on_one_clock, skew, members, ownership,
+        rebalances=built("rebalances", rebalances, members, ownership),
+        restores=built("restores", restore_episodes, members),
+        commits=built("commits", commit_lineage, members, ownership, offsets),
+        settings=built("settings", config_settings, members),
+        offsets=offsets, event_types=event_types,
+    )
 
 
 __all__ = ["Model", "build_model", "clock_skew", "commit_lineage", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]

@@ -24,6 +24,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..registry import literal_map, next_value
+from ..sources import rows_from
 from .members import JOINED, member_client
 
 CORRECTION_THRESHOLD_MS = 500
@@ -108,6 +109,7 @@ def _estimate(median: Column, spread: Column, low: Column, high: Column) -> tupl
     return F.when(narrow, low + half).otherwise(clamped), F.when(narrow, half).otherwise(uncertainty)
 
 
+@rows_from(*JOINED, *ANSWERED)
 def clock_skew(events: DataFrame) -> DataFrame:
     """One row per host with a Kafka event: ``host``, ``reference`` host, ``offset_ms`` (this
     host's clock minus the reference's; null when no generation was seen by both),

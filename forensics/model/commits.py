@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 
 from .. import contract as c
 from .. import schema as s
+from ..sources import rows_from
 from .members import MEMBER, member_order
 
 LOG_KINDS = {
@@ -108,6 +109,7 @@ def dump_offsets(offsets: DataFrame) -> DataFrame:
     )
 
 
+@rows_from(*LOG_KINDS, "offsets")
 def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame | None = None) -> DataFrame:
     """One row per committed offset, reset or position event of a partition (``HISTORY_COLUMNS``),
     with ``previous_offset`` (the partition's last commit before it) and its attribution:

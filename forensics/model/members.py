@@ -22,6 +22,8 @@ JOINED = ("consumer:group:joined", "consumer:group:synced")
 """Events that name the generation the member is in (classic protocol)."""
 EPOCH_STEP = "consumer:group:member_state"
 """KIP-848 member state transitions carry the member epoch instead of a group generation."""
+FENCED_OR_UNKNOWN = (EPOCH_STEP, "consumer:group:heartbeat_failed")
+"""The event types of ``epoch_fenced`` and ``member_unknown`` lines."""
 STREAMS_CONSUMER_SUFFIX = "-consumer"
 THREAD_CLIENT = r"(?:-restore-consumer|(?<=-StreamThread-\d{1,4})-(?:\d+_\d+-)?producer)$"
 """A Streams thread's restore consumer and producer (one per thread, or per task under

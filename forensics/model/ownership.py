@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..events.fields import partition_of, task_list, topic_of
 from ..registry import literal_map
+from ..sources import rows_from
 from .members import GENERATION_NOW, MEMBER, epoch_fenced, member_order, member_unknown
 
 ASSIGNED = "consumer:group:assigned"
@@ -103,6 +104,7 @@ def without_held_tasks(changes: DataFrame, exits: DataFrame) -> DataFrame:
     return changes.where(F.col(s.TASK).isNull()).unionByName(kept)
 
 
+@rows_from(ASSIGNED)
 def ownership_intervals(members: DataFrame) -> DataFrame:
     """One row per partition (or KIP-1071 task) per owner interval (``OWNERSHIP_COLUMNS``).
 

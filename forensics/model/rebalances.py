@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..registry import earliest, first_stated, literal_map
+from ..sources import rows_from
 from .members import (
     EPOCH_STEP,
     GENERATION_NOW,
@@ -392,6 +393,7 @@ def missing_members() -> Column:
     ))
 
 
+@rows_from(*JOINED, EPOCH_STEP, *s.event_types_of("coordinator:group:"))
 def rebalances(members: DataFrame, ownership: DataFrame) -> DataFrame:
     """One row per group and generation (or KIP-848 member epoch), from the members' lines and
     the group coordinator's (``coordinator_view``); a generation only the coordinator logged is

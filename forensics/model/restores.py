@@ -20,6 +20,7 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..events.fields import partition_of, task_list, topic_of
 from ..registry import earliest, first_stated, latest
+from ..sources import rows_from
 from .members import GENERATION_NOW
 from .ownership import STREAMS_THREAD
 
@@ -147,6 +148,7 @@ def thread_generations(members: DataFrame) -> DataFrame:
     )
 
 
+@rows_from(*s.event_types_of("streams:"))
 def restore_episodes(members: DataFrame) -> DataFrame:
     """One row per task assignment and changelog partition (a task with no changelog line
     gets one row with a null changelog).

@@ -76,45 +76,21 @@ def test_command_line_lists_a_bundles_expected_findings(spark):
     assert sorted(map(key, findings)) == sorted(map(key, expected(bundle)))
 
 
-@pytest.fixture(scope="module")
-def samples_model(spark):
-    """The model of every sample incident, logs and offset dumps, built as a small incident."""
-    from forensics.analyze import SMALL_INCIDENT
-    from forensics.events import parse_events
-    from forensics.ingest import ingest_files, route_inputs
-    from forensics.model import build_model
-    from forensics.offsets import read_offsets, sniff_file
-    from forensics.spark import materialise, sql_settings
-
-    inputs = route_inputs([str(SAMPLES)], [], sniff_file)
-    with sql_settings(spark, SMALL_INCIDENT):
-        events = materialise(parse_events(ingest_files(spark, inputs.logs).records))
-        return build_model(events, materialise(read_offsets(spark, [d.path for d in inputs.dumps])))
+def test_every_detector_names_the_sources_of_its_rows():
+    assert all(hasattr(detector, "rows_from") for detector in DETECTORS.values())
 
 
-MARKED = sorted(name for name, detector in DETECTORS.items() if hasattr(detector, "found_in"))
-
-
-def test_the_detectors_that_need_a_table_are_marked():
-    assert MARKED == sorted([
-        "backward_commit", "out_of_range_reset", "rebalance_storm", "redundant_restore", "reprocessing",
-        "reset_to_latest_gap", "skipped_restore",
-    ])
-
-
-@pytest.mark.parametrize("name", MARKED)
-def test_a_detector_finds_nothing_without_the_tables_it_is_marked_to_find_in(samples_model, name):
-    """``found_in`` holds: the detector finds something in the samples, and nothing once the
-    tables it names are empty (all others as they were); ``detect`` then skips it unbuilt."""
-    import dataclasses
-
+@pytest.mark.parametrize("name", sorted(DETECTORS))
+def test_a_detector_finds_nothing_without_the_sources_it_names(samples_model, name):
+    """``rows_from`` holds: the detector finds something in the samples, and nothing once the
+    events of the types it names and the tables it names are gone (all others as they were);
+    ``detect`` then skips it unbuilt."""
     from forensics.detect import detect
-    from forensics.spark import empty_like, known_empty
+    from forensics.spark import known_empty
+    from tests.helpers import without_sources
 
     detector = DETECTORS[name]
     assert detector(samples_model).count() > 0
-    emptied = dataclasses.replace(samples_model, **{
-        table: None if table == "offsets" else empty_like(getattr(samples_model, table)) for table in detector.found_in
-    })
+    emptied = without_sources(samples_model, detector.rows_from)
     assert detector(emptied).count() == 0
     assert known_empty(detect(emptied, [name])) and not known_empty(detect(samples_model, [name]))
