@@ -12,6 +12,8 @@ no template matches are Kafka lines the catalogue does not know: counted, never 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -38,24 +40,33 @@ def _replacement(template: Template) -> str:
 def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
     """The templates as a small table, one row per template in catalogue order (``t_order``),
     with its regexes: the extraction and the replacement that lists the captures."""
-    rows = [
+    ddl = "t_order int, t_key string, t_event_type string, t_versions string, t_multiline boolean, t_extraction string, t_replacement string"
+    return spark.createDataFrame(_catalogue_rows(templates), ddl)
+
+
+@lru_cache(maxsize=4)
+def _catalogue_rows(templates: tuple[Template, ...]) -> list[tuple]:
+    return [
         (order, t.key, t.event_type, t.versions, t.multiline, f"(?:{t.pattern})[\\s\\S]*", _replacement(t))
         for order, t in enumerate(templates)
     ]
-    ddl = "t_order int, t_key string, t_event_type string, t_versions string, t_multiline boolean, t_extraction string, t_replacement string"
-    return spark.createDataFrame(rows, ddl)
 
 
 def gates_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
     """The join keys of the templates: one row per template and logger class it allows (and one
     with logger "" for records whose layout names none), with its first word and literal gate."""
-    rows = [
+    ddl = "t_order int, t_word string, t_logger string, t_gate string, t_gate_at_start boolean, t_multiline boolean"
+    return spark.createDataFrame(_gate_rows(templates), ddl)
+
+
+@lru_cache(maxsize=4)
+def _gate_rows(templates: tuple[Template, ...]) -> list[tuple]:
+    """(Derived from the patterns once per catalogue: ``first_word`` parses each pattern.)"""
+    return [
         (order, first_word(t) or ANY_WORD, logger, t.gate, t.gate_at_start, t.multiline)
         for order, t in enumerate(templates)
         for logger in ("", *t.loggers)
     ]
-    ddl = "t_order int, t_word string, t_logger string, t_gate string, t_gate_at_start boolean, t_multiline boolean"
-    return spark.createDataFrame(rows, ddl)
 
 
 def prepare_records(records: DataFrame) -> DataFrame:
@@ -95,7 +106,7 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     candidates = tokens.join(F.broadcast(gates_frame(spark, templates)), same_logger).where(gate_ok)
     # Materialised in template order, so that each pattern is compiled once per partition
     # (Catalyst would otherwise push the regex below the sort, with rows in arbitrary order).
-    in_template_order = candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order").localCheckpoint()
+    in_template_order = materialise(candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order"))
     # Patterns are anchored and the extraction runs to the end of the text, so a match turns
     # the whole text into the replacement (separators and capture marks), and no match
     # leaves it as it was.
