@@ -90,7 +90,7 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     config block in the same file, as its clients log them when it starts, else the last one
     before it. (Joining on the host would pair every block with every banner it ever logged.)"""
     eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once").select(
-        s.SOURCE_FILE, s.LINE, s.HOST, "_group", F.lit(None).cast("struct<version:string,evidence:struct<file:string,line:long>>").alias("_banner"),
+        s.SOURCE_FILE, s.LINE, s.HOST, "_group", F.lit(None).cast(f"struct<version:string,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>").alias("_banner"),
     )
     banners = model.events.where(F.col(s.EVENT_TYPE) == "consumer:version").select(
         s.SOURCE_FILE, s.LINE, F.lit(None).cast("string").alias(s.HOST), F.lit(None).cast("string").alias("_group"),

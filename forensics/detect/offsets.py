@@ -72,7 +72,7 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
     if starts is not None:
         resets = resets.join(starts, (F.col(s.TOPIC) == F.col("_topic")) & (F.col(s.PARTITION) == F.col("_partition")), "left")
     else:
-        resets = resets.withColumn("_log_start", F.lit(None).cast("struct<start:bigint,evidence:struct<file:string,line:bigint>>"))
+        resets = resets.withColumn("_log_start", F.lit(None).cast(f"struct<start:bigint,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>"))
     start = F.coalesce(F.col("_log_start.start"), F.lit(0))
     gaps = resets.withColumn("_from", start).where(F.col(s.OFFSET) > F.col("_from"))
     exact = F.col("_log_start.start").isNotNull()

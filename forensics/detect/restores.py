@@ -36,7 +36,7 @@ def changelog_end_offsets(offsets: DataFrame | None) -> DataFrame | None:
 def _with_dump_end(restores: DataFrame, offsets: DataFrame | None) -> DataFrame:
     ends = changelog_end_offsets(offsets)
     if ends is None:
-        return restores.withColumn("_dump", F.lit(None).cast("struct<end:bigint,evidence:struct<file:string,line:bigint>>"))
+        return restores.withColumn("_dump", F.lit(None).cast(f"struct<end:bigint,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>"))
     on = (F.col(s.TOPIC) == F.col("_topic")) & (F.col(s.PARTITION) == F.col("_partition"))
     return restores.join(ends, on, "left").drop("_topic", "_partition")
 
