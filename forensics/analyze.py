@@ -6,6 +6,7 @@ The JSON's field names are a stable contract (``inputs``, ``accounting``, ``even
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -22,7 +23,17 @@ from .model import Model, build_model
 from .offsets import read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
-from .spark import IN_THE_DRIVER, INTERPRETED, ONE_PARTITION, SMALL_RESULT_PARTITIONS, concurrently, counting_jobs, local_rows, materialise, releasing_checkpoints, sql_settings
+from .spark import (
+    IN_THE_DRIVER,
+    INTERPRETED,
+    ONE_PARTITION,
+    TableReads,
+    concurrently,
+    counting_jobs,
+    materialise,
+    releasing_checkpoints,
+    sql_settings,
+)
 
 UNRECOGNISED_SAMPLES = 20
 SMALL_INCIDENT_BYTES = 8 * 1024 * 1024
@@ -122,25 +133,28 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     inputs = ([{"kind": "log", **entry} for entry in ingested.inputs]
               + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps])
     # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
-    # about the partitions the findings name
-    facts = facts_of({"inputs": inputs, "commits": _rows(_facts_commits(model.commits, findings)),
-                      "ownership": _rows(_owners(model.ownership)), "config": _config(model.settings, FACT_SETTINGS)})
+    # about the partitions the findings name, gathered as the findings are first read (a small
+    # incident's tables are then all read in one job)
+    reads = TableReads(spark)
+    about = {"inputs": inputs, "commits": _rows(reads, _facts_commits(model.commits, findings)),
+             "ownership": _rows(reads, _owners(model.ownership)), "config": _config(reads, model.settings, FACT_SETTINGS)}
+    facts = cache(lambda: facts_of(about))
     return {
         "tool_version": __version__,
         "inputs": inputs,
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),
-        "config": _config(model.settings),
+        "config": _config(reads, model.settings),
         "offsets": offsets,
         "unparsed_samples": ingested.unparsed_samples,
         "host_overlaps": ingested.host_overlaps,
         "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
-        "clock_skew": _rows(model.clock_skew.orderBy(s.HOST)),
-        "rebalances": _rebalances(model),
-        "ownership": _ownership(model),
-        "restores": _rows(model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
-        "commits": _rows(_commits(model.commits)),
-        "findings": _rows(ordered_findings(findings), lambda f: {**f, "recovery": recovery_for(f, facts)}, to_dict=finding_json),
+        "clock_skew": _rows(reads, model.clock_skew.orderBy(s.HOST)),
+        "rebalances": _rebalances(reads, model),
+        "ownership": _ownership(reads, model),
+        "restores": _rows(reads, model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
+        "commits": _rows(reads, _commits(model.commits)),
+        "findings": _rows(reads, ordered_findings(findings), lambda f: {**f, "recovery": recovery_for(f, facts())}, to_dict=finding_json),
         "spark": {"master": _master(spark), "version": spark.version},
     }
 
@@ -149,23 +163,20 @@ ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "com
 """The result's lists of model table rows: written row by row with ``json_to``."""
 
 
-def _rows(frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row, to_dict: Callable[[Row], dict] | None = None) -> Rows:
+def _rows(reads: TableReads, frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row,
+          to_dict: Callable[[Row], dict] | None = None) -> Rows:
     """The rows of a model table (``frame``, ordered) as JSON-ready dicts (``to_dict``; by default
-    the row's fields with times in ISO 8601, UTC), passed through ``convert``; read from Spark one
-    partition of a few MB at a time (``SMALL_RESULT_PARTITIONS``: planned when the reading starts)."""
+    the row's fields with times in ISO 8601, UTC), passed through ``convert``; read from Spark
+    at each use (``spark.TableReads``: one partition of a few MB at a time, or for a small
+    incident with the result's other tables in one job)."""
     to_dict = to_dict or (lambda row: {k: c.json_value(v) for k, v in row.asDict().items()})
-
-    def read() -> Iterator[dict]:
-        with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
-            rows = local_rows(frame)
-        return (convert(to_dict(row)) for row in rows)
-
-    return Rows(read)
+    read = reads.of(frame)
+    return Rows(lambda: (convert(to_dict(row)) for row in read()))
 
 
-def _config(settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS) -> Rows:
+def _config(reads: TableReads, settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS) -> Rows:
     """``config``: one entry per client config block with its settings among ``keys``, in key order."""
-    return _rows(config_table(settings, keys), lambda row: {**row, "settings": dict(sorted(row["settings"].items()))})
+    return _rows(reads, config_table(settings, keys), lambda row: {**row, "settings": dict(sorted(row["settings"].items()))})
 
 
 def _commits(commits: DataFrame) -> DataFrame:
@@ -202,7 +213,7 @@ def _coordinator_json() -> F.Column:
     ))
 
 
-def _rebalances(model: Model) -> Rows:
+def _rebalances(reads: TableReads, model: Model) -> Rows:
     """``rebalances``: one entry per group and generation (see ``model.rebalances``); with the
     group coordinator's log, ``trigger_source``, ``coordinator`` and the ``missing_members``
     (``member_id``, ``client_id``) it holds that have no log of their own."""
@@ -215,14 +226,14 @@ def _rebalances(model: Model) -> Rows:
         F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
         "trigger_source", _coordinator_json().alias("coordinator"), "missing_members", "missing_member_count",
     )
-    return _rows(renamed, lambda row: {
+    return _rows(reads, renamed, lambda row: {
         **row, "evidence": row["evidence"].asDict() if row["evidence"] else None, "assignments": [a.asDict() for a in row["assignments"]],
         "coordinator": row["coordinator"].asDict(recursive=True) if row["coordinator"] else None,
         "missing_members": [m.asDict() for m in row["missing_members"]],
     })
 
 
-def _ownership(model: Model) -> Rows:
+def _ownership(reads: TableReads, model: Model) -> Rows:
     """``ownership``: one entry per partition and owner interval (see ``model.ownership``)."""
     table = model.ownership.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "from_ts")
     renamed = table.select(
@@ -230,7 +241,7 @@ def _ownership(model: Model) -> Rows:
         s.INSTANCE_ID, s.GENERATION, F.col("from_ts").alias("from"), F.col("to_ts").alias("to"), "ended",
         F.struct(F.col(s.SOURCE_FILE).alias("file"), "from_line", "to_line").alias("evidence"),
     )
-    return _rows(renamed, lambda row: {**row, "evidence": row["evidence"].asDict()})
+    return _rows(reads, renamed, lambda row: {**row, "evidence": row["evidence"].asDict()})
 
 
 def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:

@@ -654,3 +654,57 @@ def _local_relation(spark, schema, rows):
 
     jschema = spark._jsparkSession.parseDataType(schema.json())
     return DataFrame(spark._jsparkSession.createDataFrame(rows, jschema), spark)
+
+
+class TableReads:
+    """Reads the rows of the small ordered tables of a result, each at every use.
+
+    Apart (the default): each table one partition at a time (``local_rows``, under
+    ``SMALL_RESULT_PARTITIONS``), so that the driver never holds a large one whole. Together
+    (tables kept in the driver, ``IN_THE_DRIVER``): the first read of a table reads every table
+    registered and not read yet in one Spark job (``rows_together``); a small incident's result
+    is a few lists of a few rows, each of which would cost a job of its own."""
+
+    def __init__(self, spark):
+        self._together = spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark)
+        self._pending: dict[int, object] = {}
+        self._read: dict[int, list] = {}
+
+    def of(self, frame) -> Callable[[], Iterator]:
+        """A function that returns an iterator over the rows of ``frame``, a new one at each call."""
+        if not self._together:
+            def apart() -> Iterator:
+                with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
+                    return local_rows(frame)
+
+            return apart
+        index = len(self._pending) + len(self._read)
+        self._pending[index] = frame
+
+        def together() -> Iterator:
+            if index not in self._read:
+                self._read.update(zip(self._pending, rows_together(list(self._pending.values())), strict=True))
+                self._pending.clear()
+            return iter(self._read[index])
+
+        return together
+
+
+def rows_together(frames: Sequence) -> list[list]:
+    """The rows of ``frames`` (small; each in one partition, ordered), each frame's in its order,
+    read in one Spark job: each frame becomes a struct column of one union, whose partitions come
+    back frame after frame."""
+    from pyspark.sql import functions as F
+
+    columns = [f"_table_{i}" for i in range(len(frames))]
+    parts = [
+        frame.select(F.lit(i).alias("_table"), F.struct(*[F.col(f"`{name}`") for name in frame.columns]).alias(columns[i]))
+        for i, frame in enumerate(frames)
+    ]
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part, allowMissingColumns=True)
+    rows: list[list] = [[] for _ in frames]
+    for row in union.collect():
+        rows[row["_table"]].append(row[columns[row["_table"]]])
+    return rows

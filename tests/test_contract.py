@@ -59,7 +59,7 @@ def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
     from pyspark.sql import functions as F
 
     from forensics.analyze import _rows
-    from forensics.spark import counting_jobs
+    from forensics.spark import TableReads, counting_jobs
 
     def table():  # about 10 MB once compressed in the shuffle; a new plan at each call
         return spark.range(300_000).select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h")).orderBy("n")
@@ -69,7 +69,7 @@ def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
         plain = sum(1 for _ in table().toLocalIterator(True))
     held = queries_with_jobs.size()
     with counting_jobs(spark) as jobs:
-        read = [row["n"] for row in _rows(table())]
+        read = [row["n"] for row in _rows(TableReads(spark), table())]
     assert plain == len(read) == 300_000 and read == sorted(read)
     assert jobs() > plain_jobs() + 1  # a job per partition read: more, smaller partitions than the session's up to 64 MB
     assert queries_with_jobs.size() == held  # the scheduler holds none of the reading's jobs (spark.local_rows)

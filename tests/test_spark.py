@@ -215,6 +215,43 @@ def test_a_small_incidents_tables_are_kept_in_the_driver_as_one_partition(spark)
         assert jobs() == 0
 
 
+def test_a_small_incidents_result_tables_are_read_together_in_one_job_each_in_its_order(spark):
+    """``TableReads`` kept in the driver: the first read reads every table registered and not
+    read yet in one job, each table's rows in its own order (struct and null values included),
+    and every later use of them none; apart, each table is read on its own, with the same rows."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, TableReads, counting_jobs, materialise, sql_settings
+
+    rows = spark.range(30).select(
+        F.col("id"), (F.col("id") % 3).alias("g"), F.struct(F.col("id").alias("line")).alias("evidence"),
+        F.when(F.col("id") % 2 == 0, F.lit("even")).alias("label"),
+    )
+    with sql_settings(spark, {**ONE_PARTITION, **IN_THE_DRIVER}):
+        kept = materialise(rows.repartition(3))
+        tables = [
+            kept.orderBy(F.desc("id")), kept.where("g = 1").orderBy("label", "id").select("label", "id"),
+            kept.groupBy("g").agg(F.max("id").alias("top")).orderBy("g"), kept.where("id > 99").orderBy("id"),
+        ]
+        reads = TableReads(spark)
+        readers = [reads.of(table) for table in tables]
+        with counting_jobs(spark) as jobs:
+            together = [list(read()) for read in readers]
+            again = [list(read()) for read in readers]
+        assert jobs() == 1
+        late = reads.of(kept.orderBy("id"))
+        with counting_jobs(spark) as jobs:
+            assert [row["id"] for row in late()] == list(range(30))
+        assert jobs() == 1
+    apart = [table.collect() for table in tables]
+    assert together == again == apart
+    assert [row["id"] for row in together[0]] == list(range(29, -1, -1)) and together[0][0]["evidence"]["line"] == 29
+    assert [(row["label"], row["id"]) for row in together[1]] == [(None, i) for i in range(1, 30, 6)] + [("even", i) for i in range(4, 30, 6)]
+    assert together[3] == []
+    apart_reads = TableReads(spark)
+    assert [list(apart_reads.of(table)()) for table in tables] == apart
+
+
 def test_calls_run_concurrently_are_counted_as_jobs_of_the_analysis(spark):
     """``concurrently`` gives the results in the order of the calls; the jobs of the calls run
     in other threads belong to the caller's job group, so ``counting_jobs`` counts them."""
