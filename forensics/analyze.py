@@ -73,7 +73,8 @@ def analyze(
     ``json_to``: a text handle the JSON is written to as the analysis runs
     (``contract.write_json``). The rows of the model tables (``ROW_LISTS``) then come from Spark
     one partition at a time and are never held whole: the driver's memory does not grow with
-    them. The result returned holds those lists as ``contract.Rows``, read again at each use
+    them (a small incident's few rows are read together, in one job: ``spark.TableReads``).
+    The result returned holds those lists as ``contract.Rows``, read again at each use
     until the next analysis on the session starts (which releases this one's checkpoints;
     without ``json_to`` they are released as the analysis ends: ``spark.releasing_checkpoints``).
 
