@@ -698,7 +698,7 @@ def rows_together(frames: Sequence) -> list[list]:
 
     columns = [f"_table_{i}" for i in range(len(frames))]
     parts = [
-        frame.select(F.lit(i).alias("_table"), F.struct(*[F.col(f"`{name}`") for name in frame.columns]).alias(columns[i]))
+        frame.select(F.lit(i).alias("_table"), F.struct(F.col("*")).alias(columns[i]))
         for i, frame in enumerate(frames)
     ]
     union = parts[0]

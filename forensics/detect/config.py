@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
 from ..registry import next_value
+from ..spark import empty_of
 from ..sources import rows_from
 from ._finding import findings, line, lines
 
@@ -34,6 +37,7 @@ def _risk(rows: DataFrame, setting: str, explanation, reference: str, remedy: st
     )
 
 
+@rows_from("consumer:offset:no_committed")
 def latest_reset_risk(model: Model, blocks: DataFrame) -> DataFrame:
     """``auto.offset.reset=latest`` in a group that met partitions with no committed offset
     (new partitions, first start, expired commits): records written before the consumer
@@ -59,7 +63,8 @@ def latest_reset_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
 
 
-def heartbeat_risk(blocks: DataFrame) -> DataFrame:
+@rows_from("settings")
+def heartbeat_risk(model: Model, blocks: DataFrame) -> DataFrame:
     """``session.timeout.ms`` under three ``heartbeat.interval.ms``: one or two late heartbeats
     expire the session (Kafka's documentation asks for at most a third)."""
     settings = F.col("_settings")
@@ -82,6 +87,7 @@ def heartbeat_risk(blocks: DataFrame) -> DataFrame:
     )
 
 
+@rows_from("consumer:version")
 def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     """Kafka Streams with ``processing.guarantee=exactly_once`` on a version with KAFKA-7672:
     a task that finds no checkpoint may go RUNNING without restoring its state.
@@ -117,10 +123,16 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
 
 
+RISKS = (latest_reset_risk, heartbeat_risk, eos_restore_risk)
+"""Each risk's findings need a config block (``settings``) and the rows of its own sources: a
+partition that had no committed offset, a ``Kafka version`` banner."""
+
+
 @rows_from("settings")
 def risky_config(model: Model) -> DataFrame:
     """Settings that make the other detectors' incidents possible, one finding per group and
     setting: ``auto.offset.reset=latest`` with partitions lacking commits, a heartbeat interval
     above a third of the session timeout, exactly-once on a Streams version with KAFKA-7672."""
     blocks = _blocks(model)
-    return latest_reset_risk(model, blocks).unionByName(heartbeat_risk(blocks)).unionByName(eos_restore_risk(model, blocks))
+    risks = [risk(model, blocks) for risk in RISKS if not model.nothing_in(risk.rows_from)]
+    return reduce(DataFrame.unionByName, risks) if risks else empty_of(model.events.sparkSession, s.FINDINGS_SCHEMA)

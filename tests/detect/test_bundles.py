@@ -94,3 +94,14 @@ def test_a_detector_finds_nothing_without_the_sources_it_names(samples_model, na
     emptied = without_sources(samples_model, detector.rows_from)
     assert detector(emptied).count() == 0
     assert known_empty(detect(emptied, [name])) and not known_empty(detect(samples_model, [name]))
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_each_risk_of_risky_config_finds_nothing_without_its_sources(samples_model, index):
+    from forensics.detect.config import RISKS, _blocks
+    from tests.helpers import without_sources
+
+    risk = RISKS[index]
+    assert risk(samples_model, _blocks(samples_model)).count() > 0
+    emptied = without_sources(samples_model, risk.rows_from)
+    assert risk(emptied, _blocks(emptied)).count() == 0
