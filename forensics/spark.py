@@ -614,11 +614,16 @@ def materialise(frame):
     spark = frame.sparkSession
     if spark.conf.get("spark.sql.shuffle.partitions") != "1":
         return frame.localCheckpoint()
-    if spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark):
+    if kept_in_the_driver(spark):
         rows = frame._jdf.collectAsList()
         return _local_relation(spark, frame.schema, rows).coalesce(1) if rows.size() else empty_like(frame)
     kept = frame.coalesce(1).localCheckpoint(eager=False)
     return kept if kept.count() else empty_like(frame)
+
+
+def kept_in_the_driver(spark) -> bool:
+    """Whether tables are kept in the driver (``IN_THE_DRIVER``, on a classic session)."""
+    return spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark)
 
 
 def empty_like(frame):
@@ -666,7 +671,7 @@ class TableReads:
     is a few lists of a few rows, each of which would cost a job of its own."""
 
     def __init__(self, spark):
-        self._together = spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark)
+        self._together = kept_in_the_driver(spark)
         self._pending: dict[int, object] = {}
         self._read: dict[int, list] = {}
 

@@ -8,15 +8,13 @@ used as-is in ``forensics analyze --json`` under ``findings``) and returns a Dat
 
 from __future__ import annotations
 
-from functools import reduce
-
 from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from .. import contract as c
 from .. import schema as s
 from ..model import Model
-from ..spark import empty_of
+from ._finding import all_of
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
 from .offsets import (
@@ -46,7 +44,7 @@ def detect(model: Model, detectors=None) -> DataFrame:
     if unknown:
         raise ValueError(f"unknown detectors {unknown}; known: {sorted(DETECTORS)}")
     found = [DETECTORS[name](model) for name in names if not model.nothing_in(DETECTORS[name].rows_from)]
-    return reduce(DataFrame.unionByName, found) if found else empty_of(model.events.sparkSession, s.FINDINGS_SCHEMA)
+    return all_of(model.events.sparkSession, found)
 
 
 def ordered_findings(findings: DataFrame) -> DataFrame:

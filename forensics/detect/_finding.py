@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .. import schema as s
+from ..spark import empty_of
+
+
+def all_of(spark, found: list[DataFrame]) -> DataFrame:
+    """The findings of ``found`` in one DataFrame: the empty findings table when there are none
+    (every detector or risk skipped for want of rows in its sources)."""
+    return reduce(DataFrame.unionByName, found) if found else empty_of(spark, s.FINDINGS_SCHEMA)
 
 
 def _column(value) -> Column:

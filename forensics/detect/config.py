@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from functools import reduce
-
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
 from ..registry import next_value
-from ..spark import empty_of
 from ..sources import rows_from
-from ._finding import findings, line, lines
+from ._finding import all_of, findings, line, lines
 
 KAFKA_7672_VERSIONS = r"^(1\.1|2\.0|2\.1)\."
 """Kafka Streams versions with KAFKA-7672 (1.1.0 up to 2.2.0, where it was fixed)."""
@@ -135,4 +132,4 @@ def risky_config(model: Model) -> DataFrame:
     above a third of the session timeout, exactly-once on a Streams version with KAFKA-7672."""
     blocks = _blocks(model)
     risks = [risk(model, blocks) for risk in RISKS if not model.nothing_in(risk.rows_from)]
-    return reduce(DataFrame.unionByName, risks) if risks else empty_of(model.events.sparkSession, s.FINDINGS_SCHEMA)
+    return all_of(model.events.sparkSession, risks)

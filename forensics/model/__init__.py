@@ -57,10 +57,8 @@ class Model:
         return {field.name: getattr(self, field.name) for field in fields(self) if field.name != "event_types"}
 
     def _frames(self) -> list[DataFrame]:
-        return [
-            self.events, self.clock_skew, self.members, self.ownership, self.rebalances, self.restores, self.commits,
-            self.settings,
-        ]
+        """Every table but the offset dumps'."""
+        return [frame for name, frame in self._tables().items() if name != "offsets"]
 
 
 def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types: frozenset[str] | None = None) -> Model:
