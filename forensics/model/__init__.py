@@ -8,13 +8,14 @@ intervals and the rebalances. Each table is a DataFrame; small ones are cached b
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import partial
 
 from pyspark.sql import DataFrame
 
 from .. import schema as s
 from ..events.config import config_settings
 from ..sources import nothing_in
-from ..spark import empty_of, materialise
+from ..spark import concurrently, empty_of, known_empty, materialise
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -70,29 +71,39 @@ def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types
     materialised (``spark.materialise``) as it is built: that keeps each later query plan short
     instead of re-deriving the tables again and again. A table none of whose sources
     (``sources.rows_from``) has rows is the empty table of its schema (``schema.MODEL_TABLES``),
-    not built: a producer's log has no rebalances, ownership, restores or commits.
+    not built: a producer's log has no rebalances, ownership, restores or commits. The four
+    tables that need only the members and the ownership are computed at once
+    (``spark.concurrently``): each is a job in one partition, the machine has more cores.
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 
-    def built(name: str, table, *inputs: DataFrame) -> DataFrame:
+    def planned(name: str, table, *inputs: DataFrame) -> DataFrame:
         if nothing_in(table.rows_from, event_types, tables):
-            tables[name] = empty_of(events.sparkSession, s.MODEL_TABLES[name])
-        else:
-            tables[name] = materialise(table(*inputs))
+            return empty_of(events.sparkSession, s.MODEL_TABLES[name])
+        return table(*inputs)
+
+    def built(name: str, table, *inputs: DataFrame) -> DataFrame:
+        tables[name] = _kept(planned(name, table, *inputs))
         return tables[name]
 
     skew = built("clock_skew", clock_skew, events)
     on_one_clock = correct_clocks(events, skew)
     members = materialise(with_members(on_one_clock))
     ownership = built("ownership", ownership_intervals, members)
-    return Model(
-        on_one_clock, skew, members, ownership,
-        rebalances=built("rebalances", rebalances, members, ownership),
-        restores=built("restores", restore_episodes, members),
-        commits=built("commits", commit_lineage, members, ownership, offsets),
-        settings=built("settings", config_settings, members),
-        offsets=offsets, event_types=event_types,
-    )
+    # planned one after another (planning holds Python's lock), then computed at once
+    plans = [
+        planned("rebalances", rebalances, members, ownership),
+        planned("restores", restore_episodes, members),
+        planned("commits", commit_lineage, members, ownership, offsets),
+        planned("settings", config_settings, members),
+    ]
+    later = concurrently(events.sparkSession, *[partial(_kept, plan) for plan in plans])
+    return Model(on_one_clock, skew, members, ownership, *later, offsets=offsets, event_types=event_types)
+
+
+def _kept(table: DataFrame) -> DataFrame:
+    """``table`` materialised, unless it is known to be empty (``spark.known_empty``)."""
+    return table if known_empty(table) else materialise(table)
 
 
 __all__ = ["Model", "build_model", "clock_skew", "commit_lineage", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]

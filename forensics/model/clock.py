@@ -161,8 +161,11 @@ def clock_skew(events: DataFrame) -> DataFrame:
 
 def correct_clocks(events: DataFrame, skew: DataFrame) -> DataFrame:
     """Events on the reference clock: ``ts`` minus the host's offset where it is corrected;
-    the original stays in ``ts_raw``."""
-    offsets = skew.where(F.col("corrected")).select(s.HOST, F.col("offset_ms").alias("_offset_ms"))
-    shifted = events.join(F.broadcast(offsets), s.HOST, "left")
-    micros = F.unix_micros(F.col(s.TS)) - F.coalesce(F.col("_offset_ms"), F.lit(0)) * 1000
-    return shifted.withColumn(TS_RAW, F.col(s.TS)).withColumn(s.TS, F.timestamp_micros(micros)).drop("_offset_ms")
+    the original stays in ``ts_raw``. The offsets (one per host at most) are read from ``skew``
+    and shift ``ts`` as a literal map: a join would sort every event by its host."""
+    offsets = {row[s.HOST]: row["offset_ms"] for row in skew.where(F.col("corrected")).select(s.HOST, "offset_ms").collect()}
+    shifted = events.withColumn(TS_RAW, F.col(s.TS))
+    if not offsets:
+        return shifted
+    micros = F.unix_micros(F.col(s.TS)) - F.coalesce(literal_map(offsets, "long")[F.col(s.HOST)], F.lit(0)) * 1000
+    return shifted.withColumn(s.TS, F.timestamp_micros(micros))

@@ -96,6 +96,12 @@ def member_order() -> list[Column]:
     return [F.col(s.TS), F.col(s.SOURCE_FILE), F.col(s.LINE)]
 
 
+LINE_KEY = (s.SOURCE_FILE, s.LINE)
+"""What names an event: its file and line (one event per record)."""
+MEMBER_INPUTS = (*LINE_KEY, s.EVENT_TYPE, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION, "epoch")
+"""The columns ``with_members`` reads."""
+
+
 def with_members(events: DataFrame) -> DataFrame:
     """Events with ``member`` (host/client), ``generation_now``, and the
     member's ``group_id``, ``instance_id`` and latest ``member_id`` filled from its other lines.
@@ -103,14 +109,25 @@ def with_members(events: DataFrame) -> DataFrame:
     The group of a member is the one its consumer lines name (Streams thread lines carry
     none). Generations come from ``Successfully joined/synced group ... generation N`` and,
     for the KIP-848 protocol, from the member epoch of its state transitions.
+
+    The windows run over the columns they read alone (``MEMBER_INPUTS``), and the events join
+    their results by file and line: every window sorts its rows, and an event's other columns
+    (the message above all) made those sorts several times slower.
     """
-    s.validate_columns(events, [s.EVENT_TYPE, s.HOST, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.GENERATION, "epoch"], "with_members")
+    s.validate_columns(events, list(MEMBER_INPUTS), "with_members")
+    filled = _members_of_lines(events.select(*MEMBER_INPUTS))
+    moved = (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID)  # filled from the member's lines, placed after it
+    joined = events.drop(s.CLIENT_ID, *moved).join(filled, list(LINE_KEY))
+    return joined.select(*[c for c in events.columns if c not in moved], MEMBER, *moved, GENERATION_NOW)
+
+
+def _members_of_lines(events: DataFrame) -> DataFrame:
+    """``with_members`` on ``MEMBER_INPUTS``: each line's file and line, ``client_id``, ``member``,
+    ``group_id``, ``member_id``, ``instance_id`` and ``generation_now``."""
     named = events.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_member_ids()))
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named)))
     client = member_client(named)
-    with_member = named.withColumn("_client", client).withColumn(
-        MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client))
-    )
+    with_member = named.withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)))
     generation = generation_mark()
     ordered = Window.partitionBy(MEMBER).orderBy(*member_order())
     upto = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
@@ -122,7 +139,7 @@ def with_members(events: DataFrame) -> DataFrame:
         return F.when(F.col(MEMBER).isNotNull(), value)
 
     return with_member.select(
-        *[c for c in with_member.columns if c not in (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID, "_client")],
+        *LINE_KEY, s.CLIENT_ID, MEMBER,
         F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(whole))).alias(s.GROUP_ID),
         F.coalesce(of_member(F.last(s.MEMBER_ID, ignorenulls=True).over(upto)), F.col(s.MEMBER_ID)).alias(s.MEMBER_ID),
         F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(whole))).alias(s.INSTANCE_ID),

@@ -34,3 +34,8 @@ def test_rebalance_is_the_same_as_with_true_clocks(model):
         (5, "09:58:00.409", "09:58:03.472", "first generation in the logs (earlier history not logged)"),
         (6, "10:00:30.213", "10:00:33.498", "member joined (scale-up or restart)"),
     ]
+
+
+def test_the_clocks_are_corrected_without_a_join(model):
+    """Each host's offset shifts its lines as a literal: a join would sort every event by host."""
+    assert "Join" not in model.events._jdf.queryExecution().optimizedPlan().toString()
