@@ -13,7 +13,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..registry import next_value
+from ..registry import EVIDENCE_ORDER, next_value
 
 MEMBER = "member"
 GENERATION_NOW = "generation_now"
@@ -96,9 +96,7 @@ def member_order() -> list[Column]:
     return [F.col(s.TS), F.col(s.SOURCE_FILE), F.col(s.LINE)]
 
 
-LINE_KEY = (s.SOURCE_FILE, s.LINE)
-"""What names an event: its file and line (one event per record)."""
-MEMBER_INPUTS = (*LINE_KEY, s.EVENT_TYPE, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION, "epoch")
+MEMBER_INPUTS = (*EVIDENCE_ORDER, s.EVENT_TYPE, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION, "epoch")
 """The columns ``with_members`` reads."""
 
 
@@ -111,13 +109,14 @@ def with_members(events: DataFrame) -> DataFrame:
     for the KIP-848 protocol, from the member epoch of its state transitions.
 
     The windows run over the columns they read alone (``MEMBER_INPUTS``), and the events join
-    their results by file and line: every window sorts its rows, and an event's other columns
-    (the message above all) made those sorts several times slower.
+    their results by file and line (``registry.EVIDENCE_ORDER``; one event per record): every
+    window sorts its rows, and an event's other columns (the message above all) made those
+    sorts several times slower.
     """
     s.validate_columns(events, list(MEMBER_INPUTS), "with_members")
     filled = _members_of_lines(events.select(*MEMBER_INPUTS))
     moved = (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID)  # filled from the member's lines, placed after it
-    joined = events.drop(s.CLIENT_ID, *moved).join(filled, list(LINE_KEY))
+    joined = events.drop(s.CLIENT_ID, *moved).join(filled, list(EVIDENCE_ORDER))
     return joined.select(*[c for c in events.columns if c not in moved], MEMBER, *moved, GENERATION_NOW)
 
 
@@ -139,7 +138,7 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
         return F.when(F.col(MEMBER).isNotNull(), value)
 
     return with_member.select(
-        *LINE_KEY, s.CLIENT_ID, MEMBER,
+        *EVIDENCE_ORDER, s.CLIENT_ID, MEMBER,
         F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(whole))).alias(s.GROUP_ID),
         F.coalesce(of_member(F.last(s.MEMBER_ID, ignorenulls=True).over(upto)), F.col(s.MEMBER_ID)).alias(s.MEMBER_ID),
         F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(whole))).alias(s.INSTANCE_ID),
