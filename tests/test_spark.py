@@ -338,3 +338,24 @@ def test_remembered_lookups_keep_classes_and_methods_not_field_values(spark):
     integer = jvm.java.lang.Integer
     assert integer.MAX_VALUE == 2**31 - 1 and integer.parseInt("7") == 7
     assert "MAX_VALUE" not in vars(integer) and "parseInt" in vars(integer)
+
+
+def test_a_warm_session_does_not_compile_a_query_again_after_many_others(spark):
+    """``CLASSIC_CONF`` keeps 4,096 generated classes: an analysis of the 4M corpus generates
+    some 1,100, and with Spark's default of 100 a second analysis compiled them all again."""
+    from pyspark.sql import functions as F
+
+    compilations = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+    def planned(factor: int) -> None:
+        """The query's physical plan made, its whole-stage code compiled in the driver, no job run."""
+        spark.range(3).select((F.col("id") * factor + 1).alias("x"))._jdf.queryExecution().toRdd()
+
+    planned(-1)
+    for factor in range(120):  # each literal makes a class of its own, more than the default keeps
+        planned(factor)
+    before = compilations.getCount()
+    planned(-1)
+    assert compilations.getCount() == before
+    planned(1000)
+    assert compilations.getCount() == before + 1  # a query not seen before is compiled
