@@ -77,22 +77,22 @@ def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 
-    def planned(name: str, table, *inputs: DataFrame) -> DataFrame:
+    def planned(name: str, table, *inputs: DataFrame, **options) -> DataFrame:
         if nothing_in(table.rows_from, event_types, tables):
             return empty_of(events.sparkSession, s.MODEL_TABLES[name])
-        return table(*inputs)
+        return table(*inputs, **options)
 
-    def built(name: str, table, *inputs: DataFrame) -> DataFrame:
-        tables[name] = _kept(planned(name, table, *inputs))
+    def built(name: str, table, *inputs: DataFrame, **options) -> DataFrame:
+        tables[name] = _kept(planned(name, table, *inputs, **options))
         return tables[name]
 
-    skew = built("clock_skew", clock_skew, events)
+    skew = built("clock_skew", clock_skew, events, event_types=event_types)
     on_one_clock = correct_clocks(events, skew)
     members = materialise(with_members(on_one_clock))
     ownership = built("ownership", ownership_intervals, members)
     # planned one after another (planning holds Python's lock), then computed at once
     plans = [
-        planned("rebalances", rebalances, members, ownership),
+        planned("rebalances", rebalances, members, ownership, event_types=event_types),
         planned("restores", restore_episodes, members),
         planned("commits", commit_lineage, members, ownership, offsets),
         planned("settings", config_settings, members),
