@@ -137,11 +137,16 @@ def generation_members(members: DataFrame) -> DataFrame:
     )
 
 
-def with_epoch_era(rows: DataFrame, members: DataFrame, generations: DataFrame) -> DataFrame:
+def with_epoch_era(rows: DataFrame, members: DataFrame, generations: DataFrame, event_types: frozenset[str] | None = None) -> DataFrame:
     """``rows`` (one per log line) with ``_era``: for a line of a KIP-848 / KIP-1071 member, the
     group epoch in effect when it was written (the latest epoch a member of its group had been
     given by then); null for classic members. A member's own epoch lags: it revokes at its old
-    epoch and is raised only once it has acknowledged, without a line."""
+    epoch and is raised only once it has acknowledged, without a line.
+
+    Null throughout, with no join, when no member state transition is among ``event_types``
+    (those the members hold, where counted): every member is a classic one."""
+    if nothing_in((EPOCH_STEP,), event_types, {}):
+        return rows.withColumn("_era", F.lit(None).cast(generations.schema[s.GENERATION].dataType))
     epoch_members = members.where(F.col(s.EVENT_TYPE) == EPOCH_STEP).select(F.col(MEMBER).alias("_m")).distinct()
     bumps = generations.where(F.col("_kip848") == 1).select(
         F.col(s.GROUP_ID).alias("_g"), F.col(s.GENERATION).alias("_era"), F.col("joined_ts").alias("_bump")
@@ -153,7 +158,7 @@ def with_epoch_era(rows: DataFrame, members: DataFrame, generations: DataFrame) 
     return candidates.where(F.col("_rank") == 1).drop("_m", "_g", "_bump", "_rank")
 
 
-def generation_starts(members: DataFrame, generations: DataFrame) -> DataFrame:
+def generation_starts(members: DataFrame, generations: DataFrame, event_types: frozenset[str] | None = None) -> DataFrame:
     """Per group and generation: the first sign of the rebalance into it, on any member.
 
     A signal (revocation, JoinGroup attempt, rejoin request, a member leaving or timing out)
@@ -168,7 +173,7 @@ def generation_starts(members: DataFrame, generations: DataFrame) -> DataFrame:
     signals = members.where((F.col(s.EVENT_TYPE).isin(*STARTS) | epoch_fenced() | joining) & F.col(s.GROUP_ID).isNotNull()).withColumn(
         s.EVENT_TYPE, F.coalesce(as_classic, F.col(s.EVENT_TYPE))
     )
-    signals = with_epoch_era(signals, members, generations)
+    signals = with_epoch_era(signals, members, generations, event_types)
     after_bump = F.col("_era").isNotNull() & F.col(s.EVENT_TYPE).isin(*AFTER_BUMP)
     completed = generations.select(s.GROUP_ID, F.col(s.GENERATION).alias("_g"), F.col("joined_ts").alias("_joined"))
     candidates = signals.join(completed, s.GROUP_ID).where(
@@ -187,13 +192,13 @@ def generation_starts(members: DataFrame, generations: DataFrame) -> DataFrame:
     )
 
 
-def generation_assignments(members: DataFrame, generations: DataFrame) -> DataFrame:
+def generation_assignments(members: DataFrame, generations: DataFrame, event_types: frozenset[str] | None = None) -> DataFrame:
     """Per group and generation: when the last member got its assignment, and the leader. A
     KIP-848 / KIP-1071 member's assignments count for the epoch in effect (``with_epoch_era``),
     its last one there (it may reconcile twice: first what is free, then what others released)."""
     assigned = with_epoch_era(members.where(
         (F.col(s.EVENT_TYPE) == ASSIGNED) | (F.col(s.EVENT_TYPE) == "consumer:group:assignment_finished")
-    ), members, generations).withColumn(GENERATION_NOW, F.coalesce(F.col("_era"), F.col(GENERATION_NOW)))
+    ), members, generations, event_types).withColumn(GENERATION_NOW, F.coalesce(F.col("_era"), F.col(GENERATION_NOW)))
     leader = F.when(F.col(s.EVENT_TYPE) == "consumer:group:assignment_finished", F.col(MEMBER))
     last_of_epoch = F.max(F.col("_era").isNotNull().cast("int")) == 1
     first_per_member = assigned.where(F.col(s.EVENT_TYPE) == ASSIGNED).groupBy(s.GROUP_ID, GENERATION_NOW, MEMBER).agg(
@@ -425,8 +430,8 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     leaders = member_names(members).select(s.GROUP_ID, F.col(s.MEMBER_ID).alias("coordinator_leader"), F.col("_name").alias("_leader_name"))
     table = (
         generations.join(view, keys, "full")
-        .join(generation_starts(members, generations), keys, "left")
-        .join(generation_assignments(members, generations), keys, "left")
+        .join(generation_starts(members, generations, event_types), keys, "left")
+        .join(generation_assignments(members, generations, event_types), keys, "left")
         .join(moved_partitions(ownership), keys, "left")
         .join(logged_member_ids(members), s.GROUP_ID, "left")
         .join(leaders, [s.GROUP_ID, "coordinator_leader"], "left")
