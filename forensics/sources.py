@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 
-from .spark import known_empty
+from .spark import empty_like, known_empty
 
 
 def rows_from(*sources: str):
@@ -36,3 +36,10 @@ def nothing_in(sources: Iterable[str], event_types: Collection[str] | None, tabl
         elif event_types is None or source in event_types:
             return False
     return True
+
+
+def empty_without(frame, sources: Iterable[str], event_types: Collection[str] | None):
+    """``frame``, or the empty relation of its schema when none of the event types ``sources``
+    is among ``event_types`` (where counted): Spark's optimiser then plans away every join with
+    it and whatever is computed only for it (``spark.empty_of``), instead of computing no row."""
+    return empty_like(frame) if nothing_in(sources, event_types, {}) else frame

@@ -25,8 +25,8 @@ from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
 from .. import schema as s
 from ..registry import literal_map, next_value
-from ..sources import nothing_in, rows_from
-from ..spark import empty_of, empty_like
+from ..sources import empty_without, rows_from
+from ..spark import empty_of
 from .members import JOINED, member_client
 
 CORRECTION_THRESHOLD_MS = 500
@@ -129,9 +129,7 @@ def clock_skew(events: DataFrame, event_types: frozenset[str] | None = None) -> 
     0.5-0.7 s to find none).
     """
     s.validate_columns(events, [s.EVENT_TYPE, s.HOST, s.GROUP_ID, s.GENERATION, s.TS], "clock_skew")
-    coordinator = events.where(F.col(s.EVENT_TYPE).startswith(COORDINATOR_PREFIX))
-    if nothing_in(s.event_types_of(COORDINATOR_PREFIX), event_types, {}):
-        coordinator = empty_like(coordinator)
+    coordinator = empty_without(events.where(F.col(s.EVENT_TYPE).startswith(COORDINATOR_PREFIX)), s.event_types_of(COORDINATOR_PREFIX), event_types)
     marks = _marks(events)
     reference = _reference(coordinator, marks)
     ref_marks = marks.join(reference, F.col(s.HOST) == F.col("reference")).select(

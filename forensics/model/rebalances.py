@@ -18,8 +18,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..registry import earliest, first_stated, literal_map
-from ..sources import nothing_in, rows_from
-from ..spark import empty_like
+from ..sources import empty_without, nothing_in, rows_from
 from .members import (
     EPOCH_STEP,
     GENERATION_NOW,
@@ -423,9 +422,7 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     4M-line benchmark corpus, which has none, the view alone took 0.8-0.9 s to compute no row.
     """
     generations = generation_members(members)
-    view = coordinator_view(members)
-    if nothing_in(coordinator_view.rows_from, event_types, {}):
-        view = empty_like(view)
+    view = empty_without(coordinator_view(members), coordinator_view.rows_from, event_types)
     keys = [s.GROUP_ID, s.GENERATION]
     leaders = member_names(members).select(s.GROUP_ID, F.col(s.MEMBER_ID).alias("coordinator_leader"), F.col("_name").alias("_leader_name"))
     table = (
