@@ -15,7 +15,7 @@ from ..model.members import (
     epoch_fenced,
     member_unknown,
 )
-from ..model.rebalances import coordinator_signals, member_names
+from ..model.rebalances import COORDINATOR_LINES, coordinator_signals, member_names
 from ..registry import earliest, first_stated, latest
 from ..sources import empty_without, rows_from
 from ._finding import findings, line, lines
@@ -122,7 +122,7 @@ def coordinator_expiries(members: DataFrame) -> DataFrame:
     ).withColumn(s.HOST, F.nullif(F.col(s.HOST), F.lit("")))
 
 
-@rows_from(*SESSION_EXPIRED, *s.event_types_of("coordinator:group:"))
+@rows_from(*SESSION_EXPIRED, *COORDINATOR_LINES)
 def session_timeout(model: Model) -> DataFrame:
     """The coordinator removed a member whose heartbeats stopped for ``session.timeout.ms``
     (process paused by GC, network partition, heartbeat thread starved), told by the member's
@@ -133,7 +133,7 @@ def session_timeout(model: Model) -> DataFrame:
     polled = members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout").select(MEMBER, GENERATION_NOW).distinct()
     own = members.where(session_timeout_lines(members))
     # without coordinator lines planned away: over the 4M-line corpus, which has none, 0.8 s -> 0.3 s
-    stated = empty_without(coordinator_expiries(model.members), s.event_types_of("coordinator:group:"), model.event_types)
+    stated = empty_without(coordinator_expiries(model.members), COORDINATOR_LINES, model.event_types)
     expired = own.select(*stated.columns).unionByName(stated).join(polled, [MEMBER, GENERATION_NOW], "left_anti")
     rows = _with_setting(_per_member(expired), model, "session.timeout.ms")
     return _timeout_finding(

@@ -67,6 +67,8 @@ MEMBER_JOINED = "member joined (scale-up or restart)"
 SUBSCRIPTION_CHANGE = "partition count or subscription change"
 
 # The group coordinator's lines (broker log; forensics/catalogue/broker.yaml).
+COORDINATOR_LINES = s.event_types_of("coordinator:group:")
+"""The event types of the group coordinator's lines about its groups."""
 PREPARING = "coordinator:group:preparing_rebalance"
 STABILIZED = "coordinator:group:stabilized"
 ASSIGNMENT_RECEIVED = "coordinator:group:assignment_received"
@@ -353,7 +355,7 @@ def _coordinator_outcomes(members: DataFrame) -> DataFrame:
     )
 
 
-@rows_from(*s.event_types_of("coordinator:group:"))
+@rows_from(*COORDINATOR_LINES)
 def coordinator_view(members: DataFrame) -> DataFrame:
     """Per group and generation, what the group coordinator's log states (``coordinator_*``): its
     host and ``__consumer_offsets`` partition, its first sign of the rebalance
@@ -399,7 +401,7 @@ def missing_members() -> Column:
     ))
 
 
-@rows_from(*JOINED, EPOCH_STEP, *s.event_types_of("coordinator:group:"))
+@rows_from(*JOINED, EPOCH_STEP, *COORDINATOR_LINES)
 def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[str] | None = None) -> DataFrame:
     """One row per group and generation (or KIP-848 member epoch), from the members' lines and
     the group coordinator's (``coordinator_view``); a generation only the coordinator logged is
