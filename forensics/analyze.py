@@ -259,7 +259,7 @@ def _offsets_summary(table: DataFrame | None, accounting: dict) -> dict:
     if table is None:
         return {"rows": 0, "by_kind": {}, "snapshots": [], "accounting": {}}
     by_kind = {r["kind"]: r["count"] for r in table.groupBy("kind").count().collect()}
-    snapshots = sorted(str(r[0]) for r in table.select("snapshot_ts").distinct().collect() if r[0] is not None)
+    snapshots = sorted(str(c.in_utc(r[0])) for r in table.select("snapshot_ts").distinct().collect() if r[0] is not None)
     return {
         "rows": sum(by_kind.values()),
         "by_kind": dict(sorted(by_kind.items())),

@@ -309,6 +309,38 @@ def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, mon
     assert small == few == general
 
 
+def test_the_time_zone_of_the_python_process_changes_no_time_of_the_result(spark, monkeypatch):
+    """PySpark hands timestamps to Python as naive times in the process's own zone; an analyst's
+    kernel in New York (UTC-5 in March) must still write the times of the incident in UTC:
+    rebalances, findings, each file's first and last record."""
+    import importlib
+    import io
+    import json
+    import time
+
+    analysis = importlib.import_module("forensics.analyze")
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+
+    def result_in(zone: str) -> dict:
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        out = io.StringIO()
+        try:
+            analysis.analyze(spark, paths, json_to=out)
+        finally:
+            monkeypatch.undo()
+            time.tzset()
+        result = json.loads(out.getvalue())
+        result["spark"].pop("jobs")
+        return result
+
+    in_utc, in_new_york = result_in("UTC"), result_in("America/New_York")
+    consumer = next(entry for entry in in_new_york["inputs"] if entry["host"] == "demo-consumer-1")
+    assert consumer["first_ts"] == consumer["first_record"]["ts"] == "2021-02-10 15:40:00"  # its first line, in UTC
+    assert in_new_york["rebalances"][0]["start"] == "2021-02-10T15:40:02.403Z" and in_new_york["findings"]
+    assert in_new_york == in_utc
+
+
 def test_a_spark_function_costs_one_round_trip_once_its_lookups_are_remembered(spark, monkeypatch):
     """py4j looks a class and its static method up by reflection at every use; the session's
     ``remember_jvm_lookups`` keeps the answers, so ``F.col`` is one call to the JVM, not three."""

@@ -20,6 +20,7 @@ from types import ModuleType
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from .. import contract as c
 from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
@@ -435,7 +436,7 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
 
 
 def _iso(ts) -> str | None:
-    return ts.isoformat(sep=" ") if ts is not None else None
+    return c.in_utc(ts).isoformat(sep=" ") if ts is not None else None
 
 
 def host_overlaps(inputs: list[dict]) -> list[dict]:
