@@ -1,5 +1,6 @@
-"""The JSON result's serializer: ``write_json`` writes what ``json.dump`` writes, with the long
-lists (``Rows``) streamed row by row instead of held whole."""
+"""The JSON result's serializer: ``write_json`` writes JSON with each row of a list on a line of
+its own, the long lists (``Rows``) streamed row by row instead of held whole, and Spark's JSON
+text of a model table's rows (``analyze._json_rows``) the same as Python's conversion of them."""
 
 from __future__ import annotations
 
@@ -16,14 +17,30 @@ def written(fields) -> str:
     return out.getvalue()
 
 
-def test_the_text_is_what_json_dump_writes_with_the_rows_read_into_lists():
+def test_the_text_is_json_with_each_item_of_a_list_on_a_line_of_its_own():
+    rows = [{"group": "g", "evidence": {"file": "a.log", "line": 7}, "members": ["m-1", "m-2"]}, {"text": "ünïcode \"quoted\"\n"}]
     result = {
         "tool_version": "1.0", "accounting": {"lines": 3, "by_reason": {}}, "events": [],
-        "rows": Rows(lambda: [{"group": "g", "evidence": {"file": "a.log", "line": 7}, "members": ["m-1", "m-2"]}, {"text": "ünïcode \"quoted\"\n"}]),
-        "none": Rows(lambda: []), "at": datetime(2021, 2, 10, 15, 0, tzinfo=timezone.utc), "nested": [[], [{}], {"k": [1, 2]}],
+        "rows": Rows(lambda: rows), "none": Rows(lambda: []), "inputs": [{"path": "b.log"}],
+        "at": datetime(2021, 2, 10, 15, 0, tzinfo=timezone.utc), "nested": {"k": [1, 2]},
     }
-    assert written(result.items()) == json.dumps(materialised(result), indent=2, default=str) + "\n"
+    text = written(result.items())
+    assert json.loads(text) == json.loads(json.dumps(materialised(result), default=str))
+    assert text.isascii() and text.endswith("}\n")
+    lines = text.splitlines()
+    assert "    " + json.dumps(rows[0], separators=(",", ":")) + "," in lines  # grep finds a whole row
+    assert '  "accounting": {' in lines and '    "lines": 3,' in lines  # the rest indented as json.dump(indent=2) does
+    assert '  "none": [],' in lines and '    {"path":"b.log"}' in lines
     assert written({}.items()) == "{}\n"
+
+
+def test_rows_of_json_text_are_written_as_they_are_in_ascii_and_parsed_when_read():
+    texts = ['{"n":1,"at":"2021-02-10T15:00:00.000Z","e":{"file":"a.log","line":7}}', '{"text":"ünïcode <b>","n":null}']
+    rows = Rows(texts=lambda: iter(texts))
+    assert list(rows) == [json.loads(t) for t in texts]
+    written_text = written([("rows", rows)])
+    assert written_text.isascii() and json.loads(written_text) == {"rows": [json.loads(t) for t in texts]}
+    assert "    " + texts[0] + "," in written_text.splitlines()  # Spark's text as it is
 
 
 def test_rows_are_written_as_they_are_read_and_read_again_at_each_use():
@@ -33,7 +50,7 @@ def test_rows_are_written_as_they_are_read_and_read_again_at_each_use():
     def produce():
         for n in range(3):
             if n:  # the row before was written before this one was asked for
-                assert f'"n": {n - 1}' in out.getvalue()
+                assert f'{{"n":{n - 1}}}' in out.getvalue()
             seen.append(n)
             yield {"n": n}
 
@@ -74,3 +91,22 @@ def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
     assert jobs() > plain_jobs() + 1  # a job per partition read: more, smaller partitions than the session's up to 64 MB
     assert queries_with_jobs.size() == held  # the scheduler holds none of the reading's jobs (spark.local_rows)
     assert spark.conf.get("spark.sql.adaptive.advisoryPartitionSizeInBytes") != "4m"  # the settings were the reading's alone
+
+
+def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
+    """``_json_rows`` (Spark's ``to_json``) and ``_rows`` (Python) give the same rows: times in
+    ISO 8601 UTC to the millisecond, nulls kept, structs as objects, maps in key order."""
+    from forensics.analyze import _json_rows, _rows
+    from forensics.spark import TableReads
+
+    frame = spark.sql(
+        "SELECT 'g-1' AS group, 7L AS generation, TIMESTAMP'2021-02-10 15:40:02.403987Z' AS start, CAST(NULL AS TIMESTAMP) AS end,"
+        " CAST(NULL AS STRING) AS trigger, true AS exact, array('m-1', 'ünï \"q\" </script>') AS members,"
+        " named_struct('file', 'a.log', 'line', 7) AS evidence, CAST(NULL AS STRUCT<host: STRING>) AS coordinator,"
+        " map_from_entries(array_sort(array(struct('b', '2'), struct('a', '1')))) AS settings"
+    )
+    reads = TableReads(spark)
+    by_spark, by_python = list(_json_rows(reads, frame)), list(_rows(reads, frame, lambda row: {**row, "evidence": row["evidence"].asDict()}))
+    assert by_spark == by_python
+    assert by_spark[0]["start"] == "2021-02-10T15:40:02.403Z" and by_spark[0]["end"] is None
+    assert list(by_spark[0]["settings"]) == ["a", "b"] and by_spark[0]["coordinator"] is None
