@@ -22,7 +22,7 @@ from ..catalogue import Template, first_word, load_catalogue
 from ..layouts._common import SEP
 from ..spark import materialise
 from . import fields as f
-from .prefix import split_prefix
+from .prefix import with_split_prefix
 
 ANY_WORD = "\u0002any"
 """Join token of templates whose messages do not start with a fixed word."""
@@ -74,7 +74,7 @@ def prepare_records(records: DataFrame) -> DataFrame:
     facility where an application's logger wrote its line), the first line of the message
     proper and its first word."""
     s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
-    with_prefix = records.withColumn("_prefix", split_prefix(F.col(s.MESSAGE))).withColumn(
+    with_prefix = with_split_prefix(records, F.col(s.MESSAGE), "_prefix").withColumn(
         "_logger_name",
         F.coalesce(F.col("_prefix.facility"), F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1), F.lit("")),
     )

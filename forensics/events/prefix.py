@@ -14,7 +14,7 @@ name as ``client_id``.
 
 from __future__ import annotations
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..layouts._common import KAFKA_OPENINGS, SEP
@@ -50,8 +50,30 @@ _CALLBACK = rf"(?s)^(?:{LOG_CALLBACK})?(.*)$"
 def split_prefix(message: Column) -> Column:
     """Struct of ``PREFIX_FIELDS`` and ``facility`` (empty strings become null); ``rest`` is the
     message proper."""
-    callback = F.split(F.regexp_replace(message, _CALLBACK, f"$1{SEP}$2{SEP}$3"), SEP, 3)
-    parts = F.split(F.regexp_replace(callback[2], PREFIX, _TEMPLATE), SEP, len(PREFIX_FIELDS))
+    callback = _callback(message)
+    return _prefix_struct(callback, _parts(callback[2]))
+
+
+def with_split_prefix(frame: DataFrame, message: Column, name: str) -> DataFrame:
+    """``frame`` with the column ``name``: ``split_prefix`` of ``message``, each of its two
+    regexes run once per row. (In one projection Spark evaluates them again for several fields
+    of the struct: the 4M-line corpus' 204,447 records took 2.3-2.9 s instead of 1.1-1.3 s.)"""
+    callback, parts = f"{name}_callback", f"{name}_parts"
+    split = frame.withColumn(callback, _callback(message)).withColumn(parts, _parts(F.col(callback)[2]))
+    return split.withColumn(name, _prefix_struct(F.col(callback), F.col(parts))).drop(callback, parts)
+
+
+def _callback(message: Column) -> Column:
+    """[librdkafka's facility, its handle, the rest of the message]."""
+    return F.split(F.regexp_replace(message, _CALLBACK, f"$1{SEP}$2{SEP}$3"), SEP, 3)
+
+
+def _parts(text: Column) -> Column:
+    """The ``PREFIX_FIELDS`` of ``text``, in order, as an array."""
+    return F.split(F.regexp_replace(text, PREFIX, _TEMPLATE), SEP, len(PREFIX_FIELDS))
+
+
+def _prefix_struct(callback: Column, parts: Column) -> Column:
     fields = {name: F.nullif(parts[i], F.lit("")) for i, name in enumerate(PREFIX_FIELDS)}
     fields["client_id"] = F.coalesce(F.nullif(callback[1], F.lit("")), fields["client_id"])
     return F.struct(*[value.alias(name) for name, value in fields.items()], F.nullif(callback[0], F.lit("")).alias("facility"))
