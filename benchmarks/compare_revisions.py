@@ -10,7 +10,9 @@ process's CPU time (``/proc/<pid>/stat``), which other processes' load disturbs 
         --files '/tmp/forensics-bench/4M/host-0[01]/*.log'
 
 ``--head`` defaults to the working tree. Stages: ``fold`` (read + recognise + fold, the one pass
-over every line), ``T1`` (``kafka_lines``), ``T2`` (``ingest``: records and accounting).
+over every line), ``T1`` (``kafka_lines``), ``T2`` (``ingest``: records and accounting), ``T3``
+(``analyze``: the whole analysis, its JSON written to a file). The CPU seconds are the JVM's
+and the driver's Python's (which the analysis' JSON writing spends).
 Each revision runs under its own runtime SQL settings (``spark.SESSION_CONF``). Prints the
 median CPU and wall seconds of each and the per-round ratios head/base with their medians.
 """
@@ -78,6 +80,9 @@ def stage_runner(package: str, stage: str, spark, files: list[str], settings: di
             spark.conf.unset(key)
         for key, value in settings.items():
             spark.conf.set(key, value)
+        if stage == "T3":
+            with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+                return importlib.import_module(f"{package}.analyze").analyze(spark, files, json_to=out)["spark"]["jobs"]
         df = frame()
         return df.agg(F.count(F.lit(1)), F.bit_xor(F.xxhash64(*df.columns))).first()
 
@@ -101,7 +106,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="git revision to compare against")
     parser.add_argument("--head", default=None, help="git revision (default: the working tree)")
-    parser.add_argument("--stage", choices=("fold", "T1", "T2"), default="fold")
+    parser.add_argument("--stage", choices=("fold", "T1", "T2", "T3"), default="fold")
     parser.add_argument("--files", required=True, help="glob of the log files")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
@@ -124,9 +129,9 @@ def main() -> None:
         for round_ in range(args.rounds):
             for label in ("rev_a", "rev_b") if round_ % 2 == 0 else ("rev_b", "rev_a"):
                 settle(spark)
-                before_cpu, before = jvm_cpu_seconds(pid), time.perf_counter()
+                before_cpu, before = jvm_cpu_seconds(pid) + time.process_time(), time.perf_counter()
                 runs[label]()
-                cpu[label].append(jvm_cpu_seconds(pid) - before_cpu)
+                cpu[label].append(jvm_cpu_seconds(pid) + time.process_time() - before_cpu)
                 wall[label].append(time.perf_counter() - before)
         spark.stop()
     names = {"rev_a": args.base, "rev_b": args.head or "working tree"}
