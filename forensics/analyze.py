@@ -176,8 +176,8 @@ def _rows(reads: TableReads, frame: DataFrame, convert: Callable[[dict], dict] =
 
 
 JSON_TEXT = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "timeZone": "UTC", "ignoreNullFields": "false"}
-"""Spark's ``to_json`` options for a row as the JSON holds it: times in ISO 8601, UTC, to the
-millisecond, and null fields written, not left out."""
+"""Spark's ``to_json`` options for a row as the JSON holds it: times (nested ones too) in ISO
+8601, UTC, to the millisecond, and null fields written, not left out."""
 
 
 def _json_rows(reads: TableReads, frame: DataFrame) -> Rows:
@@ -211,15 +211,12 @@ def _owners(ownership: DataFrame) -> DataFrame:
     return ownership.select(F.col(s.GROUP_ID).alias(c.GROUP), s.TOPIC, s.HOST).distinct()
 
 
-_ISO = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
-
-
 def _coordinator_json() -> F.Column:
     """A rebalance's ``coordinator``: what the group coordinator's log states (null without it)."""
     return F.when(F.col("coordinator_host").isNotNull(), F.struct(
         F.col("coordinator_host").alias("host"), F.col("coordinator_partition").alias("partition"),
-        F.date_format("coordinator_start_ts", _ISO).alias("start"), F.date_format("coordinator_stabilized_ts", _ISO).alias("stabilized"),
-        F.date_format("coordinator_assignment_ts", _ISO).alias("assignment_received"), F.col("coordinator_reason").alias("reason"),
+        F.col("coordinator_start_ts").alias("start"), F.col("coordinator_stabilized_ts").alias("stabilized"),
+        F.col("coordinator_assignment_ts").alias("assignment_received"), F.col("coordinator_reason").alias("reason"),
         F.col("coordinator_member_count").alias("member_count"), F.col("coordinator_leader").alias("leader"),
         F.col("coordinator_member_ids").alias("member_ids"), F.col("coordinator_joined").alias("joined"),
         F.col("coordinator_left").alias("left"),
@@ -236,7 +233,7 @@ def _rebalances(reads: TableReads, model: Model) -> Rows:
         F.col(s.GROUP_ID).alias(c.GROUP), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
         "duration_ms", "trigger", "members", F.col("moved").alias("moved_partitions"), F.col("joined_ts").alias("joined"),
         "members_joined", "members_left", "leader", "protocol", "protocol_type", "member_ids", "instance_ids",
-        F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), F.date_format(a["assigned_ts"], _ISO).alias("at"))).alias("assignments"),
+        F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), a["assigned_ts"].alias("at"))).alias("assignments"),
         F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
         "trigger_source", _coordinator_json().alias("coordinator"), "missing_members", "missing_member_count",
     )
