@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from forensics.ingest import Ingested, ingest
@@ -9,6 +10,31 @@ from forensics.ingest import Ingested, ingest
 
 def ingest_paths(spark, *paths: Path | str, **options) -> Ingested:
     return ingest(spark, [str(p) for p in paths], **options)
+
+
+@contextmanager
+def as_small_incident(spark):
+    """Inside the block, Spark runs as ``forensics analyze`` runs a small incident
+    (``analyze.SMALL_INCIDENT``: one partition, interpreted, tables kept in the driver as they are
+    materialised): a model or findings of a few lines in a second or two, not in a dozen
+    adaptive jobs. Tables materialised inside stay usable after the block."""
+    from forensics.analyze import SMALL_INCIDENT
+    from forensics.spark import sql_settings
+
+    with sql_settings(spark, SMALL_INCIDENT):
+        yield
+
+
+def small_model(spark, records, offsets=None, event_types=None):
+    """The model of ``records`` (and offset dump rows ``offsets``) built as ``analyze`` builds
+    a small incident's: events and dumps materialised first (``as_small_incident``)."""
+    from forensics.events import parse_events
+    from forensics.model import build_model
+    from forensics.spark import materialise
+
+    with as_small_incident(spark):
+        events = materialise(parse_events(records))
+        return build_model(events, None if offsets is None else materialise(offsets), event_types)
 
 
 def buckets(entry: dict) -> dict:

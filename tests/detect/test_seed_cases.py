@@ -5,19 +5,18 @@ from __future__ import annotations
 import pytest
 
 from forensics.detect import DETECTORS, detect, findings_json
-from forensics.events import parse_events
-from forensics.model import build_model
 from forensics.offsets import read_offsets
-from tests.helpers import ingest_paths
+from tests.helpers import as_small_incident, ingest_paths, small_model
 from tests.model.test_commits import C1_LOG, C2_LOG
 
 KEY = ("detector", "group", "topic", "partition", "task", "offset_from", "offset_to", "records", "verdict", "classification", "exact")
 
 
 def analyse(spark, root, offsets=None) -> list[dict]:
-    events = parse_events(ingest_paths(spark, root).records).localCheckpoint()
     dumps = read_offsets(spark, [str(p) for p in offsets]) if offsets else None
-    return findings_json(detect(build_model(events, dumps)))
+    model = small_model(spark, ingest_paths(spark, root).records, dumps)
+    with as_small_incident(spark):
+        return findings_json(detect(model))
 
 
 def keys(findings: list[dict]) -> list[tuple]:

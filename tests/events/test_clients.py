@@ -34,6 +34,8 @@ from forensics.events import parse_events
 from forensics.events.prefix import split_prefix
 from forensics.ingest import ingest
 from forensics.model import build_model
+from forensics.spark import materialise
+from tests.helpers import as_small_incident
 
 CLIENTS = Path(__file__).resolve().parents[1] / "data" / "witnesses" / "clients"
 FIXTURES = ("librdkafka_maxpoll", "aiokafka_commit", "kafkajs_rejoin")
@@ -96,9 +98,9 @@ def docker_json_file(directory: Path) -> Path:
 def incidents(spark, tmp_path_factory) -> Incidents:
     basic = docker_json_file(tmp_path_factory.mktemp("basic_config"))
     ingested = ingest(spark, [*(str(CLIENTS / name) for name in FIXTURES), str(basic)])
-    events = parse_events(ingested.records).localCheckpoint()
-    model = build_model(events).cache()
-    try:
+    with as_small_incident(spark):
+        events = materialise(parse_events(ingested.records))
+        model = build_model(events)
         key = lambda row: (where(row[s.SOURCE_FILE]), row[s.LINE])  # noqa: E731
         return Incidents(
             accounting=ingested.accounting,
@@ -108,8 +110,6 @@ def incidents(spark, tmp_path_factory) -> Incidents:
             ownership=[row.asDict() for row in model.ownership.collect()],
             findings=findings_json(detect(model)),
         )
-    finally:
-        model.unpersist()
 
 
 def test_every_line_is_a_kafka_record_or_application_noise(incidents):

@@ -78,11 +78,15 @@ def batch(spark) -> dict[str, Analysis]:
     from forensics.detect import detect, findings_json
     from forensics.model import build_model
 
+    from forensics.spark import materialise
+    from tests.helpers import as_small_incident
+
     records = ingest(spark, [str(SHAPES_DIR / shape) for shape in [PLAIN, *SHAPES]]).records
-    events = parse_events(records).localCheckpoint()
     shape = F.regexp_extract(F.col(s.SOURCE_FILE), r"/shapes/([^/]+)/", 1)
-    apart = events.select(*[F.concat(shape, F.lit(SEP), F.col(c)).alias(c) if c in IDS else F.col(c) for c in events.columns])
-    findings = findings_json(detect(build_model(apart)))
+    with as_small_incident(spark):
+        events = parse_events(records)
+        apart = materialise(events.select(*[F.concat(shape, F.lit(SEP), F.col(c)).alias(c) if c in IDS else F.col(c) for c in events.columns]))
+        findings = findings_json(detect(build_model(apart)))
     rows = [row.asDict() for row in apart.select(*EVENT_KEY, s.SOURCE_FILE, s.LINE, s.MESSAGE).collect()]
     out = {}
     for name in [PLAIN, *SHAPES]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
-from forensics.events import parse_events
-from forensics.model import Model, build_model
-from tests.helpers import ingest_paths
+from forensics.model import Model
+from tests.helpers import ingest_paths, small_model
 
 
 def model_of(spark, data_dir, scenario: str) -> Model:
-    return build_model(parse_events(ingest_paths(spark, data_dir / "model" / scenario).records).localCheckpoint()).cache()
+    return small_model(spark, ingest_paths(spark, data_dir / "model" / scenario).records)
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import pytest
 from pyspark.sql import functions as F
-
-from forensics.events import parse_events
-from forensics.model import build_model
-from tests.helpers import ingest_paths
+from tests.helpers import ingest_paths, small_model
 
 PSM = "(org.apache.kafka.streams.processor.internals.ProcessorStateManager)"
 CC = "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
@@ -56,7 +53,7 @@ def restores(spark, tmp_path_factory):
     for host, lines in (("host-a", HOST_A), ("host-b", HOST_B)):
         (root / host).mkdir()
         (root / host / "app.log").write_text("\n".join(lines) + "\n")
-    model = build_model(parse_events(ingest_paths(spark, root).records).localCheckpoint())
+    model = small_model(spark, ingest_paths(spark, root).records)
     return {(r["host"], r["thread"], r["generation"], r["task"]): r.asDict() for r in model.restores.collect()}
 
 

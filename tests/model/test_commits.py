@@ -4,10 +4,7 @@ new owner c2 committed further; the late commit is outside c1's ownership."""
 from __future__ import annotations
 
 import pytest
-
-from forensics.events import parse_events
-from forensics.model import build_model
-from tests.helpers import ingest_paths
+from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import generation, line, rows
 
 SCENARIO = None
@@ -39,7 +36,7 @@ def commits(spark, tmp_path_factory):
     for host, lines in (("c1", C1_LOG), ("c2", C2_LOG)):
         (root / host).mkdir()
         (root / host / "app.log").write_text("\n".join(lines) + "\n")
-    return build_model(parse_events(ingest_paths(spark, root).records).localCheckpoint()).commits
+    return small_model(spark, ingest_paths(spark, root).records).commits
 
 
 def test_history_of_orders_1_in_order_with_attribution(commits):
@@ -65,5 +62,5 @@ def test_a_failed_commit_of_two_partitions_keeps_both(spark, tmp_path):
     log = C1_LOG[:2] + [line("00:05,500", "ERROR", "c1", failed)]
     (tmp_path / "c1").mkdir()
     (tmp_path / "c1" / "app.log").write_text("\n".join(log) + "\n")
-    commits = build_model(parse_events(ingest_paths(spark, tmp_path).records).localCheckpoint()).commits
+    commits = small_model(spark, ingest_paths(spark, tmp_path).records).commits
     assert sorted(rows(commits.where("line = 3"), "partition", "offset")) == [(0, 10), (1, 20)]

@@ -7,10 +7,7 @@ zombie commit, nor like the new owner resuming from an old commit)."""
 from __future__ import annotations
 
 import pytest
-
-from forensics.events import parse_events
-from forensics.model import build_model
-from tests.helpers import ingest_paths
+from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import generation, line
 
 UTILS = "(org.apache.kafka.clients.consumer.internals.ConsumerUtils)"
@@ -34,7 +31,7 @@ def model(spark, tmp_path_factory):
     root = tmp_path_factory.mktemp("committed_ignored")
     (root / "c1").mkdir()
     (root / "c1" / "app.log").write_text("\n".join(C1_LOG) + "\n")
-    return build_model(parse_events(ingest_paths(spark, root).records).localCheckpoint())
+    return small_model(spark, ingest_paths(spark, root).records)
 
 
 def test_the_lines_are_typed_with_the_offset_they_ignore(model):

@@ -14,11 +14,9 @@ from pyspark.sql import functions as F
 
 from forensics.analyze import analyze
 from forensics.detect import detect, findings_json
-from forensics.events import parse_events
 from forensics.events.prefix import split_prefix
-from forensics.model import build_model
 from forensics.model.rebalances import coordinator_trigger
-from tests.helpers import ingest_paths
+from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import rows
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "witnesses" / "coordinator"
@@ -34,7 +32,7 @@ ADDING = "Adding new member {0} with group instance id None; client reason: need
 def full(spark):
     """The model of all three logs."""
     records = ingest_paths(spark, *(FIXTURE / host for host in ("broker-1", "member-a", "member-b"))).records
-    model = build_model(parse_events(records).localCheckpoint()).cache()
+    model = small_model(spark, records)
     yield model
     model.unpersist()
 

@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 
 from forensics.detect import detect, findings_json
-from forensics.events import parse_events
-from forensics.model import build_model
-from tests.helpers import ingest_paths
+from tests.helpers import as_small_incident, ingest_paths, small_model
 
 SCENARIOS = ("consumer_scale_out", "streams_scale_out")
 EVENT_FIELDS = (
@@ -52,10 +50,10 @@ def analysed(request, spark, data_dir) -> Analysed:
         return relative if line is None else f"{relative}:{line}"
 
     ingested = ingest_paths(spark, root)
-    events = parse_events(ingested.records).localCheckpoint()
-    model = build_model(events).cache()
-    try:
-        yield Analysed(
+    model = small_model(spark, ingested.records)
+    events = model.events
+    with as_small_incident(spark):
+        analysed = Analysed(
             expected=json.loads((root / "expected.json").read_text(encoding="utf-8")),
             records=ingested.records.count(),
             events=[
@@ -83,8 +81,7 @@ def analysed(request, spark, data_dir) -> Analysed:
                 r.asDict() for r in model.members.where("event_type = 'consumer:offset:set_committed'").select("member", "group_id").collect()
             ],
         )
-    finally:
-        model.unpersist()
+    yield analysed
 
 
 def test_every_kafka_line_is_typed_but_the_start_time_banner(analysed):

@@ -6,13 +6,11 @@ SCENARIO = None
 
 
 def test_task_1_1_episode_shows_the_skipped_restore(spark):
-    from forensics.events import parse_events
-    from forensics.model import build_model
     from tests.conftest import DATA
-    from tests.helpers import ingest_paths
+    from tests.helpers import ingest_paths, small_model
 
     sample = DATA / "cli" / "kafka-7672"
-    model = build_model(parse_events(ingest_paths(spark, sample).records).localCheckpoint())
+    model = small_model(spark, ingest_paths(spark, sample).records)
     episodes = {(r["host"], r["task"]): r.asDict() for r in model.restores.collect()}
     assert set(episodes) == {("host-a", "0_5"), ("host-b", "1_1"), ("host-a", "1_1")}
     episode = episodes[("host-a", "1_1")]
