@@ -18,8 +18,6 @@ from pyspark.sql import functions as F
 import forensics.offsets as offsets
 from forensics.cli import main
 from forensics.detect import detect, findings_json
-from forensics.events import parse_events
-from forensics.model import build_model
 from forensics.offsets import (
     DUMP_KINDS,
     OFFSETS_SCHEMA,
@@ -31,6 +29,7 @@ from forensics.offsets import (
 )
 from forensics.report.figures import committed_offsets
 from forensics.schema import RECORDS_SCHEMA
+from tests.helpers import as_small_incident, small_model
 
 DATA = Path(__file__).parent.parent / "data" / "offsets"
 BURROW_REWIND = DATA / "burrow_rewind.json"
@@ -282,8 +281,9 @@ def test_burrow_commits_feed_the_commit_lineage_and_figure(burrow_result):
 def test_exporter_scrapes_and_a_rewind_inside_burrows_window(spark, offsets_table):
     """Every row but the REWIND document's (its orders-1 is the exporter's orders-1 too)."""
     rows = offsets_table.where(~F.col("source_file").endswith(BURROW_REWIND.name))
-    model = build_model(parse_events(spark.createDataFrame([], RECORDS_SCHEMA)), rows)
-    found = sorted(findings_json(detect(model, ["backward_commit"])), key=lambda f: f["group"])
+    model = small_model(spark, spark.createDataFrame([], RECORDS_SCHEMA), rows)
+    with as_small_incident(spark):
+        found = sorted(findings_json(detect(model, ["backward_commit"])), key=lambda f: f["group"])
     assert [tuple(f[k] for k in KEY) for f in found] == [
         ("backward_commit", "billing", "invoices", 0, None, None, None, False, "rewind", "duplication"),
         ("backward_commit", "orders-app", "orders", 1, 1502, 1588, 86, True, "replay", "duplication"),
