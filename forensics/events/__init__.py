@@ -70,22 +70,19 @@ def _gate_rows(templates: tuple[Template, ...]) -> list[tuple]:
 
 
 def prepare_records(records: DataFrame) -> DataFrame:
-    """Records with the prefix split off (``_prefix``), the logger's class name (librdkafka's
-    facility where an application's logger wrote its line), the first line of the message
-    proper and its first word."""
+    """Records with the prefix split off (``_prefix``, the message proper in ``_prefix.rest``)
+    and the logger's class name (``_logger_name``: librdkafka's facility where an application's
+    logger wrote its line)."""
     s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
-    with_prefix = with_split_prefix(records, F.col(s.MESSAGE), "_prefix").withColumn(
+    return with_split_prefix(records, F.col(s.MESSAGE), "_prefix").withColumn(
         "_logger_name",
-        F.coalesce(F.col("_prefix.facility"), F.regexp_extract(F.col(s.LOGGER), r"([\w$]+)$", 1), F.lit("")),
-    )
-    first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
-    return with_prefix.withColumn("_first_line", first_line).withColumn(
-        "_word", F.substring_index(F.col("_first_line"), " ", 1)
+        F.coalesce(F.col("_prefix.facility"), f.class_name(F.col(s.LOGGER)), F.lit("")),
     )
 
 
 def _target() -> Column:
-    return F.when(F.col("t_multiline"), F.col("_prefix.rest")).otherwise(F.col("_first_line"))
+    """What a template's regex reads: the message proper, or its first line."""
+    return F.when(F.col("t_multiline"), F.col("_rest")).otherwise(F.col("_first_line"))
 
 
 def match_records(records: DataFrame, templates: tuple[Template, ...] | None = None) -> DataFrame:
@@ -93,13 +90,19 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     its captures (``_cap``, in ``CATALOGUE_FIELDS`` order).
 
     The regexes run on narrow rows (record id, template order, target text): the record's other
-    columns and the template's long strings join back only to the winners.
+    columns (its prefix without the message proper) and the template's long strings join back
+    only to the winners.
     """
     templates = templates or load_catalogue()
     spark = records.sparkSession
     catalogue = F.broadcast(catalogue_frame(spark, templates))
     prepared = materialise(prepare_records(records).withColumn("_rid", F.monotonically_increasing_id()))
-    tokens = prepared.select("_rid", "_logger_name", "_first_line", "_prefix", F.explode(F.array("_word", F.lit(ANY_WORD))).alias("_token"))
+    first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
+    word = F.substring_index(first_line, " ", 1)
+    tokens = prepared.select(
+        "_rid", "_logger_name", F.col("_prefix.rest").alias("_rest"), first_line.alias("_first_line"),
+        F.explode(F.array(word, F.lit(ANY_WORD))).alias("_token"),
+    )
     same_logger = (F.col("_token") == F.col("t_word")) & (F.col("_logger_name") == F.col("t_logger"))
     target = _target()
     gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(target.contains(F.col("t_gate")))
@@ -118,8 +121,11 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
         .groupBy("_rid")
         .agg(F.min_by("_cap_text", "t_order").alias("_cap_text"), F.min("t_order").alias("t_order"))
     )
+    # the message proper (``_prefix.rest``) served the regexes: the wide side of this join,
+    # shuffled, carries the message once
+    record = prepared.withColumn("_prefix", F.col("_prefix").dropFields("rest")).drop("_logger_name")
     return (
-        prepared.join(winners, "_rid")
+        record.join(winners, "_rid")
         .join(catalogue.drop("t_extraction", "t_replacement"), "t_order")
         .withColumn("_cap", F.split("_cap_text", SEP, len(s.CATALOGUE_FIELDS)))
         .drop("_rid", "_cap_text")

@@ -62,3 +62,16 @@ def test_null_group_for_groupless_consumers(spark):
 def test_log_context_prefixes_split_off(spark, message, expected):
     row = spark.createDataFrame([(message,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"].asDict()
     assert {k: v for k, v in row.items() if v is not None} == expected
+
+
+def test_class_name_is_the_trailing_word_run_as_regexp_extract_finds_it(spark):
+    """``class_name`` searches from the end; it must give what the unanchored
+    ``regexp_extract(logger, "([\\w$]+)$", 1)`` gives, line terminators before the end included."""
+    loggers = [
+        "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "kafka.coordinator", "Outer$Inner", "$", "plain",
+        "trailing.", "a.b.", "", "with space", "a-b", "x/y:z", "ünïcode.Klass", "Klasse.ünï", "abc\n", "a.b\r\n", "a.b\r",
+        "a.b\n\n", "a\u2028", "a.b\u0085", "a\nb", "\n", "a.b \n", None,
+    ]
+    expected = column_values(spark, loggers, lambda c: F.regexp_extract(c, r"([\w$]+)$", 1))
+    assert column_values(spark, loggers, f.class_name) == expected
+    assert expected[:3] == ["ConsumerCoordinator", "coordinator", "Outer$Inner"] and expected[5] == ""
