@@ -77,7 +77,6 @@ def batch(spark) -> dict[str, Analysis]:
 
     from forensics.detect import detect, findings_json
     from forensics.model import build_model
-
     from forensics.spark import materialise
     from tests.helpers import as_small_incident
 
