@@ -58,14 +58,9 @@ def cli_sample_run() -> subprocess.CompletedProcess:
 def samples_model(spark):
     """The model of every sample incident under ``sample_logs/``, logs and offset dumps, built
     as a small incident (each of its tables has rows)."""
-    from forensics.analyze import SMALL_INCIDENT
-    from forensics.events import parse_events
     from forensics.ingest import ingest_files, route_inputs
-    from forensics.model import build_model
     from forensics.offsets import read_offsets, sniff_file
-    from forensics.spark import materialise, sql_settings
+    from tests.helpers import small_model
 
     inputs = route_inputs([str(ROOT / "sample_logs")], [], sniff_file)
-    with sql_settings(spark, SMALL_INCIDENT):
-        events = materialise(parse_events(ingest_files(spark, inputs.logs).records))
-        return build_model(events, materialise(read_offsets(spark, [d.path for d in inputs.dumps])))
+    return small_model(spark, ingest_files(spark, inputs.logs).records, read_offsets(spark, [d.path for d in inputs.dumps]))
