@@ -487,3 +487,24 @@ def test_edge_cases(spark, tmp_path, name):
     assert sorted((r["line"], r["line_end"], r["message"]) for r in rows.collect()) == entries
     count = export_line_count(spark, str(path), shape, rows)
     assert (count.lines, count.entries, count.outside) == (lines, len(entries), outside)
+
+
+def test_exports_and_a_log_read_together_give_each_file_what_it_gives_alone(spark):
+    """Ingest reads the plain logs and each export at once (``READ_THREADS``): every file's
+    entry in ``inputs`` and every record are those it gives when read alone."""
+    from forensics.ingest import ingest
+    from tests.helpers import as_small_incident
+
+    files = [str(DATA.parent.parent / "sample_logs" / "reset_to_latest_gap" / "demo-consumer-1" / "app.log"),
+             *[str(EXPORTS / name) for name in ("kibana_discover.csv", "splunk_export.csv", "es_hits.ndjson")]]
+
+    def records(result):
+        return sorted(tuple(row) for row in result.records.collect())
+
+    with as_small_incident(spark):
+        together = ingest(spark, files)
+        alone = [ingest(spark, [path]) for path in files]
+    assert [entry["path"] for entry in together.inputs] == [one.inputs[0]["path"] for one in alone] == files
+    assert together.inputs == [one.inputs[0] for one in alone]
+    assert records(together) == sorted(row for one in alone for row in records(one))
+    assert together.accounting["lines"] == sum(one.accounting["lines"] for one in alone)
