@@ -508,3 +508,15 @@ def test_exports_and_a_log_read_together_give_each_file_what_it_gives_alone(spar
     assert together.inputs == [one.inputs[0] for one in alone]
     assert records(together) == sorted(row for one in alone for row in records(one))
     assert together.accounting["lines"] == sum(one.accounting["lines"] for one in alone)
+
+
+def test_line_breaks_and_empty_lines_count_as_the_regexes_do(spark):
+    """``line_breaks`` and ``empty_lines`` run their regex only on text that needs it; they count
+    what ``BREAK`` and ``EMPTY_LINE`` count, whatever the mix of LF, CR and CRLF."""
+    from forensics.ingest.exports import BREAK, EMPTY_LINE, empty_lines, line_breaks
+
+    texts = ["", "a", "\n", "\r", "\r\n", "\n\n", "\r\r", "\n\r", "\r\n\r\n", "\r\n\n", "\n\r\n", "\r\r\n",
+             "a\nb", "a\r\nb\n\nc", "x\n\n\ny", "é\nü\u2028\n", "tail\n", "\u0001\n\u0001", "a\rb\rc\r", "\n\n\r\r\n\r"]
+    frame = spark.createDataFrame([(t,) for t in texts], "t string")
+    got = frame.select("t", line_breaks(F.col("t")).alias("n"), empty_lines(F.col("t")).alias("e")).collect()
+    assert [(r["n"], r["e"]) for r in got] == [(len(re.findall(BREAK, t)), len(re.findall(EMPTY_LINE, t))) for t in texts]
