@@ -575,19 +575,18 @@ def _unpersist(context, ids: set[int]) -> None:
             rdd.unpersist(False)
 
 
-def concurrently(spark, *calls: Callable[[], object], at_most: int | None = None) -> list:
+def concurrently(spark, *calls: Callable[[], object]) -> list:
     """The results of the argument-less ``calls``, in order, run at once: the first in this
-    thread, the others in threads that carry this thread's Spark properties (the job group that
-    ``counting_jobs`` counts), one each or ``at_most`` in all. The driver plans and submits each
-    thread's queries while the others' run: sample_logs/, its logs and its offset dumps read at
-    once, 17.1-17.8 s whole process instead of 19.2-22.1 s. The calls share the session's SQL
-    settings: one that changes them (``sql_settings``) changes them for the others too."""
+    thread, each other in a thread of its own that carries this thread's Spark properties (the
+    job group that ``counting_jobs`` counts). The driver plans and submits each thread's queries
+    while the others' run: sample_logs/, its logs and its offset dumps read at once, 17.1-17.8 s
+    whole process instead of 19.2-22.1 s. The calls share the session's SQL settings: one that
+    changes them (``sql_settings``) changes them for the others too."""
     from pyspark.util import inheritable_thread_target
 
     if len(calls) < 2:
         return [call() for call in calls]
-    threads = len(calls) - 1 if at_most is None else max(1, min(at_most, len(calls) - 1))
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+    with ThreadPoolExecutor(max_workers=len(calls) - 1) as pool:
         others = [pool.submit(inheritable_thread_target(spark)(call)) for call in calls[1:]]
         first = calls[0]()
         return [first, *[future.result() for future in others]]

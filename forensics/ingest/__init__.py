@@ -12,7 +12,7 @@ import gzip
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial, reduce
+from functools import reduce
 from typing import Iterable, Mapping
 
 from types import ModuleType
@@ -25,7 +25,7 @@ from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
-from ..spark import SORTED_AGGREGATION, concurrently, materialise, sql_settings
+from ..spark import SORTED_AGGREGATION, materialise, sql_settings
 from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
@@ -88,13 +88,6 @@ def user_layout(pattern: str | None) -> ModuleType | None:
     return None if not pattern else compile_layout(pattern)
 
 
-READ_THREADS = 3
-"""Threads that read inputs besides the caller's: the plain logs (all in one pass) and each
-log-platform export (one pass of its own, in one partition: a CSV with messages over several
-lines cannot be split, and its rows are placed on their lines by a window over the file) are
-read at once, so that exports keep the cores busy (``spark.concurrently``)."""
-
-
 def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None = None, columns: Mapping[str, str] | None = None) -> Ingested:
     """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records, recognising
     record heads in the user's ``layout`` pattern first when given. Log-platform exports
@@ -109,12 +102,9 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
 
     with ThreadPoolExecutor(max_workers=1) as background:
         gz_future = background.submit(_gzip_problems, files)
-        reads = [partial(_read_text, spark, text_paths, table)] if text_paths else []
-        reads += [partial(_read_export, spark, path, shape, read_paths[path], table) for path, shape in shapes.items()]
-        parts = concurrently(spark, *reads, at_most=READ_THREADS)
+        text = _read_text(spark, text_paths, table) if text_paths else None
+        exported = [_read_export(spark, path, shape, read_paths[path], table) for path, shape in shapes.items()]
         gz_problems = gz_future.result()
-    text = parts.pop(0) if text_paths else None
-    exported = parts
 
     by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
     facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
