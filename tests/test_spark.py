@@ -274,26 +274,6 @@ def test_calls_run_concurrently_are_counted_as_jobs_of_the_analysis(spark):
     assert concurrently(spark, count(2)) == [2] and concurrently(spark) == []
 
 
-def test_calls_run_concurrently_at_most_so_many_threads_besides_the_callers(spark):
-    """``at_most`` bounds the other threads; every call still runs and the results keep the
-    order of the calls."""
-    import threading
-
-    from forensics.spark import concurrently
-
-    threads = set()
-
-    def count(n: int):
-        def run():
-            threads.add(threading.get_ident())
-            return len(spark.range(n).collect())
-
-        return run
-
-    assert concurrently(spark, *[count(n) for n in range(1, 7)], at_most=2) == [1, 2, 3, 4, 5, 6]
-    assert threading.get_ident() in threads and len(threads) == 3
-
-
 def test_only_an_empty_local_relation_is_known_to_be_empty(spark):
     """``known_empty`` answers from the plan alone: an empty local relation (what one partition
     keeps of a table with no rows) or no table at all; a checkpoint, even of no rows, could only

@@ -490,8 +490,8 @@ def test_edge_cases(spark, tmp_path, name):
 
 
 def test_exports_and_a_log_read_together_give_each_file_what_it_gives_alone(spark):
-    """Ingest reads the plain logs and each export at once (``READ_THREADS``): every file's
-    entry in ``inputs`` and every record are those it gives when read alone."""
+    """A plain log and exports of three platforms in one ingest: every file's entry in
+    ``inputs`` and every record are those it gives when read alone."""
     from forensics.ingest import ingest
     from tests.helpers import as_small_incident
 
