@@ -391,3 +391,28 @@ def test_a_warm_session_does_not_compile_a_query_again_after_many_others(spark):
     assert compilations.getCount() == before
     planned(1000)
     assert compilations.getCount() == before + 1  # a query not seen before is compiled
+
+
+def test_a_local_driver_gets_a_share_of_the_machines_memory_unless_the_user_named_it(spark, monkeypatch, tmp_path):
+    """``local_driver_memory``: within ``DRIVER_MEMORY_GIB`` on a local master, nothing for a
+    cluster's or where Spark's own settings name the driver's memory; the suite's driver runs
+    with it."""
+    from forensics.spark import DRIVER_MEMORY_GIB, local_driver_memory
+
+    for name in ("SPARK_DRIVER_MEMORY", "PYSPARK_SUBMIT_ARGS", "SPARK_CONF_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    given = local_driver_memory("local[2]")["spark.driver.memory"]
+    assert DRIVER_MEMORY_GIB[0] <= int(given.rstrip("g")) <= DRIVER_MEMORY_GIB[1]
+    assert local_driver_memory("spark://master:7077") == {} and local_driver_memory("sc://host:15002") == {}
+    heap_gib = spark._jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**30
+    assert int(given.rstrip("g")) * 0.85 <= heap_gib <= int(given.rstrip("g"))
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "spark-defaults.conf").write_text("# mine\nspark.driver.memory   12g\n")
+    assert local_driver_memory("local[2]") == {}
+    monkeypatch.setenv("SPARK_HOME", "/nonexistent")
+    monkeypatch.setenv("SPARK_DRIVER_MEMORY", "3g")
+    assert local_driver_memory("local[*]") == {}
+    monkeypatch.delenv("SPARK_DRIVER_MEMORY")
+    monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--driver-memory 6g pyspark-shell")
+    assert local_driver_memory("local") == {}
