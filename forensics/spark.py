@@ -317,7 +317,8 @@ def local_driver_memory(master: str) -> dict[str, str]:
 
 
 def _driver_memory_named() -> bool:
-    if os.environ.get("SPARK_DRIVER_MEMORY") or "driver-memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+    submit_args = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+    if os.environ.get("SPARK_DRIVER_MEMORY") or "--driver-memory" in submit_args or "spark.driver.memory" in submit_args:
         return True
     conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
     try:

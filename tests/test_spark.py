@@ -416,3 +416,5 @@ def test_a_local_driver_gets_a_share_of_the_machines_memory_unless_the_user_name
     monkeypatch.delenv("SPARK_DRIVER_MEMORY")
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--driver-memory 6g pyspark-shell")
     assert local_driver_memory("local") == {}
+    monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--conf spark.driver.memory=6g pyspark-shell")
+    assert local_driver_memory("local") == {}
