@@ -320,12 +320,20 @@ def _driver_memory_named() -> bool:
     submit_args = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
     if os.environ.get("SPARK_DRIVER_MEMORY") or "--driver-memory" in submit_args or "spark.driver.memory" in submit_args:
         return True
-    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(_spark_home(), "conf")
     try:
         with open(os.path.join(conf_dir, "spark-defaults.conf"), encoding="utf-8") as defaults:
             return any(line.split()[:1] == ["spark.driver.memory"] for line in defaults)
     except OSError:
         return False
+
+
+def _spark_home() -> str:
+    """Where ``spark-submit`` looks for ``conf/``: ``SPARK_HOME``, or a pip-installed pyspark's own
+    directory (never the working directory)."""
+    import pyspark
+
+    return os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__)
 
 
 QUICK_START_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")

@@ -410,6 +410,9 @@ def test_a_local_driver_gets_a_share_of_the_machines_memory_unless_the_user_name
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "spark-defaults.conf").write_text("# mine\nspark.driver.memory   12g\n")
     assert local_driver_memory("local[2]") == {}
+    monkeypatch.delenv("SPARK_HOME")
+    monkeypatch.chdir(tmp_path)  # a conf/ in the working directory is not Spark's
+    assert local_driver_memory("local[2]") == {"spark.driver.memory": given}
     monkeypatch.setenv("SPARK_HOME", "/nonexistent")
     monkeypatch.setenv("SPARK_DRIVER_MEMORY", "3g")
     assert local_driver_memory("local[*]") == {}
