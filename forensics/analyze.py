@@ -20,7 +20,7 @@ from .events import parse_events
 from .events.config import RELEVANT_SETTINGS, config_table
 from .ingest import InputFile, Inputs, ingest_files, route_inputs
 from .model import Model, build_model
-from .offsets import read_offsets_accounted, sniff_file
+from .offsets import OffsetDumps, read_offsets_accounted, sniff_file
 from .package import __version__
 from .recovery import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
 from .spark import (
@@ -120,8 +120,8 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         return ingested, events, {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
 
     def dumps_read():
-        table, lines = read_offsets_accounted(spark, dump_paths) if dump_paths else (None, {})
-        return table, _offsets_summary(table, lines)
+        read = read_offsets_accounted(spark, dump_paths) if dump_paths else None
+        return (read.table if read else None), _offsets_summary(read)
 
     (ingested, events, by_type), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     few = sum(by_type.values()) + offsets["rows"] <= FEW_EVENTS
@@ -260,17 +260,15 @@ def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:
     ]
 
 
-def _offsets_summary(table: DataFrame | None, accounting: dict) -> dict:
-    """Rows per dump kind, snapshot times and the line ``accounting`` of the offset dumps."""
-    if table is None:
+def _offsets_summary(dumps: OffsetDumps | None) -> dict:
+    """Rows per dump kind, snapshot times and the line accounting of the offset ``dumps``."""
+    if dumps is None:
         return {"rows": 0, "by_kind": {}, "snapshots": [], "accounting": {}}
-    by_kind = {r["kind"]: r["count"] for r in table.groupBy("kind").count().collect()}
-    snapshots = sorted(str(c.in_utc(r[0])) for r in table.select("snapshot_ts").distinct().collect() if r[0] is not None)
     return {
-        "rows": sum(by_kind.values()),
-        "by_kind": dict(sorted(by_kind.items())),
-        "snapshots": snapshots,
-        "accounting": accounting,
+        "rows": sum(dumps.by_kind.values()),
+        "by_kind": dict(sorted(dumps.by_kind.items())),
+        "snapshots": sorted(str(c.in_utc(ts)) for ts in dumps.snapshots),
+        "accounting": dumps.accounting,
     }
 
 

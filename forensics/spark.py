@@ -745,9 +745,9 @@ class TableReads:
 
 
 def rows_together(frames: Sequence) -> list[list]:
-    """The rows of ``frames`` (small; each in one partition, ordered), each frame's in its order,
-    read in one Spark job: each frame becomes a struct column of one union, whose partitions come
-    back frame after frame."""
+    """The rows of ``frames`` (small), each frame's in its order where it is one ordered
+    partition, read in one Spark job: each frame becomes a struct column of one union, whose
+    partitions come back frame after frame. Small results collected apart cost a job each."""
     from pyspark.sql import functions as F
 
     columns = [f"_table_{i}" for i in range(len(frames))]

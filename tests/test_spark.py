@@ -421,3 +421,26 @@ def test_a_local_driver_gets_a_share_of_the_machines_memory_unless_the_user_name
     assert local_driver_memory("local") == {}
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--conf spark.driver.memory=6g pyspark-shell")
     assert local_driver_memory("local") == {}
+
+
+def test_a_small_incidents_logs_and_dumps_are_read_in_few_jobs(spark):
+    """Ingest of a small incident's logs runs five Spark jobs (the fold, the split facts with
+    the folded rows, the stitch, the records, then the line counts with each file's first record
+    and first unparsed lines); its offset dumps three (the lines, the table, then the accounting
+    with the rows per kind and the snapshot times). Each small result read on its own was a job."""
+    from forensics.analyze import SMALL_INCIDENT
+    from forensics.ingest import ingest_files, route_inputs
+    from forensics.offsets import read_offsets_accounted, sniff_file
+    from forensics.spark import counting_jobs, sql_settings
+
+    inputs = route_inputs([str(SAMPLE_LOGS / "reset_to_latest_gap")], [], sniff_file)
+    assert inputs.logs and inputs.dumps
+    with sql_settings(spark, SMALL_INCIDENT):
+        with counting_jobs(spark) as log_jobs:
+            ingested = ingest_files(spark, inputs.logs)
+        with counting_jobs(spark) as dump_jobs:
+            dumps = read_offsets_accounted(spark, [d.path for d in inputs.dumps])
+    assert (log_jobs(), dump_jobs()) == (5, 3)
+    assert all(entry["first_record"] for entry in ingested.inputs if entry["records"])
+    assert dumps.accounting["records"] == sum(dumps.by_kind.values()) == dumps.table.count() > 0
+    assert dumps.snapshots == []  # its dump has no time stamp lines

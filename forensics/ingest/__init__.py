@@ -25,7 +25,7 @@ from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
-from ..spark import SORTED_AGGREGATION, materialise, sql_settings
+from ..spark import SORTED_AGGREGATION, materialise, rows_together, sql_settings
 from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
@@ -122,17 +122,21 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
         rows = rows.unionByName(_classify_others(text.stitched, text.facts), allowMissingColumns=True)
-    counts = rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
-        F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"), F.min("line").alias("first_line")
-    ).collect()
+    counts, first_records, unparsed = rows_together([
+        rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
+            F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts")
+        ),
+        _first_records(heads),
+        _first_unparsed(rows),
+    ])
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
     folded_rows = text.folded_rows if text else []
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
-    for uri, head in _first_records(heads, counts).items():
-        per_file[by_uri[uri].path]["head"] = head
+    for head in first_records:
+        per_file[by_uri[head["uri"]].path]["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in head.asDict().items() if k != "uri"}
     for e in exported:
         per_file[read_paths[e.uri].path]["export"] = e.description
-    samples = _samples(_first_unparsed(rows), folded_rows, by_uri)
+    samples = _samples(unparsed, folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
 
 
@@ -162,7 +166,10 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     """Log files read as lines: folded, placed in their files, stitched."""
     lines = read_splits(spark, list(read_paths))
     by_split = materialise(fold_lines(lines, table, needed_recognisers(read_paths, table)))  # small; later plans start from it
-    split_rows = split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")).collect()
+    split_rows, folds = rows_together([
+        split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")),
+        by_split.where(F.col("k") < 0).select("split", "k", "n", "line"),  # a few per split
+    ])
     offsets = split_offsets(split_rows)
     facts = _file_facts(split_rows, offsets)
     by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
@@ -174,7 +181,6 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
         lines_of[fact["uri"]] += fact["lines"]
     blocks = BLOCK_LINES if max(lines_of.values(), default=0) > BLOCK_LINES else None
     stitched = materialise(stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head, untimed, blocks))
-    folds = by_split.where(F.col("k") < 0).select("split", "k", "n", "line").collect()  # a few per split
     return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets))
 
 
@@ -312,23 +318,17 @@ def _with_text(lines: DataFrame, rows: list[dict]) -> list[dict]:
     return rows
 
 
-def _first_records(heads: DataFrame, counts: list) -> dict[str, dict]:
-    """File URI -> the fields of its first record (``forensics layouts`` shows it), looked up by
-    the first record line of each file in ``counts``: a minimum of the line keeps the counts'
-    aggregate a hash aggregate, where a minimum of the record's fields would sort every row."""
-    first: dict[str, int] = {}
-    for row in counts:
-        if row["bucket"] == s.RECORDS and row["first_line"] is not None:
-            first[row["uri"]] = min(row["first_line"], first.get(row["uri"], row["first_line"]))
-    if not first:
-        return {}
-    wanted = reduce(lambda a, b: a | b, [(F.col("uri") == uri) & (F.col("line") == line) for uri, line in first.items()])
+def _first_records(heads: DataFrame) -> DataFrame:
+    """Each file's first record (``forensics layouts`` shows it): its ``uri`` and fields, the
+    message cut to ``SAMPLE_CHARS``. Found by the least record line of each file, joined back:
+    a minimum of the record's fields would sort every record."""
+    records = heads.where(F.col("bucket") == s.RECORDS)
+    first = records.groupBy("uri").agg(F.min("line").alias("line"))
     fields = ("line", s.LAYOUT, s.TS, s.LEVEL, s.LOGGER, s.THREAD)
-    found = heads.where(wanted).select("uri", *fields, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE)).collect()
-    return {row["uri"]: {k: (_iso(v) if k == s.TS else v) for k, v in row.asDict().items() if k != "uri"} for row in found}
+    return records.join(first, ["uri", "line"]).select("uri", *fields, F.substring(s.MESSAGE, 1, SAMPLE_CHARS).alias(s.MESSAGE))
 
 
-def _first_unparsed(rows: DataFrame) -> list:
+def _first_unparsed(rows: DataFrame) -> DataFrame:
     """The first ``SAMPLES_PER_REASON`` unparsed lines of each file and reason (small)."""
     rank = F.row_number().over(Window.partitionBy("uri", "reason").orderBy("line"))
     return (
@@ -336,7 +336,6 @@ def _first_unparsed(rows: DataFrame) -> list:
         .withColumn("rank", rank)
         .where(F.col("rank") <= SAMPLES_PER_REASON)
         .select("uri", "line", "reason", F.substring("sample", 1, SAMPLE_CHARS).alias("text"))
-        .collect()
     )
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from dataclasses import dataclass
 from datetime import datetime
 from types import ModuleType
 from typing import Iterable, Sequence
@@ -40,7 +41,7 @@ from pyspark.sql import functions as F
 
 from ..ingest.read import read_lines, spark_key
 from ..registry import registry
-from ..spark import materialise
+from ..spark import materialise, rows_together
 from . import _common as c
 from . import (
     burrow,
@@ -160,14 +161,31 @@ def read_offsets(spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: d
     return parse_lines(prepare_lines(_read(spark, paths), snapshot_ts))
 
 
-def read_offsets_accounted(
-    spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: datetime | str | None = None
-) -> tuple[DataFrame, dict]:
-    """``read_offsets`` and ``offsets_accounting`` of ``paths`` with the dumps read and parsed
-    once: the offsets table (materialised) and where every input line went."""
+@dataclass(frozen=True)
+class OffsetDumps:
+    """Offset dumps read and parsed once: the offsets ``table`` (materialised), where every
+    input line went (``offsets_accounting``), the rows per dump kind and the snapshot times."""
+
+    table: DataFrame
+    accounting: dict
+    by_kind: dict[str, int]
+    snapshots: list[datetime]
+    """In no order, as PySpark gives them (``contract.in_utc``)."""
+
+
+def read_offsets_accounted(spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: datetime | str | None = None) -> OffsetDumps:
+    """``read_offsets`` and ``offsets_accounting`` of ``paths``, with the rows per kind and the
+    snapshot times: the dumps read and parsed once, the three small summaries read in one Spark
+    job (``spark.rows_together``)."""
     prepared = materialise(prepare_lines(_read(spark, paths), snapshot_ts))
     table = materialise(parse_lines(prepared))
-    return table, _accounting(prepared, table)
+    totals, kinds, snapshots = rows_together([
+        _accounting(prepared, table),
+        table.groupBy("kind").count(),
+        table.select("snapshot_ts").where(F.col("snapshot_ts").isNotNull()).distinct(),
+    ])
+    accounting = {k: int(totals[0][k]) for k in ("lines", "rows", "skipped", "unparsed", "records")}
+    return OffsetDumps(table, accounting, {r["kind"]: r["count"] for r in kinds}, [r["snapshot_ts"] for r in snapshots])
 
 
 def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
@@ -179,7 +197,7 @@ def offsets_accounting(spark: SparkSession, paths: Sequence[str] | str) -> dict:
     number of offsets rows (more than ``rows`` when JSON records ran together on one line, or one
     line holds several rows, as a compact Burrow response does). One small aggregate is collected.
     """
-    return read_offsets_accounted(spark, paths)[1]
+    return read_offsets_accounted(spark, paths).accounting
 
 
 def _line_marks(prepared: DataFrame, table: DataFrame) -> DataFrame:
@@ -193,26 +211,26 @@ def _line_marks(prepared: DataFrame, table: DataFrame) -> DataFrame:
     return marks.groupBy(c.SOURCE_FILE, c.LINE).agg(F.sum("_records").alias("_records"), F.max("_structure").alias("_structure"))
 
 
-def _accounting(prepared: DataFrame, table: DataFrame) -> dict:
-    """``offsets_accounting`` of the ``prepared`` lines that gave the offsets ``table``."""
+def _accounting(prepared: DataFrame, table: DataFrame) -> DataFrame:
+    """``offsets_accounting`` of the ``prepared`` lines that gave the offsets ``table``: one row."""
     skip = F.col(_STAMP) | F.col(_BLANK) | F.coalesce(F.col("_structure"), F.lit(False))
     for module in DUMP_KINDS.values():
         skip = skip | module.skip(F.col(c.VALUE))
     joined = prepared.join(_line_marks(prepared, table), [c.SOURCE_FILE, c.LINE], "left")
     is_row = F.coalesce(F.col("_records"), F.lit(0)) > 0
-    totals = joined.agg(
+    return joined.agg(
         F.count(F.lit(1)).alias("lines"),
         F.count(F.when(is_row, 1)).alias("rows"),
         F.count(F.when(~is_row & skip, 1)).alias("skipped"),
         F.count(F.when(~is_row & ~skip, 1)).alias("unparsed"),
         F.coalesce(F.sum("_records"), F.lit(0)).alias("records"),
-    ).collect()[0]
-    return {k: int(totals[k]) for k in ("lines", "rows", "skipped", "unparsed", "records")}
+    )
 
 
 __all__ = [
     "DUMP_KINDS",
     "OFFSETS_SCHEMA",
+    "OffsetDumps",
     "ROW_KINDS",
     "offsets_accounting",
     "parse_lines",
