@@ -88,7 +88,12 @@ SMALL_RESULT_PARTITIONS: Mapping[str, str] = {
 comes in partitions of a few MB, however large it is. With the session's 8 shuffle partitions,
 merged by adaptive execution up to 64 MB, a partition of the 16M corpus' tables came to the
 driver as one task result too large to fetch back from the block manager ("TaskResultLost
-(result lost from block manager)"). No effect where adaptive execution is off (``ONE_PARTITION``)."""
+(result lost from block manager)"). No effect where adaptive execution is off (``ONE_PARTITION``)
+or where a table read needs no exchange (``in_pieces``)."""
+
+PIECE_ROWS = 25_000
+"""Rows of a piece of a table that ``in_pieces`` splits: a few MB to a few tens of MB of JSON
+rows (the 4M-line corpus' commits: 34 MB of JSON in 71,000 rows)."""
 
 ONE_PARTITION: Mapping[str, str] = {
     "spark.sql.shuffle.partitions": "1",
@@ -130,6 +135,13 @@ CLASSIC_CONF: Mapping[str, str] = {
     # each). Keeping 4,096: 22 compilations, warm 58 s instead of 66-68 s; the JVM's metaspace
     # 177 MB instead of 168 MB after one analysis, code cache +10 MB.
     "spark.sql.codegen.cache.maxEntries": "4096",
+    # A task's result of over 1 MiB (Spark's default) is not sent to the driver but put in the
+    # block manager for the driver to fetch, and one the block manager drops under memory
+    # pressure is lost ("TaskResultLost (result lost from block manager)", as the JSON rows of
+    # the 16M-line corpus' analysis were in a 1 GiB driver). A table is read in partitions of a
+    # few MB to a few tens of MB (SMALL_RESULT_PARTITIONS, in_pieces), each sent directly, up
+    # to 64 MiB (the RPC's limit is 128 MiB).
+    "spark.task.maxDirectResultSize": str(64 * 1024 * 1024),
 }
 """Settings of classic (non-Connect) sessions only: a Connect server owns its own."""
 
@@ -649,6 +661,26 @@ def local_rows(frame) -> Iterator:
     return frame.rdd.toLocalIterator(True)
 
 
+def in_pieces(frame):
+    """``frame`` (ordered) in its order, in partitions of at most ``PIECE_ROWS`` rows where it
+    would run as one partition of more: a table kept in one partition (``ONE_PARTITION``) and
+    ordered again needs no exchange, whatever its size, so reading it one partition at a time
+    (``local_rows``) read it whole, as one task's result. The 16M-line corpus' commits so came
+    to about 140 MB of JSON rows, which a 1 GiB driver's block manager lost ("TaskResultLost").
+    Its rows are numbered in order and each goes to piece ``number // PIECE_ROWS``
+    (``repartitionById``), sorted by number within it; the rows are counted first, by a job."""
+    from pyspark.sql import functions as F
+
+    if _is_connect(frame.sparkSession) or frame.rdd.getNumPartitions() != 1:  # the RDD that local_rows then reads
+        return frame
+    rows = frame.count()
+    if rows <= PIECE_ROWS:
+        return frame
+    numbered = frame.withColumn("_piece_row", F.monotonically_increasing_id())
+    piece = F.floor(F.col("_piece_row") / PIECE_ROWS).cast("int")
+    return numbered.repartitionById(-(-rows // PIECE_ROWS), piece).sortWithinPartitions("_piece_row").drop("_piece_row")
+
+
 def materialise(frame):
     """``frame`` computed once and kept, so that later plans start from it instead of deriving it
     again: on the executors (``localCheckpoint``), or, in a small incident (``IN_THE_DRIVER``), in
@@ -714,7 +746,8 @@ class TableReads:
     """Reads the rows of the small ordered tables of a result, each at every use.
 
     Apart (the default): each table one partition at a time (``local_rows``, under
-    ``SMALL_RESULT_PARTITIONS``), so that the driver never holds a large one whole. Together
+    ``SMALL_RESULT_PARTITIONS``, one partition split ``in_pieces``), so that the driver never
+    holds a large one whole. Together
     (tables kept in the driver, ``IN_THE_DRIVER``): the first read of a table reads every table
     registered and not read yet in one Spark job (``rows_together``); a small incident's result
     is a few lists of a few rows, each of which would cost a job of its own."""
@@ -729,7 +762,7 @@ class TableReads:
         if not self._together:
             def apart() -> Iterator:
                 with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
-                    return local_rows(frame)
+                    return local_rows(in_pieces(frame))
 
             return apart
         index = len(self._pending) + len(self._read)

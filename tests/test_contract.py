@@ -93,6 +93,32 @@ def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
     assert spark.conf.get("spark.sql.adaptive.advisoryPartitionSizeInBytes") != "4m"  # the settings were the reading's alone
 
 
+def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, monkeypatch):
+    """A table kept in one partition (``ONE_PARTITION``, as the model of an incident with few
+    events) and read in an order needs no exchange, so it came as one task's result however
+    long: ``in_pieces`` splits it into pieces of ``PIECE_ROWS`` rows, in order. A table of other
+    partitions, or one piece long, is read as it is."""
+    from pyspark.sql import functions as F
+
+    import forensics.spark as spark_module
+    from forensics.analyze import _json_rows
+    from forensics.spark import ONE_PARTITION, TableReads, in_pieces, materialise, sql_settings
+
+    monkeypatch.setattr(spark_module, "PIECE_ROWS", 100)
+    with sql_settings(spark, ONE_PARTITION):
+        kept = materialise(spark.range(1_050).select((F.col("id") * 11 % 1_050).alias("n"), F.col("id").cast("string").alias("text")))
+    ordered = kept.orderBy(F.desc("n"))
+    pieces = in_pieces(ordered)
+    assert ordered.rdd.getNumPartitions() == 1 and pieces.rdd.getNumPartitions() == 11
+    assert pieces.rdd.glom().map(len).collect() == [100] * 10 + [50]
+    assert pieces.collect() == ordered.collect()
+    read = [json.loads(text) for text in _json_rows(TableReads(spark), ordered).texts()]
+    assert [row["n"] for row in read] == list(range(1_049, -1, -1))
+    assert in_pieces(kept.where("n < 100").orderBy("n")).rdd.getNumPartitions() == 1  # one piece long
+    spread = spark.range(0, 1_050, 1, 3)  # three partitions, in order
+    assert in_pieces(spread) is spread
+
+
 def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
     """``_json_rows`` (Spark's ``to_json``) and ``_rows`` (Python) give the same rows: times in
     ISO 8601 UTC to the millisecond, nulls kept, structs as objects, maps in key order."""
