@@ -123,7 +123,28 @@ def test_materialise_keeps_one_partition_when_the_session_runs_one(spark):
     spread = spark.range(40).repartition(4)
     assert materialise(spread).rdd.getNumPartitions() == 4
     with sql_settings(spark, ONE_PARTITION):
-        assert materialise(spread).rdd.getNumPartitions() == 1
+        kept = materialise(spread)
+        assert kept.rdd.getNumPartitions() == 1 and kept.count() == 40
+
+
+def test_materialise_keeps_a_spread_table_serialized_in_memory_or_on_disk(spark):
+    """Kept serialized (``spark.kept_level``), a checkpoint's memory is its bytes, counted
+    exactly, not estimated from deserialized rows; a table kept in one partition (the model's,
+    read again and again) stays deserialized."""
+    from forensics.spark import ONE_PARTITION, materialise, releasing_checkpoints, sql_settings
+
+    def levels_of_new_checkpoints(kept_by) -> set[str]:
+        context = spark.sparkContext
+        before = set(context._jsc.getPersistentRDDs().keySet())
+        with releasing_checkpoints(spark):
+            kept_by()
+            persisted = context._jsc.getPersistentRDDs()
+            return {persisted.get(rdd_id).getStorageLevel().description() for rdd_id in set(persisted.keySet()) - before}
+
+    spread = spark.range(40).repartition(4)
+    assert levels_of_new_checkpoints(lambda: materialise(spread).count()) == {"Disk Memory Serialized 1x Replicated"}
+    with sql_settings(spark, ONE_PARTITION):
+        assert levels_of_new_checkpoints(lambda: materialise(spread)) == {"Disk Memory Deserialized 1x Replicated"}
 
 
 def test_joins_of_joins_over_materialised_tables_need_no_exchange_in_one_partition(spark):
