@@ -661,25 +661,37 @@ def local_rows(frame) -> Iterator:
     return frame.rdd.toLocalIterator(True)
 
 
-def in_pieces(frame):
+def in_pieces(frame, rows: int | None):
     """``frame`` (ordered) in its order, in partitions of at most ``PIECE_ROWS`` rows where it
-    would run as one partition of more: a table kept in one partition (``ONE_PARTITION``) and
-    ordered again needs no exchange, whatever its size, so reading it one partition at a time
-    (``local_rows``) read it whole, as one task's result: the 4M-line corpus' commits were 34 MB
-    of JSON rows, and the 16M corpus' JSON rows were lost by a 1 GiB driver's block manager
-    ("TaskResultLost").
-    Its rows are numbered in order and each goes to piece ``number // PIECE_ROWS``
-    (``repartitionById``), sorted by number within it; the rows are counted first, by a job."""
+    runs as one partition of ``rows`` rows (``one_partition_rows``; None: it does not). A table
+    kept in one partition (``ONE_PARTITION``) and ordered again needs no exchange, whatever its
+    size, so reading it one partition at a time (``local_rows``) read it whole, as one task's
+    result: the 4M-line corpus' commits were 34 MB of JSON rows, and the 16M corpus' JSON rows
+    were lost by a 1 GiB driver's block manager ("TaskResultLost"). Its rows are numbered in
+    order and each goes to piece ``number // PIECE_ROWS`` (``repartitionById``), sorted by
+    number within it."""
     from pyspark.sql import functions as F
 
-    if _is_connect(frame.sparkSession) or frame.rdd.getNumPartitions() != 1:  # the RDD that local_rows then reads
-        return frame
-    rows = frame.count()
-    if rows <= PIECE_ROWS:
+    if rows is None or rows <= PIECE_ROWS:
         return frame
     numbered = frame.withColumn("_piece_row", F.monotonically_increasing_id())
     piece = F.floor(F.col("_piece_row") / PIECE_ROWS).cast("int")
     return numbered.repartitionById(-(-rows // PIECE_ROWS), piece).sortWithinPartitions("_piece_row").drop("_piece_row")
+
+
+def one_partition_rows(frames: Sequence) -> list[int | None]:
+    """The rows of each of ``frames`` that runs as one partition, None for the others (and on
+    Spark Connect), all counted by one Spark job: a table of one partition needs no exchange to
+    be counted. Each frame's RDD is planned (``local_rows`` later reads that RDD)."""
+    from pyspark.sql import functions as F
+
+    single = [i for i, frame in enumerate(frames) if not _is_connect(frame.sparkSession) and frame.rdd.getNumPartitions() == 1]
+    # grouped by a constant: a union of global aggregates becomes scalar subqueries, a job each
+    counted = rows_together([frames[i].groupBy(F.lit("all")).count() for i in single]) if single else []
+    rows: list[int | None] = [None] * len(frames)
+    for i, found in zip(single, counted, strict=True):
+        rows[i] = found[0]["count"] if found else 0
+    return rows
 
 
 def kept_level():
@@ -761,8 +773,9 @@ class TableReads:
     """Reads the rows of the small ordered tables of a result, each at every use.
 
     Apart (the default): each table one partition at a time (``local_rows``, under
-    ``SMALL_RESULT_PARTITIONS``; a table of one partition split ``in_pieces``), so that the
-    driver never holds a large one whole. Together (tables kept in the driver,
+    ``SMALL_RESULT_PARTITIONS``; a table of one partition split ``in_pieces``, the tables of
+    one partition counted together at the first read), so that the driver never holds a large
+    one whole. Together (tables kept in the driver,
     ``IN_THE_DRIVER``): the first read of a table reads every table registered and not read yet
     in one Spark job (``rows_together``); a small incident's result is a few lists of a few
     rows, each of which would cost a job of its own."""
@@ -771,17 +784,21 @@ class TableReads:
         self._together = kept_in_the_driver(spark)
         self._pending: dict[int, object] = {}
         self._read: dict[int, list] = {}
+        self._rows: dict[int, int | None] = {}
 
     def of(self, frame) -> Callable[[], Iterator]:
         """A function that returns an iterator over the rows of ``frame``, a new one at each call."""
+        index = len(self._pending) + len(self._read) + len(self._rows)
+        self._pending[index] = frame
         if not self._together:
             def apart() -> Iterator:
                 with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
-                    return local_rows(in_pieces(frame))
+                    if index not in self._rows:  # the tables of one partition registered so far, counted at once
+                        self._rows.update(zip(self._pending, one_partition_rows(list(self._pending.values())), strict=True))
+                        self._pending.clear()
+                    return local_rows(in_pieces(frame, self._rows[index]))
 
             return apart
-        index = len(self._pending) + len(self._read)
-        self._pending[index] = frame
 
         def together() -> Iterator:
             if index not in self._read:

@@ -97,26 +97,30 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     """A table kept in one partition (``ONE_PARTITION``, as the model of an incident with few
     events) and read in an order needs no exchange, so it came as one task's result however
     long: ``in_pieces`` splits it into pieces of ``PIECE_ROWS`` rows, in order. A table of other
-    partitions, or one piece long, is read as it is."""
+    partitions, or one piece long, is read as it is; the rows of the tables of one partition are
+    counted by one job."""
     from pyspark.sql import functions as F
 
     import forensics.spark as spark_module
     from forensics.analyze import _json_rows
-    from forensics.spark import ONE_PARTITION, TableReads, in_pieces, materialise, sql_settings
+    from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, in_pieces, materialise, one_partition_rows, sql_settings
 
     monkeypatch.setattr(spark_module, "PIECE_ROWS", 100)
     with sql_settings(spark, ONE_PARTITION):
         kept = materialise(spark.range(1_050).select((F.col("id") * 11 % 1_050).alias("n"), F.col("id").cast("string").alias("text")))
-    ordered = kept.orderBy(F.desc("n"))
-    pieces = in_pieces(ordered)
+    ordered, short, spread = kept.orderBy(F.desc("n")), kept.where("n < 100").orderBy("n"), spark.range(0, 1_050, 1, 3)
+    with counting_jobs(spark) as jobs:
+        assert one_partition_rows([ordered, short, spread]) == [1_050, 100, None]
+    assert jobs() == 1
+    pieces = in_pieces(ordered, 1_050)
     assert ordered.rdd.getNumPartitions() == 1 and pieces.rdd.getNumPartitions() == 11
     assert pieces.rdd.glom().map(len).collect() == [100] * 10 + [50]
     assert pieces.collect() == ordered.collect()
-    read = [json.loads(text) for text in _json_rows(TableReads(spark), ordered).texts()]
-    assert [row["n"] for row in read] == list(range(1_049, -1, -1))
-    assert in_pieces(kept.where("n < 100").orderBy("n")).rdd.getNumPartitions() == 1  # one piece long
-    spread = spark.range(0, 1_050, 1, 3)  # three partitions, in order
-    assert in_pieces(spread) is spread
+    assert in_pieces(short, 100) is short and in_pieces(spread, None) is spread
+    reads = TableReads(spark)
+    texts = [_json_rows(reads, frame).texts for frame in (ordered, short)]
+    read = [[json.loads(text)["n"] for text in rows()] for rows in texts]
+    assert read == [list(range(1_049, -1, -1)), list(range(100))]
 
 
 def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
