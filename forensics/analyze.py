@@ -6,7 +6,7 @@ The JSON's field names are a stable contract (``inputs``, ``accounting``, ``even
 
 from __future__ import annotations
 
-from functools import cache
+import json
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -22,7 +22,7 @@ from .ingest import InputFile, Inputs, ingest_files, route_inputs
 from .model import Model, build_model
 from .offsets import OffsetDumps, read_offsets_accounted, sniff_file
 from .package import __version__
-from .recovery import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
+from .recovery import DAMAGE_VERDICTS, FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
 from .spark import (
     IN_THE_DRIVER,
     INTERPRETED,
@@ -133,13 +133,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
     inputs = ([{"kind": "log", **entry} for entry in ingested.inputs]
               + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps])
-    # each loss / duplication finding gets its recovery plan (forensics.recovery), from the facts
-    # about the partitions the findings name, gathered as the findings are first read (a small
-    # incident's tables are then all read in one job)
     reads = TableReads(spark)
-    about = {"inputs": inputs, "commits": _json_rows(reads, _facts_commits(model.commits, findings)),
-             "ownership": _json_rows(reads, _owners(model.ownership)), "config": _config(reads, model.settings, FACT_SETTINGS)}
-    facts = cache(lambda: facts_of(about))
     return {
         "tool_version": __version__,
         "inputs": inputs,
@@ -155,7 +149,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "ownership": _ownership(reads, model),
         "restores": _rows(reads, model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
         "commits": _json_rows(reads, _commits(model.commits)),
-        "findings": _rows(reads, ordered_findings(findings), lambda f: {**f, "recovery": recovery_for(f, facts())}, to_dict=finding_json),
+        "findings": _rows(reads, ordered_findings(_with_recovery_facts(findings, model)), _planned(inputs), to_dict=finding_json),
         "spark": {"master": _master(spark), "version": spark.version},
     }
 
@@ -184,8 +178,13 @@ def _json_rows(reads: TableReads, frame: DataFrame) -> Rows:
     """The rows of a model table (``frame``, ordered, with the JSON's columns) as JSON text made
     by Spark, a struct as an object, read as ``_rows`` reads them: on the 4M-line corpus'
     130,000 rows, Python's conversion of Spark's rows to dicts and then to JSON took about 10 s."""
-    read = reads.of(frame.select(F.to_json(F.struct(*[F.col(name) for name in frame.columns]), JSON_TEXT)))
+    read = reads.of(frame.select(_json_text(frame.columns)))
     return Rows(texts=lambda: (row[0] for row in read()))
+
+
+def _json_text(columns) -> F.Column:
+    """A row's ``columns`` as the JSON text of an object (``JSON_TEXT``)."""
+    return F.to_json(F.struct(*[F.col(name) for name in columns]), JSON_TEXT)
 
 
 def _config(reads: TableReads, settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS) -> Rows:
@@ -193,22 +192,66 @@ def _config(reads: TableReads, settings: DataFrame, keys: tuple[str, ...] = RELE
     return _json_rows(reads, config_table(settings, keys))
 
 
+COMMIT_ORDER = (s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")
+"""The order of ``commits``: each partition's commit history in its order (see ``model.commits``)."""
+
+
 def _commits(commits: DataFrame) -> DataFrame:
-    """``commits``: each partition's commit history in its order (see ``model.commits``)."""
-    return commits.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")
+    """``commits``, in ``COMMIT_ORDER``."""
+    return commits.orderBy(*COMMIT_ORDER)
 
 
-def _facts_commits(commits: DataFrame, findings: DataFrame) -> DataFrame:
-    """What ``recovery.facts_of`` reads of ``commits`` (``FACT_KINDS``, ``FACT_FIELDS``) on the
-    topic partitions the ``findings`` name: the 16M corpus' findings name 4,780 committed offsets."""
-    named = findings.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull()).select(s.TOPIC, s.PARTITION).distinct()
-    relevant = commits.where(F.col("kind").isin(*FACT_KINDS)).join(F.broadcast(named), [s.TOPIC, s.PARTITION], "left_semi")
-    return _commits(relevant).select(*FACT_FIELDS)
+RECOVERY_FACTS = "recovery_facts"
+"""A column of the findings as read for the JSON, dropped from it: ``_with_recovery_facts``."""
 
 
-def _owners(ownership: DataFrame) -> DataFrame:
-    """Who owned what, without the intervals: each group's topics and hosts (``recovery.facts_of``)."""
-    return ownership.select(F.col(s.GROUP_ID).alias(c.GROUP), s.TOPIC, s.HOST).distinct()
+def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
+    """``findings`` with ``RECOVERY_FACTS``: on each loss or duplication, the rows of the result
+    that ``recovery.facts_of`` reads about it, as JSON text in the result's order: ``config``, its
+    group's config blocks (``FACT_SETTINGS``); ``ownership``, its group's topics and hosts;
+    ``commits``, its partition's commits of ``FACT_KINDS`` (any group's: a reset to the earliest
+    offset shows the log start). Each plan is then made as its finding is read, and the driver
+    never holds the facts of every group at once (the 16M-line corpus' findings ask for 2,018
+    plans, and the facts of all its groups took some 16 MiB of Python objects)."""
+    damage = findings.where(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS))
+    groups = damage.select(F.col(s.GROUP_ID).alias("named")).distinct()
+    partitions = damage.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull()).select(s.TOPIC, s.PARTITION).distinct()
+
+    def texts_by(frame: DataFrame, fields, keys: list[str], order, name: str) -> DataFrame:
+        """``frame``'s rows as JSON text of their ``fields``, listed per ``keys`` in ``order``."""
+        row = F.struct(F.struct(*order).alias("at"), _json_text(fields).alias("text"))
+        listed = frame.groupBy(*keys).agg(F.array_sort(F.collect_list(row)).alias("rows"))
+        return listed.select(*keys, F.transform("rows", lambda r: r["text"]).alias(name))
+
+    def of_groups(frame: DataFrame, owner: F.Column) -> DataFrame:
+        owned = frame.withColumn("owner", owner)
+        return owned.join(F.broadcast(groups), owned["owner"].eqNullSafe(groups["named"]), "left_semi")
+
+    config = config_table(model.settings, FACT_SETTINGS)
+    # recovery.facts_of's owner of a block: its group id, or else (none, or empty) its application id
+    block_owner = F.when(F.col(s.GROUP_ID) != "", F.col(s.GROUP_ID)).otherwise(F.col("application_id"))
+    config = texts_by(of_groups(config, block_owner), config.columns, ["owner"], [s.SOURCE_FILE, s.LINE], "config")
+    owners = model.ownership.select(F.col(s.GROUP_ID).alias(c.GROUP), s.TOPIC, s.HOST).distinct()
+    owners = texts_by(of_groups(owners, F.col(c.GROUP)), owners.columns, ["owner"], owners.columns, "ownership")
+    commits = model.commits.where(F.col("kind").isin(*FACT_KINDS)).join(F.broadcast(partitions), [s.TOPIC, s.PARTITION], "left_semi")
+    commits = texts_by(commits, FACT_FIELDS, [s.TOPIC, s.PARTITION], COMMIT_ORDER, "commits")
+    joined = (
+        findings.join(config, findings[s.GROUP_ID].eqNullSafe(config["owner"]), "left").drop("owner")
+        .join(owners, findings[s.GROUP_ID].eqNullSafe(owners["owner"]), "left").drop("owner")
+        .join(commits, [s.TOPIC, s.PARTITION], "left")
+    )
+    facts = F.when(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS), F.struct("config", "ownership", "commits"))
+    return joined.select(*findings.columns, facts.alias(RECOVERY_FACTS))
+
+
+def _planned(inputs: list[dict]) -> Callable[[dict], dict]:
+    """A finding read with ``RECOVERY_FACTS`` -> the finding with its ``recovery`` plan instead."""
+
+    def planned(finding: dict) -> dict:
+        about = {name: [json.loads(text) for text in texts or []] for name, texts in (finding.pop(RECOVERY_FACTS) or {}).items()}
+        return {**finding, "recovery": recovery_for(finding, facts_of({"inputs": inputs, **about}))}
+
+    return planned
 
 
 def _coordinator_json() -> F.Column:
