@@ -19,6 +19,9 @@ the medians of the per-round ratios, and T1-T6 with pass/fail:
   the largest process of the analysis worker <= 1 GiB at 16M lines
 - T5: full ingest of the gzip twin / of the plain corpus <= 1.6
 - T6: full ingest ``local[1]`` / ``local[2]`` >= 1.7 (the baseline's own ratio printed next to it)
+- T3 whole process: ``forensics analyze FILES --json OUT`` / a process that starts the same
+  session (``get_session()``, ``local[*]``), runs the reference and stops <= 3.0, each a new
+  process under ``/usr/bin/time`` (what an analyst waits for, the JVM's start included)
 
 and the Spark jobs of the analysis (its ``spark.jobs``, counted by a listener).
 """
@@ -235,9 +238,51 @@ def expected_count(name: str, manifest: dict) -> int:
         return manifest["lines_with_marker"]
     if name.startswith("T1"):
         return manifest["kafka_heads"]
+    if name == PROCESS_ANALYSIS:
+        return manifest["kafka_records"]
     if name.startswith("T"):
         return manifest["kafka_records"]
     return manifest["kafka_heads_with_marker"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole processes: what an analyst waits for, from the command to its exit.
+
+PROCESS_REFERENCE = "process: native parse + file + line"
+PROCESS_ANALYSIS = "process: forensics analyze"
+REFERENCE_PROCESS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import performance
+from forensics.spark import get_session
+performance.spark = spark = get_session()
+print(performance.native_parse_lines(spark, sys.argv[2:]))
+spark.stop()
+"""
+
+
+def process_commands(files: list[str], out: str) -> dict[str, list[str]]:
+    """The whole-process pair: the reference in a process of its own, and ``forensics analyze``."""
+    bin_dir = Path(sys.executable).parent
+    return {
+        PROCESS_REFERENCE: [sys.executable, "-c", REFERENCE_PROCESS, str(Path(__file__).parent), *files],
+        PROCESS_ANALYSIS: [str(bin_dir / "forensics"), "analyze", *files, "--json", out, "--quiet"],
+    }
+
+
+def run_process(name: str, command: list[str], out: str) -> dict:
+    """``command`` under ``/usr/bin/time``: wall seconds, peak RSS (MiB), what it counted."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as stats:
+        done = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", stats.name, *command], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{name} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        elapsed, peak_kib = stats.read().split()[-2:]
+    if name == PROCESS_ANALYSIS:
+        result = json.loads(Path(out).read_text())
+        count, jobs = result["accounting"]["records"], result["spark"]["jobs"]
+    else:
+        count, jobs = int(done.stdout.strip().splitlines()[-1]), None
+    return {"seconds": float(elapsed), "mib": int(peak_kib) // 1024, "count": count, "jobs": jobs}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,8 +371,11 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
         if wanted(name):
             shaped = build(plain, plain.with_name(f"{label}.{shape}"))
             contenders[name] = (project_ingest, [str(shaped / f) for f in json.loads((shaped / "manifest.json").read_text())["files"]])
-    times: dict[str, list[float]] = {name: [] for name in contenders}
+    analysis_json = str(args.dir / f"{label}.analysis.json")
+    whole = {k: v for k, v in process_commands(files, analysis_json).items() if wanted(k)}
+    times: dict[str, list[float]] = {name: [] for name in [*contenders, *whole]}
     memory: dict[str, dict] = {}
+    process_mib: dict[str, list[int]] = {}
     jobs: dict[str, int] = {}
     mismatches = []
     for round_ in range(rounds + 1):
@@ -340,6 +388,16 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
                 mismatches.append(f"{name}: counted {count:,}, the corpus has {want:,}")
             if round_:
                 times[name].append(seconds)
+        processes = list(whole.items())
+        for name, command in processes[round_ % 2:] + processes[: round_ % 2]:  # alternated
+            out = run_process(name, command, analysis_json)
+            if out["count"] != expected_count(name, manifest):
+                mismatches.append(f"{name}: counted {out['count']:,}, the corpus has {expected_count(name, manifest):,}")
+            if round_:
+                times[name].append(out["seconds"])
+                process_mib.setdefault(name, []).append(out["mib"])
+            if out["jobs"] is not None:
+                jobs[name] = out["jobs"]
         for w in workers:
             for name in WORKER_RUNS[w.master]:
                 key = f"{name} [{w.master}]"
@@ -352,7 +410,8 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
                 if out.get("jobs") is not None:
                     jobs[key] = out["jobs"]
         print(f"  round {round_ or 'warm-up'}: " + ", ".join(f"{n} {t[-1]:.2f}" for n, t in times.items() if t and round_), flush=True)
-    return {"label": label, "manifest": manifest, "times": times, "memory": memory, "jobs": jobs, "mismatches": sorted(set(mismatches))}
+    return {"label": label, "manifest": manifest, "times": times, "memory": memory, "process_mib": process_mib, "jobs": jobs,
+            "mismatches": sorted(set(mismatches))}
 
 
 def ratio(times: dict, a: str, b: str) -> float | None:
@@ -375,6 +434,7 @@ def report(result: dict) -> list[tuple[str, str, float | None, bool | None]]:
         ("T1", "T1 kafka_lines / native+file+line", ratio(times, "T1 kafka_lines", BASELINE), 1.2),
         ("T2", "T2 ingest / native+file+line", ratio(times, "T2 ingest", BASELINE), 2.0),
         ("T3", "T3 analysis / native+file+line", ratio(times, ANALYSIS, BASELINE), 3.0),
+        ("T3", "whole process: forensics analyze / reference", ratio(times, PROCESS_ANALYSIS, PROCESS_REFERENCE), 3.0),
         ("T5", "T2 ingest gzip / plain", ratio(times, "T2 ingest (gzip)", "T2 ingest"), 1.6),
     ]
     out = [(code, text, value, None if value is None else value <= limit) for code, text, value, limit in checks]
@@ -422,6 +482,8 @@ def main(argv=None) -> int:
             verdicts.append((result["label"], code, text, value, ok))
         for master, peaks in result["memory"].items():
             print(f"  worker {master}: peak Python {peaks['python_mib']} MiB, largest child process (JVM) {peaks['largest_child_mib']} MiB")
+        for name, peaks in result["process_mib"].items():
+            print(f"  {name}: peak RSS {statistics.median(peaks):.0f} MiB (/usr/bin/time's %M, median)")
         for name, count in result["jobs"].items():
             print(f"  {name}: {count} Spark jobs")
         for problem in result["mismatches"]:

@@ -262,6 +262,24 @@ def planned(spark, tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.parametrize("small", [True, False], ids=["small incident", "spread"])
+def test_the_analysis_plans_each_finding_as_the_whole_result_would(spark, monkeypatch, small):
+    """The analysis makes each plan from the facts read with its finding (its group's config
+    blocks and owners, its partition's commits); ``facts_of`` over the whole JSON gives the same."""
+    import importlib
+
+    from forensics.analyze import analyze
+
+    if not small:
+        monkeypatch.setattr(importlib.import_module("forensics.analyze"), "SMALL_INCIDENT_BYTES", 0)
+    result = json.loads(json.dumps(analyze(spark, [str(SAMPLES)]), default=str))
+    plans = [f["recovery"] for f in result["findings"]]
+    assert {p["kind"] for p in plans if p} >= {"reconsume", "deduplicate", "restore_state"}
+    assert all(p["bootstrap_servers"] for p in plans if p) and any(p and p["streams"] and p["streams"]["state_dir"] for p in plans)
+    unplanned = {**result, "findings": [{k: v for k, v in f.items() if k != "recovery"} for f in result["findings"]]}
+    assert [f["recovery"] for f in attach_recovery(unplanned)["findings"]] == plans
+
+
 def test_forensics_plan_writes_from_file_csvs_matching_the_findings(planned):
     items = json.loads((planned / "recovery.json").read_text())["items"]
     assert sorted((i["detector"], i["recovery"]["kind"]) for i in items) == [
