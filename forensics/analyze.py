@@ -127,7 +127,8 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     few = sum(by_type.values()) + offsets["rows"] <= FEW_EVENTS
     with sql_settings(spark, ONE_PARTITION if few else {}):
         model = build_model(events, offsets_table, frozenset(by_type))
-        findings = materialise(detect(model))
+        # each loss or duplication with the facts its recovery plan reads, joined in this mode
+        findings = materialise(_with_recovery_facts(materialise(detect(model)), model))
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
@@ -149,7 +150,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "ownership": _ownership(reads, model),
         "restores": _rows(reads, model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
         "commits": _json_rows(reads, _commits(model.commits)),
-        "findings": _rows(reads, ordered_findings(_with_recovery_facts(findings, model)), _planned(inputs), to_dict=finding_json),
+        "findings": _rows(reads, ordered_findings(findings), _planned(inputs), to_dict=finding_json),
         "spark": {"master": _master(spark), "version": spark.version},
     }
 
