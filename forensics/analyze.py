@@ -30,6 +30,7 @@ from .spark import (
     TableReads,
     concurrently,
     counting_jobs,
+    known_empty,
     materialise,
     releasing_checkpoints,
     sql_settings,
@@ -204,6 +205,8 @@ def _commits(commits: DataFrame) -> DataFrame:
 
 RECOVERY_FACTS = "recovery_facts"
 """A column of the findings as read for the JSON, dropped from it: ``_with_recovery_facts``."""
+FACT_TABLES = ("config", "ownership", "commits")
+"""The lists of the result whose rows ``recovery.facts_of`` reads (with ``inputs``)."""
 
 
 def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
@@ -213,7 +216,10 @@ def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
     ``commits``, its partition's commits of ``FACT_KINDS`` (any group's: a reset to the earliest
     offset shows the log start). Each plan is then made as its finding is read, and the driver
     never holds the facts of every group at once (the 16M-line corpus' findings ask for 2,018
-    plans, and the facts of all its groups took some 16 MiB of Python objects)."""
+    plans, and the facts of all its groups took some 16 MiB of Python objects). Findings known to
+    be none get the column with no join planned."""
+    if known_empty(findings):
+        return findings.withColumn(RECOVERY_FACTS, F.lit(None).cast(f"struct<{','.join(f'{n}:array<string>' for n in FACT_TABLES)}>"))
     damage = findings.where(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS))
     groups = damage.select(F.col(s.GROUP_ID).alias("named")).distinct()
     partitions = damage.where(F.col(s.TOPIC).isNotNull() & F.col(s.PARTITION).isNotNull()).select(s.TOPIC, s.PARTITION).distinct()
@@ -241,7 +247,7 @@ def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
         .join(owners, findings[s.GROUP_ID].eqNullSafe(owners["owner"]), "left").drop("owner")
         .join(commits, [s.TOPIC, s.PARTITION], "left")
     )
-    facts = F.when(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS), F.struct("config", "ownership", "commits"))
+    facts = F.when(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS), F.struct(*FACT_TABLES))
     return joined.select(*findings.columns, facts.alias(RECOVERY_FACTS))
 
 
