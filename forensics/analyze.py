@@ -189,9 +189,9 @@ def _json_text(columns) -> F.Column:
     return F.to_json(F.struct(*[F.col(name) for name in columns]), JSON_TEXT)
 
 
-def _config(reads: TableReads, settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS) -> Rows:
-    """``config``: one entry per client config block with its settings among ``keys``, in key order."""
-    return _json_rows(reads, config_table(settings, keys))
+def _config(reads: TableReads, settings: DataFrame) -> Rows:
+    """``config``: one entry per client config block with its ``RELEVANT_SETTINGS``, in key order."""
+    return _json_rows(reads, config_table(settings, RELEVANT_SETTINGS))
 
 
 COMMIT_ORDER = (s.GROUP_ID, s.TOPIC, s.PARTITION, "sequence")

@@ -785,10 +785,12 @@ class TableReads:
         self._pending: dict[int, object] = {}
         self._read: dict[int, list] = {}
         self._rows: dict[int, int | None] = {}
+        self._registered = 0
 
     def of(self, frame) -> Callable[[], Iterator]:
         """A function that returns an iterator over the rows of ``frame``, a new one at each call."""
-        index = len(self._pending) + len(self._read) + len(self._rows)
+        index = self._registered
+        self._registered += 1
         self._pending[index] = frame
         if not self._together:
             def apart() -> Iterator:
