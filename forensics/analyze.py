@@ -33,6 +33,7 @@ from .spark import (
     known_empty,
     materialise,
     releasing_checkpoints,
+    room_to_run_at_once,
     sql_settings,
 )
 
@@ -125,9 +126,9 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         return (read.table if read else None), _offsets_summary(read)
 
     (ingested, events, by_type), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
-    few = sum(by_type.values()) + offsets["rows"] <= FEW_EVENTS
-    with sql_settings(spark, ONE_PARTITION if few else {}):
-        model = build_model(events, offsets_table, frozenset(by_type))
+    rows = sum(by_type.values()) + offsets["rows"]
+    with sql_settings(spark, ONE_PARTITION if rows <= FEW_EVENTS else {}):
+        model = build_model(events, offsets_table, frozenset(by_type), at_once=room_to_run_at_once(spark, rows))
         # each loss or duplication with the facts its recovery plan reads, joined in this mode
         findings = materialise(_with_recovery_facts(materialise(detect(model)), model))
     accounting = dict(ingested.accounting)

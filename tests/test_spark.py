@@ -465,3 +465,28 @@ def test_a_small_incidents_logs_and_dumps_are_read_in_few_jobs(spark):
     assert all(entry["first_record"] for entry in ingested.inputs if entry["records"])
     assert dumps.accounting["records"] == sum(dumps.by_kind.values()) == dumps.table.count() > 0
     assert dumps.snapshots == []  # its dump has no time stamp lines
+
+
+def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_another(spark, monkeypatch):
+    """``room_to_run_at_once``: the model's four later tables are built at once unless a local
+    driver's heap holds less than ``HEAP_PER_CONCURRENT_ROW`` bytes an event (the 16M-line
+    corpus in 1 GiB); one after another, the analysis is the same."""
+    import importlib
+
+    spark_module = importlib.import_module("forensics.spark")
+    model_module = importlib.import_module("forensics.model")
+    analysis = importlib.import_module("forensics.analyze")
+    heap = spark._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    assert spark_module.room_to_run_at_once(spark, heap // spark_module.HEAP_PER_CONCURRENT_ROW)
+    assert not spark_module.room_to_run_at_once(spark, heap // spark_module.HEAP_PER_CONCURRENT_ROW + 1)
+
+    built_at_once = []
+    real = model_module.concurrently
+    monkeypatch.setattr(model_module, "concurrently", lambda *a: built_at_once.append(len(a) - 1) or real(*a))
+    monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+    roomy = analysis.analyze(spark, paths)
+    monkeypatch.setattr(spark_module, "HEAP_PER_CONCURRENT_ROW", heap)  # a byte an event leaves no room
+    tight = analysis.analyze(spark, paths)
+    assert built_at_once == [4]
+    assert roomy["findings"] and roomy == tight

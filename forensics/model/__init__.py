@@ -62,7 +62,9 @@ class Model:
         return [frame for name, frame in self._tables().items() if name != "offsets"]
 
 
-def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types: frozenset[str] | None = None) -> Model:
+def build_model(
+    events: DataFrame, offsets: DataFrame | None = None, event_types: frozenset[str] | None = None, at_once: bool = True
+) -> Model:
     """Model of the incident told by ``events`` (``schema.EVENTS_SCHEMA``) and, optionally,
     the offset dumps' ``offsets`` table (``schema.OFFSETS_SCHEMA``); ``event_types``: the
     event types among ``events``, where they were counted.
@@ -73,7 +75,8 @@ def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types
     (``sources.rows_from``) has rows is the empty table of its schema (``schema.MODEL_TABLES``),
     not built: a producer's log has no rebalances, ownership, restores or commits. The four
     tables that need only the members and the ownership are computed at once
-    (``spark.concurrently``): each is a job in one partition, the machine has more cores.
+    (``spark.concurrently``): each is a job in one partition, the machine has more cores;
+    not ``at_once``, one after another (``spark.room_to_run_at_once``: a small local heap).
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 
@@ -97,7 +100,8 @@ def build_model(events: DataFrame, offsets: DataFrame | None = None, event_types
         planned("commits", commit_lineage, members, ownership, offsets),
         planned("settings", config_settings, members),
     ]
-    later = concurrently(events.sparkSession, *[partial(_kept, plan) for plan in plans])
+    kept = [partial(_kept, plan) for plan in plans]
+    later = concurrently(events.sparkSession, *kept) if at_once else [keep() for keep in kept]
     return Model(on_one_clock, skew, members, ownership, *later, offsets=offsets, event_types=event_types)
 
 
