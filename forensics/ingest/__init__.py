@@ -30,7 +30,7 @@ from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
-from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_line, split_facts, stitch
+from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
 from .records import wrap_widths
 from .records import recognise
@@ -122,6 +122,8 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
         rows = rows.unionByName(_classify_others(text.stitched, text.facts), allowMissingColumns=True)
+    for part in exported:
+        rows = rows.unionByName(part.folded, allowMissingColumns=True)
     counts, first_records, unparsed = rows_together([
         rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
             F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts")
@@ -151,7 +153,8 @@ def layouts_in_use(table: dict, facts: list[dict]) -> dict:
 @dataclass
 class _Part:
     """What one way of reading gives the assembly: kept rows stitched to their heads, the file
-    facts of ``_file_facts``, the folded rows, the input of each URI."""
+    facts of ``_file_facts``, the folded rows, the input of each URI; for an export, the entries
+    only counted, as irrelevant heads (``folded``)."""
 
     stitched: DataFrame
     facts: list[dict]
@@ -160,6 +163,7 @@ class _Part:
     uri: str | None = None
     description: str | None = None
     wraps: dict[str, int] = field(default_factory=dict)
+    folded: DataFrame | None = None
 
 
 def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
@@ -208,22 +212,35 @@ def _head_text(path: str) -> str:
 def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: InputFile, table: dict) -> _Part:
     """An export's entries as heads (the first line of the message, recognised in any layout,
     dated and hosted by the export's columns) with the rest of the message as one tail row.
+    Entries that cannot be Kafka records (``records.may_be_kafka_entry``) go no further than
+    their count, with their layout, as irrelevant heads (``_Part.folded``).
 
     Accounting: an entry's first line is its record; its other lines are continuations; the
     header, blank lines and a JSON array's brackets are irrelevant (not log lines)."""
-    rows = materialise(read_export(spark, path, shape))
-    count = export_line_count(spark, path, shape, rows)
     message = F.coalesce(F.col("message"), F.lit(""))
     first = F.substring_index(message, "\n", 1)
-    entries = rows.select(F.lit(path).alias("uri"), "line", "line_end", first.alias("value"), message.alias("message"), "time", "host", "level", "logger", "thread")
+    entries = read_export(spark, path, shape).select(
+        F.lit(path).alias("uri"), "line", "line_end", first.alias("value"), message.alias("message"), "time", "host", "level", "logger", "thread"
+    )
     recognised = recognise(entries, table)
-    heads = recognised.select(
-        "uri", "line", F.col("line").alias("head_line"), F.coalesce(s.LAYOUT, F.lit("message_only")).alias(s.LAYOUT), "value",
+    kept = may_be_kafka_entry(F.col("layout"), F.col("message"), F.col("logger"))
+    rows = materialise(recognised.select(
+        "uri", "line", "line_end", "layout", kept.alias("kept"),
+        *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout")],
+    ))
+    count = export_line_count(spark, path, shape, rows)
+    message_only = F.coalesce(s.LAYOUT, F.lit("message_only"))
+    folded = rows.where(~F.col("kept")).select(
+        "uri", "line", F.lit(s.IRRELEVANT).alias("bucket"), F.lit(True).alias("undated"), F.lit(False).alias("pasted"), message_only.alias(s.LAYOUT)
+    )
+    kept_entries = rows.where(F.col("kept"))
+    heads = kept_entries.select(
+        "uri", "line", F.col("line").alias("head_line"), message_only.alias(s.LAYOUT), "value",
         F.coalesce("wrapper", F.lit("export")).alias("wrapper"), F.coalesce("w_ts", "time").alias("w_ts"), F.coalesce("host", "w_host").alias("w_host"),
         F.col("level").alias("w_level"), F.col("logger").alias("w_logger"), F.col("thread").alias("w_thread"),
     )
     rest = F.expr("substring(message, length(substring_index(message, '\n', 1)) + 2)")
-    tails = entries.where(F.col("message").contains("\n")).select(
+    tails = kept_entries.where(F.col("message").contains("\n")).select(
         "uri", F.col("line_end").alias("line"), F.col("line").alias("head_line"), F.lit(None).cast("string").alias(s.LAYOUT), rest.alias("value")
     )
     stitched = materialise(heads.unionByName(tails, allowMissingColumns=True))
@@ -232,7 +249,7 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
         "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries, s.IRRELEVANT: count.outside},
     }]
     description = f"{shape.platform or 'unknown platform'} {shape.kind}, {count.entries:,} entries, columns " + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
-    return _Part(stitched, facts, {path: file}, uri=path, description=description)
+    return _Part(stitched, facts, {path: file}, uri=path, description=description, folded=folded)
 
 
 def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:

@@ -17,14 +17,14 @@ Matching of the usual names is case-insensitive and finds a dotted name nested o
 
 How lines are numbered:
 
-- csv/tsv: Spark's multiLine CSV reader (RFC 4180, doubled quotes) parses the file in one
-  partition, so ``monotonically_increasing_id`` is each record's index. A record spans 1 + n
-  physical lines (n: its line breaks inside quoted values), e of them empty (two breaks in a
-  row). The parser skips empty lines between records, and a record's first and last lines are
-  never empty, so record i starts on the non-empty line of rank 2 + sum over earlier records of
-  (n + 1 - e) (rank 1 is the header). A join with the file's non-empty lines, ranked by a window
-  over ``read.read_lines`` (exact also when Spark splits the file), gives that line; the record
-  ends n lines further down.
+- csv/tsv: the file is read line by line (``read.read_lines``, split by split). RFC 4180 quotes
+  (doubled inside a value) toggle, so a line with an odd number of ``"`` opens or closes a
+  quoted value that runs over lines; the k-th such line opens one when k is odd. Those lines are
+  few: a window over them alone pairs them into spans, and a join on buckets of lines gives each
+  line its span. A line outside every span is a record; a span's lines, joined with LF, are one.
+  Spark's ``from_csv`` splits each record into cells. The header is the first non-empty line
+  (``ExportShape.header_line``); a value left open by a cut download runs to the last line. A
+  quote inside an unquoted value, which RFC 4180 does not allow, would throw the pairing off.
 - ndjson: one entry per non-blank physical line (``read.read_lines``).
 - json_array: Spark parses the array (``from_json`` to ``array<string>``, ``posexplode``); the
   first and last physical line of each element come from a bounded driver-side scan of the
@@ -42,10 +42,10 @@ from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType
 
 from ..errors import ForensicsError
-from .read import ROW_INDEX_MASK, read_lines
+from ..spark import materialise
+from .read import read_lines
 
 ROLES = ("time", "host", "source", "level", "logger", "thread", "message")
 KINDS = ("csv", "tsv", "ndjson", "json_array")
@@ -75,9 +75,6 @@ NAMES: dict[str, tuple[str, ...]] = {
 Kubernetes ``host.name`` is the node, shared by every client pod on it. The column holding the
 raw original line (``_raw``, ``@message``, ``Line``, ``textPayload``) is preferred as message."""
 
-BREAK = r"\r\n|\r|\n"
-EMPTY_LINE = r"(\r\n|\r(?!\n)|\n)(?=[\r\n])"
-"""A line break followed by another: the physical line between them is empty."""
 _FIELD_GLUE = "\u0001"
 _HEADER_CELL = re.compile(r"^['@A-Za-z_][\w@.:/()\[\]' -]{0,127}$")
 _FORMULA_QUOTE = re.compile(r"^'(?=[=+\-@])")
@@ -95,6 +92,8 @@ class ExportShape:
     platform: str | None
     columns: dict[str, str]
     header: tuple[str, ...]
+    header_line: int = 1
+    """csv/tsv: the physical line of the header (empty lines may come before it)."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +194,8 @@ def _sniff_delimited(text: str, columns: dict[str, str] | None) -> ExportShape |
         return None
     if "message" not in roles:
         return _no_message(columns, header)
-    return ExportShape("tsv" if sep == "\t" else "csv", platform, roles, tuple(header))
+    leading_breaks = _LINE_SPLIT.findall(text[: len(text) - len(text.lstrip("\r\n"))])
+    return ExportShape("tsv" if sep == "\t" else "csv", platform, roles, tuple(header), 1 + len(leading_breaks))
 
 
 def _first_line(text: str) -> str:
@@ -571,59 +571,49 @@ def _local_size(path: str) -> int | None:
     return os.path.getsize(path) if os.path.isfile(path) else None
 
 
-def _nonempty_ranks(spark: SparkSession, path: str) -> DataFrame:
-    """``rank`` (1-based) -> physical ``line`` of each non-empty line of the file."""
-    lines = read_lines(spark, [path], {path: _local_size(path)})
-    rank = F.row_number().over(Window.orderBy("line")).cast("long")
-    return lines.where(F.col("value") != "").select(rank.alias("rank"), "line")
+QUOTE_BUCKET_LINES = 64
+"""Lines per bucket of the join that finds the quoted span around a line: a span of n lines is
+listed under n/64 + 2 buckets at most, and a line is compared with the spans of its bucket only."""
 
 
 def _read_delimited(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
     """csv/tsv rows placed on their physical lines (see the module's docstring)."""
+    lines = read_lines(spark, [path], {path: _local_size(path)}).select("line", "value")
+    spans = materialise(_quoted_spans(lines, last_line=spark.read.text(path).count()))  # both branches below read them
+    listed = spans.select("start", "end", F.explode(F.sequence(_bucket(F.col("start")), _bucket(F.col("end")))).alias("bucket"))
+    inside = (_bucket(F.col("line")) == F.col("bucket")) & F.col("line").between(F.col("start"), F.col("end"))
+    spanned = lines.join(F.broadcast(listed), inside, "left")
+    alone = spanned.where(F.col("start").isNull()).select("line", F.col("line").alias("line_end"), F.col("value").alias("text"))
+    in_order = F.array_sort(F.collect_list(F.struct("line", "value")))
+    joined = spanned.where(F.col("start").isNotNull()).groupBy(F.col("start").alias("line"), F.col("end").alias("line_end")).agg(
+        F.array_join(F.transform(in_order, lambda part: part["value"]), "\n").alias("text")
+    )
+    records = alone.unionByName(joined).where(F.col("line") != shape.header_line)
     cells = [f"_c{i}" for i in range(len(shape.header))]
-    raw = spark.read.csv(
-        path,
-        schema=StructType([StructField(c, StringType()) for c in cells]),
-        header=True,
-        multiLine=True,
-        sep="\t" if shape.kind == "tsv" else ",",
-        quote='"',
-        escape='"',
-        encoding="UTF-8",
-        mode="PERMISSIVE",
-    )
-    joined = F.concat_ws(_FIELD_GLUE, *cells)
-    records = raw.select(
-        F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)).alias("idx"),
-        line_breaks(joined).alias("n"),
-        empty_lines(joined).alias("e"),
-        (F.coalesce(F.trim(joined), F.lit("")) == "").alias("blank"),
-        *[_cell(shape, cells, role).alias(role) for role in ROLES],
-    )
-    before = Window.orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
-    ranked = records.withColumn("rank", F.lit(2).cast("long") + F.coalesce(F.sum(F.col("n") + 1 - F.col("e")).over(before), F.lit(0)))
-    placed = ranked.join(_nonempty_ranks(spark, path), "rank", "left").where(~F.col("blank"))
-    return placed.withColumn("line_end", F.col("line") + F.col("n"))
+    options = {"sep": "\t" if shape.kind == "tsv" else ",", "quote": '"', "escape": '"', "mode": "PERMISSIVE"}
+    schema = ", ".join(f"{c} string" for c in cells)
+    parsed = records.select("line", "line_end", F.from_csv("text", schema, options).alias("cells")).select("line", "line_end", "cells.*")
+    blank = F.coalesce(F.trim(F.concat_ws(_FIELD_GLUE, *cells)), F.lit("")) == ""
+    return parsed.where(~blank).select("line", "line_end", *[_cell(shape, cells, role).alias(role) for role in ROLES])
+
+
+def _bucket(line: Column) -> Column:
+    return (line / QUOTE_BUCKET_LINES).cast("long")
+
+
+def _quoted_spans(lines: DataFrame, last_line: int) -> DataFrame:
+    """``start``, ``end``: the lines of each quoted value that runs over several lines (the
+    module's docstring). Only the lines with an odd number of quotes are windowed."""
+    toggles = lines.where(_occurrences(F.col("value"), '"') % 2 == 1).select("line")
+    order = Window.orderBy("line")
+    paired = toggles.select(F.col("line").alias("start"), F.row_number().over(order).alias("k"), F.lead("line").over(order).alias("close"))
+    return paired.where(F.col("k") % 2 == 1).select("start", F.coalesce("close", F.lit(last_line).cast("long")).alias("end"))
 
 
 def _occurrences(text: Column, char: str) -> Column:
-    return F.length(text) - F.length(F.replace(text, F.lit(char), F.lit("")))
-
-
-def line_breaks(text: Column) -> Column:
-    """How many line breaks (``BREAK``: CRLF, lone CR, LF) ``text`` holds. Text without a CR
-    (nearly every export) is counted by its length without the LFs. With the two regexes run
-    over every row, placing the rows of a 72 MB Kibana CSV took 2.8 s against 0.6 s for parsing
-    it; counted so, the whole ingest of that file took 9.4 s instead of 12.1 s (medians, warm)."""
-    return F.when(text.contains("\r"), F.regexp_count(text, F.lit(BREAK))).otherwise(_occurrences(text, "\n"))
-
-
-def empty_lines(text: Column) -> Column:
-    """How many empty physical lines ``text`` holds (``EMPTY_LINE``). A break followed by another
-    is an LF or CR followed by an LF or CR, other than CRLF itself: text without ``\\n\\n``,
-    ``\\n\\r`` or ``\\r\\r`` has none, and no regex is run over it."""
-    doubled = text.contains("\n\n") | text.contains("\n\r") | text.contains("\r\r")
-    return F.when(doubled, F.regexp_count(text, F.lit(EMPTY_LINE))).otherwise(F.lit(0))
+    """How often ``char`` (one byte in UTF-8) occurs in ``text``: byte lengths, which Spark
+    knows without counting characters."""
+    return F.octet_length(text) - F.octet_length(F.replace(text, F.lit(char), F.lit("")))
 
 
 def _cell(shape: ExportShape, cells: list[str], role: str) -> Column:

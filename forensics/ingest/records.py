@@ -25,6 +25,12 @@ log-context prefix such as ``stream-thread [``, or ``Kafka version:`` and the li
 so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
+OPENING_MARKERS = (
+    "[Consumer ", "[ShareConsumer ", "[Producer ", "[AdminClient ", "[GroupCoordinator ", "[GroupMetadataManager ",
+    "task [", "#consumer-", "#producer-",
+)
+"""A piece of each Kafka opening of a message (``KAFKA_PREFIX``) that ``KAFKA_MARKERS`` may miss:
+an export's message column can hold the message alone, without the logger."""
 
 KAFKA_LOGGER = (
     r"^((org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka|aiokafka|kafka\.consumer)\."
@@ -281,6 +287,14 @@ def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
     """A record of a Kafka client: a librdkafka line, a Kafka logger, or a Kafka log-context
     prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) opening the message."""
     return (layout == "librdkafka") | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX)
+
+
+def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Column:
+    """Whether an export's entry may be a Kafka record, by substring scans only: its whole
+    message (a log4j logger may close its last line) and its logger column. An entry that fails
+    is one ``is_kafka`` calls irrelevant: it is only counted, as ``fold_lines`` folds such lines."""
+    markers = KAFKA_MARKERS + MULTI_LINE_MARKERS + OPENING_MARKERS
+    return layout.eqNullSafe("librdkafka") | _contains_any(message, markers) | _contains_any(F.coalesce(logger, F.lit("")), KAFKA_MARKERS)
 
 
 def may_be_kafka_line(value: Column) -> Column:

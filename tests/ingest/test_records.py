@@ -75,3 +75,47 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
     cut_heads = {line: head for uri, line, _, head in whole if uri.endswith("/cut.log")}
     assert cut_heads[6] == 2 and cut_heads[8] is None
     assert sum(1 for _, _, layout, _ in whole if layout == "message_only") > 0  # the paste path is covered
+
+
+OPENINGS = [
+    "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions t-0",
+    "[Consumer instanceId=i-1, clientId=c-1, groupId=g] Request joining group due to: rebalance",
+    "[ShareConsumer clientId=s-1, groupId=g] Acknowledged",
+    "[Producer clientId=p-1] Resetting the last seen epoch",
+    "[AdminClient clientId=a-1] Metadata update failed",
+    "stream-thread [app-StreamThread-1] State transition from RUNNING to PARTITIONS_REVOKED",
+    "global-stream-thread [app-GlobalStreamThread] Restoring",
+    "stream-client [app] State transition from REBALANCING to RUNNING",
+    "state-updater [app-StateUpdater-1] Restoration of task 0_1 completed",
+    "ConsumerConfig values: ",
+    "Kafka version: 3.7.0",
+    "[GroupCoordinator 1]: Preparing to rebalance group g in state PreparingRebalance",
+    "[GroupCoordinator id=1 topic=__consumer_offsets partition=12] Dynamic member joined",
+    "[GroupMetadataManager brokerId=1] Removed 0 expired offsets in 1 milliseconds.",
+    "task [0_1] Suspended running",
+    "org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed",
+    "REBALANCE [app-1#consumer-1] [thrd:main]: Group g is rebalancing",
+    "SEND [svc#producer-2] [thrd:b1]: Sent ProduceRequest",
+    "[KafkaListener] [segment-7] [Consumer clientId=c-1, groupId=g] Setting offset",
+]
+LOGGERS = ["org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "o.a.k.c.c.i.ConsumerCoordinator",
+           "org.apa.kaf.cli.con.int.ConsumerCoordinator", "aiokafka.consumer.group_coordinator", "kafka.coordinator.consumer",
+           "kafka.consumer.fetcher", "kafkajs", "com.example.Other", None]
+
+
+def test_an_export_entry_that_may_be_a_kafka_record_is_never_folded(spark):
+    """``may_be_kafka_entry`` folds an export's entry by substring scans; ``is_kafka`` must then
+    call it irrelevant: every Kafka opening, alone or behind a team's brackets, every Kafka
+    logger given as a column, and every line of the sample logs as a message column."""
+    from forensics.ingest.records import is_kafka, may_be_kafka_entry
+    from tests.conftest import DATA
+
+    samples = [line for path in sorted((DATA.parent.parent / "sample_logs").rglob("*.log")) for line in path.read_text(errors="replace").splitlines()]
+    messages = OPENINGS + [text.split("] ", 1)[-1] for text in samples] + [text.split(" - ", 1)[-1] for text in samples]
+    rows = [(m, None) for m in messages] + [("Revoking all partitions", logger) for logger in LOGGERS]
+    frame = spark.createDataFrame(rows, "message string, logger string")
+    layout = F.lit("message_only")
+    kafka = is_kafka(layout, F.col("logger"), F.col("message"))
+    kept = may_be_kafka_entry(layout, F.col("message"), F.col("logger"))
+    counts = frame.agg(F.sum(kafka.cast("int")).alias("kafka"), F.sum((kafka & ~kept).cast("int")).alias("folded")).first()
+    assert counts["folded"] == 0 and counts["kafka"] >= len(OPENINGS) + len(LOGGERS) - 2
