@@ -10,10 +10,12 @@ Spark cuts the text into several partitions.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import random
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -561,3 +563,21 @@ def test_exports_and_a_log_read_together_give_each_file_what_it_gives_alone(spar
     assert together.inputs == [one.inputs[0] for one in alone]
     assert records(together) == sorted(row for one in alone for row in records(one))
     assert together.accounting["lines"] == sum(one.accounting["lines"] for one in alone)
+
+
+@pytest.mark.parametrize("name", ["kibana_discover.csv", "generic_export.tsv", "es_hits.ndjson"])
+def test_a_gzipped_export_reads_as_the_export_itself(spark, tmp_path, name):
+    """Analysts compress large downloads: ``NAME.gz`` is sniffed through gzip and read whole (a
+    gzip file is one split), with the records and accounting of the plain file."""
+    from forensics.ingest import ingest
+
+    plain, packed = tmp_path / name, tmp_path / f"{name}.gz"
+    shutil.copy(EXPORTS / name, plain)
+    with open(plain, "rb") as source, gzip.open(packed, "wb") as target:
+        shutil.copyfileobj(source, target)
+
+    def read(path):
+        result = ingest(spark, [str(path)])
+        return result.accounting, result.inputs[0]["export"], sorted(tuple(r) for r in result.records.drop("source_file").collect())
+
+    assert read(packed) == read(plain) and read(plain)[1] is not None
