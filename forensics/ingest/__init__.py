@@ -219,7 +219,8 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
     header, blank lines and a JSON array's brackets are irrelevant (not log lines)."""
     message = F.coalesce(F.col("message"), F.lit(""))
     first = F.substring_index(message, "\n", 1)
-    entries = read_export(spark, path, shape).select(
+    lines = spark.read.text(path).count()
+    entries = read_export(spark, path, shape, lines).select(
         F.lit(path).alias("uri"), "line", "line_end", first.alias("value"), message.alias("message"), "time", "host", "level", "logger", "thread"
     )
     recognised = recognise(entries, table)
@@ -228,7 +229,7 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
         "uri", "line", "line_end", "layout", kept.alias("kept"),
         *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout")],
     ))
-    count = export_line_count(spark, path, shape, rows)
+    count = export_line_count(spark, path, shape, rows, lines)
     message_only = F.coalesce(s.LAYOUT, F.lit("message_only"))
     folded = rows.where(~F.col("kept")).select(
         "uri", "line", F.lit(s.IRRELEVANT).alias("bucket"), F.lit(True).alias("undated"), F.lit(False).alias("pasted"), message_only.alias(s.LAYOUT)

@@ -526,23 +526,29 @@ def parse_path(path: str) -> list[str]:
 # ----------------------------------------------------------------------------- reading
 
 
-def read_export(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+def read_export(spark: SparkSession, path: str, shape: ExportShape, lines: int | None = None) -> DataFrame:
     """One row per exported entry: ``line``, ``line_end`` (long, physical 1-based lines where it
     starts and ends) and the ``ROLES`` (string, null where the export has no such column).
 
     Rows come in any order. ``path`` is a path or URI as Spark reads it (a local name starting
-    with ``.`` or ``_`` must be staged first, see ``read.readable_paths``).
+    with ``.`` or ``_`` must be staged first, see ``read.readable_paths``). ``lines``: the file's
+    physical lines where the caller has counted them (a CSV's reader needs them; else counted here).
     """
     _check_shape(shape)
-    readers = {"csv": _read_delimited, "tsv": _read_delimited, "ndjson": _read_ndjson, "json_array": _read_json_array}
-    return readers[shape.kind](spark, path, shape).select(*OUTPUT_COLUMNS)
+    if shape.kind in ("csv", "tsv"):
+        rows = _read_delimited(spark, path, shape, spark.read.text(path).count() if lines is None else lines)
+    else:
+        rows = {"ndjson": _read_ndjson, "json_array": _read_json_array}[shape.kind](spark, path, shape)
+    return rows.select(*OUTPUT_COLUMNS)
 
 
-def export_line_count(spark: SparkSession, path: str, shape: ExportShape, rows: DataFrame | None = None) -> ExportLines:
-    """The line accounting of the export at ``path``; ``rows`` is ``read_export``'s result when
-    the caller has it already (else it is read again)."""
-    rows = read_export(spark, path, shape) if rows is None else rows
-    lines = spark.read.text(path).count()
+def export_line_count(
+    spark: SparkSession, path: str, shape: ExportShape, rows: DataFrame | None = None, lines: int | None = None
+) -> ExportLines:
+    """The line accounting of the export at ``path``; ``rows`` is ``read_export``'s result and
+    ``lines`` the file's physical lines when the caller has them (else read and counted again)."""
+    lines = spark.read.text(path).count() if lines is None else lines
+    rows = read_export(spark, path, shape, lines) if rows is None else rows
     if shape.kind == "json_array":  # elements may share lines: count the lines they cover
         entries = rows.count()
         covered = rows.select(F.explode(F.sequence("line", "line_end")).alias("l")).distinct().count()
@@ -576,10 +582,10 @@ QUOTE_BUCKET_LINES = 64
 listed under n/64 + 2 buckets at most, and a line is compared with the spans of its bucket only."""
 
 
-def _read_delimited(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+def _read_delimited(spark: SparkSession, path: str, shape: ExportShape, last_line: int) -> DataFrame:
     """csv/tsv rows placed on their physical lines (see the module's docstring)."""
     lines = read_lines(spark, [path], {path: _local_size(path)}).select("line", "value")
-    spans = materialise(_quoted_spans(lines, last_line=spark.read.text(path).count()))  # both branches below read them
+    spans = materialise(_quoted_spans(lines, last_line))  # both branches below read them
     listed = spans.select("start", "end", F.explode(F.sequence(_bucket(F.col("start")), _bucket(F.col("end")))).alias("bucket"))
     inside = (_bucket(F.col("line")) == F.col("bucket")) & F.col("line").between(F.col("start"), F.col("end"))
     spanned = lines.join(F.broadcast(listed), inside, "left")

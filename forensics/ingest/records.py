@@ -293,8 +293,8 @@ def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Colum
     """Whether an export's entry may be a Kafka record, by substring scans only: its whole
     message (a log4j logger may close its last line) and its logger column. An entry that fails
     is one ``is_kafka`` calls irrelevant: it is only counted, as ``fold_lines`` folds such lines."""
-    markers = KAFKA_MARKERS + MULTI_LINE_MARKERS + OPENING_MARKERS
-    return layout.eqNullSafe("librdkafka") | _contains_any(message, markers) | _contains_any(F.coalesce(logger, F.lit("")), KAFKA_MARKERS)
+    by_logger = _contains_any(F.coalesce(logger, F.lit("")), KAFKA_MARKERS)
+    return layout.eqNullSafe("librdkafka") | may_be_kafka_line(message) | _contains_any(message, OPENING_MARKERS) | by_logger
 
 
 def may_be_kafka_line(value: Column) -> Column:
