@@ -92,11 +92,17 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     layout; the ``generic`` layout on the line as it is; last, a wrapper that dates an inner line
     in no layout (a ``message_only`` head) or wraps an indented one (a stack frame or a
     continuation). ``tried`` leaves the wrappers or the fallback out of the plan where samples
-    of the input show no use for them (``sampling.needed_recognisers``).
+    of the input show no use for them (``sampling.needed_recognisers``). Where they show every
+    line behind ``kubectl``'s prefix and none read otherwise (``tried.kubectl``), a line with that
+    prefix skips the first two steps: it is taken as ``kubectl``-wrapped, found and peeled
+    without a regex over the whole line.
     """
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
-    with_layout = lines.withColumn("layout", layouts.head_layout(value, exact))
+    prefixed = wrappers.kubectl_prefixed(value) if tried.wrappers and tried.kubectl else F.lit(False)
+    with_layout = lines.withColumn("kubectl", prefixed).withColumn(
+        "layout", F.when(~F.col("kubectl"), layouts.head_layout(value, exact))
+    )
     fallback = layouts.head_layout(value, table, layouts.FALLBACK) if tried.fallback else F.lit(None).cast("string")
     if not tried.wrappers:
         none = F.lit(None).cast("string")
@@ -108,8 +114,11 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
     peeled_or_not = (
         with_layout.withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
-        .withColumn("wrapper", F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi"))))
-        .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
+        .withColumn("wrapper", F.when(F.col("kubectl"), F.lit("kubectl")).otherwise(
+            F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi")))
+        ))
+        .withColumn("w", F.when(F.col("kubectl"), wrappers.peel_kubectl(F.col("clean")))
+                    .when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
         .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
         .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
         .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))

@@ -31,11 +31,14 @@ WINDOWS = 16
 @dataclass(frozen=True)
 class Recognisers:
     """What ``records.recognise`` tries after the exact layouts, and the exact layouts seen in
-    the samples (None: not known, any may occur)."""
+    the samples (None: not known, any may occur); ``kubectl``: every sampled line is behind
+    ``kubectl logs --timestamps``' prefix and none is a record head as it is (then lines with
+    that prefix are peeled before any layout is tried)."""
 
     wrappers: bool = True
     fallback: bool = True
     seen: frozenset[str] | None = None
+    kubectl: bool = False
 
     def table(self, table: dict) -> dict:
         """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
@@ -56,7 +59,8 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     exact = _exact_heads(table)
     fallback = layouts.LAYOUTS[layouts.FALLBACK]
     generic = re.compile(fallback.START)
-    wrapped = needs_fallback = False
+    wrapped = needs_fallback = sampled = False
+    kubectl = True
     seen: set[str] = set()
     for path in paths:
         if not os.path.isfile(path):
@@ -68,7 +72,9 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
             needs_fallback = needs_fallback or (
                 not names and line[:1] in fallback.FIRST_CHARS and generic.match(line) is not None
             )
-    return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen))
+            kubectl = kubectl and not names and _KUBECTL.match(line) is not None
+            sampled = True
+    return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), kubectl=kubectl and sampled)
 
 
 def is_wrapped(line: str) -> bool:
@@ -78,6 +84,7 @@ def is_wrapped(line: str) -> bool:
 
 
 _WRAPPER_REGEXES = tuple(re.compile(regex) for regex, *_ in wrappers.SHAPES.values())
+_KUBECTL = re.compile(wrappers.SHAPES["kubectl"][0])
 
 
 def _exact_heads(table: dict) -> dict[str, re.Pattern | None]:

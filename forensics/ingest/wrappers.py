@@ -30,13 +30,15 @@ ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
 SHAPES = {
-    "journald": (rf"^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
-    "kubectl": (rf"^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
-    "syslog": (rf"^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
-    "kibana_paste": (rf"^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
-    "compose": (r"^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
+    "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
+    "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
+    "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
+    "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
+    "compose": (r"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
 }
-"""Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three."""
+"""Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three.
+The inner line is any text (``(?s)``): Java's ``.`` stops at U+0085, U+2028 and U+2029, which
+a line may hold (Hadoop's line reader breaks at LF and CR only)."""
 WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
 
@@ -62,6 +64,22 @@ def wrapper_of(value: Column) -> Column:
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
+
+
+def kubectl_prefixed(value: Column) -> Column:
+    """Whether ``wrapper_of`` finds ``value`` in ``kubectl``'s shape, by a short regex on the text
+    before the first space (an RFC 3339 time holds none), not one over the whole line; only a
+    line holding ``": "`` may be in journald's shape, which ``wrapper_of`` tries first."""
+    space = F.instr(value, " ")
+    stamp = F.substring(value, F.lit(1), space - 1)
+    prefixed = F.substring(value, 1, 1).between("0", "9") & (F.substring(value, 11, 1) == "T") & (space > 0) & stamp.rlike(f"^{_ISO_ZONED}$")
+    return prefixed & ~(value.contains(": ") & value.rlike(SHAPES["journald"][0]))
+
+
+def peel_kubectl(value: Column) -> Column:
+    """``peel(value, 'kubectl')`` of a line that ``kubectl_prefixed`` accepts, by its first space."""
+    space = F.instr(value, " ")
+    return F.array(F.substring(value, F.lit(1), space - 1), F.lit(""), F.substring(value, space + 1, F.octet_length(value)))
 
 
 def peel(value: Column, wrapper: Column) -> Column:

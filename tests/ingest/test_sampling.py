@@ -3,12 +3,14 @@ hard wrapping told from widths, and times read in one conversion."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 from pyspark.sql import functions as F
 
 from forensics import layouts
-from forensics.ingest import ingest_files, resolve_inputs
+from forensics.ingest import ingest_files, resolve_inputs, wrappers
 from forensics.ingest.read import read_splits
 from forensics.ingest.records import recognise
 from forensics.ingest.sampling import ALL, needed_recognisers, sample_lines
@@ -25,8 +27,9 @@ def files(shape: str) -> list[str]:
 def test_samples_name_what_the_lines_need():
     plain = needed_recognisers(files("plain_log4j"))
     assert (plain.wrappers, plain.fallback, plain.seen) == (False, False, frozenset({"log4j"}))
-    assert needed_recognisers(files("kubectl_timestamps")).wrappers
+    assert needed_recognisers(files("kubectl_timestamps")).wrappers and needed_recognisers(files("kubectl_timestamps")).kubectl
     assert needed_recognisers(files("docker_json_file")).wrappers
+    assert not any(needed_recognisers(files(shape)).kubectl for shape in ("plain_log4j", "journald", "docker_json_file", "syslog"))
     dropwizard = needed_recognisers(files("dropwizard"))
     assert dropwizard.fallback and not dropwizard.wrappers
     assert needed_recognisers(["/no/such/file.log"]) == ALL
@@ -50,6 +53,59 @@ def test_narrow_plan_recognises_what_the_full_plan_does(spark):
     narrow = recognise(lines, layouts.LAYOUTS, tried).select("uri", "line", "layout", "wrapper").collect()
     full = recognise(lines, layouts.LAYOUTS, ALL).select("uri", "line", "layout", "wrapper").collect()
     assert sorted(map(tuple, narrow), key=str) == sorted(map(tuple, full), key=str)
+
+
+KUBECTL_INNER = [
+    "[2024-03-11 14:02:17,418] INFO [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions t-0 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)",
+    "org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed",
+    "\tat org.apache.kafka.clients.consumer.internals.ConsumerCoordinator.sendOffsetCommitRequest(ConsumerCoordinator.java:1109)",
+    "\t... 12 more", "Caused by: java.io.IOException: x", "", " ", "a message in no layout",
+    "\x1b[32mINFO\x1b[0m coloured", "[2024-03-11 14:02:17,418] \x1b[31mERROR\x1b[0m coloured (x.Y)",
+    "2024-03-11 14:02:17,418 INFO  o.a.k.c.c.KafkaConsumer - a logback line",
+    '{"@timestamp":"2024-03-11T14:02:17.418Z","level":"INFO","logger_name":"org.apache.kafka.X","message":"a JSON record"}',
+    "text with a \u2028 line separator and a \u0085 next line", "2024-03-11T14:02:17.418Z kubectl inside kubectl",
+    "host java[4242]: journald's shape", "Caused by: a shape journald's regex reads too",
+]
+"""Inner lines of a kubectl-wrapped log: heads in several layouts, continuations, blank and
+coloured lines, lines that journald's shape (tried first) reads."""
+KUBECTL_ODD = [
+    "2024-03-11T14:02:17.418Z", "2024-03-11T14:02:17+01:00 an offset zone", "2024-03-11T14:02:17.1234567890Z ten digits",
+    "\x1b[0m2024-03-11T14:02:17.418Z colour first", "2024-03-11 14:02:17.418Z no T", "not wrapped at all",
+    "[2024-03-11 14:02:17,418] INFO an unwrapped log4j line (x.Y)",
+]
+"""Lines of that log that are not, or not exactly, behind kubectl's prefix."""
+
+
+def test_kubectl_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, tmp_path):
+    """Where the samples show only kubectl's prefix, lines with it skip the exact layouts and
+    most wrapper regexes; every line still gets the layout, wrapper, time and inner line that
+    the full plan gives it, the lines in another shape included."""
+    stamps = ["2024-03-11T14:02:17.418123456Z ", "2024-03-11T14:02:17Z ", "2024-03-11T14:02:17.4+02:00 ", "2024-03-11T14:02:17,418-0500 "]
+    wrapped = [stamps[i % len(stamps)] + KUBECTL_INNER[i % len(KUBECTL_INNER)] for i in range(3 * len(stamps) * len(KUBECTL_INNER))]
+    sampled, odd = tmp_path / "pod.log", tmp_path / "odd.log"
+    sampled.write_text("\n".join(wrapped) + "\n", encoding="utf-8")
+    odd.write_text("\n".join(wrapped + KUBECTL_ODD) + "\n", encoding="utf-8")
+    assert not needed_recognisers([str(sampled)]).kubectl  # the U+2028 line splits in two in Python's samples
+    kept = [line for line in wrapped if "\u2028" not in line]
+    sampled.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    tried = needed_recognisers([str(sampled)])
+    assert tried.kubectl
+    lines = read_splits(spark, [str(sampled), str(odd)])
+    columns = ["uri", "line", "value", "layout", "wrapper", "w_ts", "w_host"]
+    first = recognise(lines, layouts.LAYOUTS, dataclasses.replace(tried, kubectl=True)).select(columns).collect()
+    full = recognise(lines, layouts.LAYOUTS, ALL).select(columns).collect()
+    assert sorted(map(tuple, first), key=str) == sorted(map(tuple, full), key=str)
+    journald = re.compile(wrappers.SHAPES["journald"][0])
+    taken = read_splits(spark, [str(sampled)]).where(wrappers.kubectl_prefixed(F.col("value"))).count()
+    assert taken == sum(1 for line in kept if not journald.match(line)) > len(kept) / 2  # the lines peeled first
+    by_value = {r["value"]: r for r in full if r["uri"].endswith("odd.log")}
+    assert by_value["text with a \u2028 line separator and a \u0085 next line"]["wrapper"] == "kubectl"  # any text is an inner line
+    assert by_value["2024-03-11T14:02:17.418Z kubectl inside kubectl"]["layout"] == "message_only"
+    assert by_value["journald's shape"]["wrapper"] == "journald"
+    odd_lines = {r["line"]: r for r in full if r["uri"].endswith("odd.log") and r["line"] > len(wrapped)}
+    assert [odd_lines[len(wrapped) + 1 + i]["wrapper"] for i in range(len(KUBECTL_ODD))] == [
+        None, "kubectl", None, "kubectl", None, None, None,  # the colour code is removed before a wrapper is looked for
+    ]
 
 
 def test_long_lines_mean_a_file_was_not_hard_wrapped(spark, tmp_path):
