@@ -66,20 +66,22 @@ def wrapper_of(value: Column) -> Column:
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
+KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!\S+ {_PROGRAM})"
+"""A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
+journald's shape, which ``wrapper_of`` tries first. Anchored, it reads the line's first words
+only, where ``SHAPES``' regexes read to the end of the line."""
+
+
 def kubectl_prefixed(value: Column) -> Column:
-    """Whether ``wrapper_of`` finds ``value`` in ``kubectl``'s shape, by a short regex on the text
-    before the first space (an RFC 3339 time holds none), not one over the whole line; only a
-    line holding ``": "`` may be in journald's shape, which ``wrapper_of`` tries first."""
-    space = F.instr(value, " ")
-    stamp = F.substring(value, F.lit(1), space - 1)
-    prefixed = F.substring(value, 1, 1).between("0", "9") & (F.substring(value, 11, 1) == "T") & (space > 0) & stamp.rlike(f"^{_ISO_ZONED}$")
-    return prefixed & ~(value.contains(": ") & value.rlike(SHAPES["journald"][0]))
+    """Whether ``wrapper_of`` finds ``value`` in ``kubectl``'s shape (``KUBECTL_ONLY``)."""
+    return value.rlike(KUBECTL_ONLY)
 
 
 def peel_kubectl(value: Column) -> Column:
-    """``peel(value, 'kubectl')`` of a line that ``kubectl_prefixed`` accepts, by its first space."""
-    space = F.instr(value, " ")
-    return F.array(F.substring(value, F.lit(1), space - 1), F.lit(""), F.substring(value, space + 1, F.octet_length(value)))
+    """``peel(value, 'kubectl')`` of a line that ``kubectl_prefixed`` accepts: split at its
+    first space (an RFC 3339 time holds none), with no regex."""
+    parts = F.split(value, " ", 2)
+    return F.array(parts[0], F.lit(""), parts[1])
 
 
 def peel(value: Column, wrapper: Column) -> Column:
