@@ -66,10 +66,11 @@ def wrapper_of(value: Column) -> Column:
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
-KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!\S+ {_PROGRAM})"
+KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
 """A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
-journald's shape, which ``wrapper_of`` tries first. Anchored, it reads the line's first words
-only, where ``SHAPES``' regexes read to the end of the line."""
+journald's shape, which ``wrapper_of`` tries first, nor colour codes in the two words that
+shape reads (``wrapper_of`` reads the line without them). Anchored, it reads the line's first
+words only, where ``SHAPES``' regexes read to the end of the line."""
 
 
 def kubectl_prefixed(value: Column) -> Column:
