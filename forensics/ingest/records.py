@@ -93,9 +93,9 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     in no layout (a ``message_only`` head) or wraps an indented one (a stack frame or a
     continuation). ``tried`` leaves the wrappers or the fallback out of the plan where samples
     of the input show no use for them (``sampling.needed_recognisers``). Where they show every
-    line behind ``kubectl``'s prefix and none read otherwise (``tried.kubectl``), a line with that
-    prefix skips the first two steps: it is taken as ``kubectl``-wrapped, found and peeled
-    without a regex over the whole line.
+    line behind ``kubectl``'s prefix and none a record head as it is (``tried.kubectl``), a line
+    that ``wrappers.kubectl_prefixed`` accepts skips the first two steps: it is found and peeled
+    as ``wrapper_of`` and ``peel`` would, without a regex over the whole line.
     """
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}

@@ -3,7 +3,6 @@ hard wrapping told from widths, and times read in one conversion."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
@@ -27,7 +26,8 @@ def files(shape: str) -> list[str]:
 def test_samples_name_what_the_lines_need():
     plain = needed_recognisers(files("plain_log4j"))
     assert (plain.wrappers, plain.fallback, plain.seen) == (False, False, frozenset({"log4j"}))
-    assert needed_recognisers(files("kubectl_timestamps")).wrappers and needed_recognisers(files("kubectl_timestamps")).kubectl
+    kubectl = needed_recognisers(files("kubectl_timestamps"))
+    assert kubectl.wrappers and kubectl.kubectl
     assert needed_recognisers(files("docker_json_file")).wrappers
     assert not any(needed_recognisers(files(shape)).kubectl for shape in ("plain_log4j", "journald", "docker_json_file", "syslog"))
     dropwizard = needed_recognisers(files("dropwizard"))
@@ -93,7 +93,7 @@ def test_kubectl_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, 
     assert tried.kubectl
     lines = read_splits(spark, [str(sampled), str(odd)])
     columns = ["uri", "line", "value", "layout", "wrapper", "w_ts", "w_host"]
-    first = recognise(lines, layouts.LAYOUTS, dataclasses.replace(tried, kubectl=True)).select(columns).collect()
+    first = recognise(lines, layouts.LAYOUTS, tried).select(columns).collect()
     full = recognise(lines, layouts.LAYOUTS, ALL).select(columns).collect()
     assert sorted(map(tuple, first), key=str) == sorted(map(tuple, full), key=str)
     taken = read_splits(spark, [str(sampled)]).where(wrappers.kubectl_prefixed(F.col("value"))).count()
