@@ -94,8 +94,8 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     continuation). ``tried`` leaves the wrappers or the fallback out of the plan where samples
     of the input show no use for them (``sampling.needed_recognisers``). Where they show every
     line behind ``kubectl``'s prefix and none a record head as it is (``tried.kubectl``), a line
-    that ``wrappers.kubectl_prefixed`` accepts skips the first two steps: it is found and peeled
-    as ``wrapper_of`` and ``peel`` would, without a regex over the whole line.
+    that ``wrappers.kubectl_prefixed`` accepts skips the first two steps: it is found as
+    ``wrapper_of`` would, without a regex over the whole line.
     """
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
@@ -117,8 +117,7 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
         .withColumn("wrapper", F.when(F.col("kubectl"), F.lit("kubectl")).otherwise(
             F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi")))
         ))
-        .withColumn("w", F.when(F.col("kubectl"), wrappers.peel_kubectl(F.col("clean")))
-                    .when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
+        .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
         .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
         .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
         .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))

@@ -72,7 +72,7 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
             needs_fallback = needs_fallback or (
                 not names and line[:1] in fallback.FIRST_CHARS and generic.match(line) is not None
             )
-            kubectl = kubectl and not names and _KUBECTL.match(line) is not None
+            kubectl = kubectl and not names and _WRAPPER_REGEXES["kubectl"].match(line) is not None
             sampled = True
     return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), kubectl=kubectl and sampled)
 
@@ -80,11 +80,10 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
 def is_wrapped(line: str) -> bool:
     """True where ``line`` may be wrapped (``wrappers.WRAPPERS``): an envelope or pasted JSON
     record (``{``, ``"``), an ANSI code, or a prefix one of the wrapper regexes reads."""
-    return line[:1] in ('{', '"') or "\x1b" in line or any(regex.match(line) for regex in _WRAPPER_REGEXES)
+    return line[:1] in ('{', '"') or "\x1b" in line or any(regex.match(line) for regex in _WRAPPER_REGEXES.values())
 
 
-_WRAPPER_REGEXES = tuple(re.compile(regex) for regex, *_ in wrappers.SHAPES.values())
-_KUBECTL = re.compile(wrappers.SHAPES["kubectl"][0])
+_WRAPPER_REGEXES = {name: re.compile(regex) for name, (regex, *_) in wrappers.SHAPES.items()}
 
 
 def _exact_heads(table: dict) -> dict[str, re.Pattern | None]:

@@ -78,9 +78,9 @@ def kubectl_prefixed(value: Column) -> Column:
     return value.rlike(KUBECTL_ONLY)
 
 
-def peel_kubectl(value: Column) -> Column:
-    """``peel(value, 'kubectl')`` of a line that ``kubectl_prefixed`` accepts: split at its
-    first space (an RFC 3339 time holds none), with no regex."""
+def _peel_kubectl(value: Column) -> Column:
+    """``[ts, "", inner]`` of a line in ``kubectl``'s shape: split at its first space (an RFC 3339
+    time holds none), with no regex."""
     parts = F.split(value, " ", 2)
     return F.array(parts[0], F.lit(""), parts[1])
 
@@ -92,7 +92,8 @@ def peel(value: Column, wrapper: Column) -> Column:
     docker = F.from_json(value, "log string, stream string, time string")
     fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
     for name, (regex, ts, host, inner) in SHAPES.items():
-        fields = fields.when(wrapper == name, F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3))
+        by_regex = F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3)
+        fields = fields.when(wrapper == name, _peel_kubectl(value) if name == "kubectl" else by_regex)
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(
         F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"], F.lit("")),
