@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from forensics.errors import ForensicsError
-from forensics.spark import MASTER_ENV, java_major_version, resolve_master
+from forensics.spark import MASTER_ENV, QUICK_START_JVM, THROUGHPUT_GC, java_major_version, local_collector, resolve_master
 
 SAMPLE_LOGS = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -58,6 +58,27 @@ def test_a_java_that_does_not_start_is_named_with_the_jvms_own_error(monkeypatch
         require_java()
     message = str(raised.value)
     assert "-version failed" in message and "NoSuchForensicsOption" in message and "no Java was found" not in message
+
+
+def test_a_local_driver_runs_the_throughput_collector(spark):
+    """The shared session is a local driver started by ``get_session``: its JVM's collectors are
+    the throughput collector's (``PS Scavenge``, ``PS MarkSweep``), not G1's."""
+    beans = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    assert {bean.getName() for bean in beans} == {"PS Scavenge", "PS MarkSweep"}
+
+
+@pytest.mark.parametrize("name", ["JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"])
+def test_a_collector_named_elsewhere_is_not_doubled(monkeypatch, name):
+    """Two collectors stop the JVM; one the caller or the environment names wins."""
+    for variable in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"):
+        monkeypatch.delenv(variable, raising=False)
+    assert local_collector("local[*]") == THROUGHPUT_GC
+    assert local_collector("local[*]", QUICK_START_JVM) == ()
+    assert local_collector("spark://master:7077") == ()  # executors are JVMs of their own
+    monkeypatch.setenv(name, "-Xmx2g -XX:+UseZGC")
+    assert local_collector("local[2]") == ()
+    monkeypatch.setenv(name, "-XX:+UseStringDeduplication")  # not a collector
+    assert local_collector("local[2]") == THROUGHPUT_GC
 
 
 @pytest.mark.parametrize(
