@@ -92,8 +92,8 @@ def peel(value: Column, wrapper: Column) -> Column:
     docker = F.from_json(value, "log string, stream string, time string")
     fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
     for name, (regex, ts, host, inner) in SHAPES.items():
-        by_regex = F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3)
-        fields = fields.when(wrapper == name, _peel_kubectl(value) if name == "kubectl" else by_regex)
+        parts = _peel_kubectl(value) if name == "kubectl" else F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3)
+        fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(
         F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"], F.lit("")),
