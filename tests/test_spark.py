@@ -511,3 +511,48 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     tight = analysis.analyze(spark, paths)
     assert built_at_once == [4]
     assert roomy["findings"] and roomy == tight
+
+
+def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was(spark):
+    """Outside a small incident's one partition, a local driver's ingest plans its shuffles once
+    (``in_step_with_cores``): one job per kept table or summary read, not one more per query
+    stage of adaptive execution; the JSON of the analysis is the same either way."""
+    import importlib
+
+    from forensics.ingest import ingest
+    from forensics.spark import ONE_PARTITION, STATIC_SHUFFLES, counting_jobs, in_step_with_cores, sql_settings
+
+    analysis = importlib.import_module("forensics.analyze")
+    cores = str(max(2, spark.sparkContext.defaultParallelism))
+    assert in_step_with_cores(spark) == {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": cores}
+    with sql_settings(spark, ONE_PARTITION):
+        assert in_step_with_cores(spark) == {}
+    before = {key: spark.conf.get(key, None) for key in ("spark.sql.adaptive.enabled", "spark.sql.shuffle.partitions")}
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+    with counting_jobs(spark) as jobs:
+        ingested = ingest(spark, paths)
+    # the folded lines, their file facts, the stitched rows, the tails broadcast to their heads,
+    # the records, and the line counts with each file's first lines (two reads); with adaptive
+    # execution the 4M-line corpus' ingest ran 21
+    assert jobs() <= 7, jobs()
+    assert ingested.accounting["records"] > 0
+    assert {key: spark.conf.get(key, None) for key in before} == before
+
+
+
+def test_an_analysis_with_static_shuffles_equals_the_adaptive_one_in_fewer_jobs(spark, monkeypatch):
+    """The same analysis (spread: no small incident) with ingest's and parse's shuffles planned
+    in step with the cores and with the session's adaptive execution: the same JSON, fewer jobs."""
+    import importlib
+
+    analysis = importlib.import_module("forensics.analyze")
+    ingest_package = importlib.import_module("forensics.ingest")
+    monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+    static = analysis.analyze(spark, paths)
+    for module in (analysis, ingest_package):
+        monkeypatch.setattr(module, "in_step_with_cores", lambda session: {})
+    adaptive = analysis.analyze(spark, paths)
+    jobs = static["spark"].pop("jobs"), adaptive["spark"].pop("jobs")
+    assert jobs[0] < jobs[1], jobs
+    assert static == adaptive
