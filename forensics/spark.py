@@ -74,12 +74,11 @@ def in_step_with_cores(spark) -> Mapping[str, str]:
     """Runtime settings under which ingest and parse run in a local driver: ``STATIC_SHUFFLES``
     into one partition per core (at least two, so that ``materialise`` still keeps tables spread
     and serialized). Adaptive execution submits each query stage as a job of its own and, on
-    this 2-core machine, merged the 8 shuffle partitions into 2-3 anyway. The 4M-line corpus'
-    ingest ran 7 jobs instead of 21, in 9.9 s instead of 10.8 s warm (medians of 6 alternated
-    rounds; 16M lines 35.2-35.9 s against 35.9-36.3 s); the whole analysis 37 jobs instead of
-    53, the JSON the same, in a new process 58-60 s either way. None where the session already
-    runs in one partition (``ONE_PARTITION``: a small incident), nor for a cluster or Spark
-    Connect, whose executors adaptive execution sizes for."""
+    this 2-core machine, merged the 8 shuffle partitions into 2-3 anyway: the 4M-line corpus'
+    ingest ran 7 jobs instead of 21 in 9.9 s instead of 10.8 s, the whole analysis 35 jobs
+    instead of 53 in 25.0 s instead of 27.0 s (medians of 6 alternated warm rounds, the JSON
+    the same). None where the session already runs in one partition (``ONE_PARTITION``: a small
+    incident), nor for a cluster or Spark Connect, whose executors adaptive execution sizes for."""
     if _is_connect(spark) or not spark.conf.get("spark.master", "").startswith("local") or spark.conf.get("spark.sql.shuffle.partitions") == "1":
         return {}
     return {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": str(max(2, spark.sparkContext.defaultParallelism))}
