@@ -65,25 +65,6 @@ task may no longer have. Ingest's tails (each record's continuation lines) of th
 corpus failed so with UNABLE_TO_ACQUIRE_MEMORY in ``local[2]`` with the default 1 GiB; sorting
 spills instead. The 4M corpus ingests in the same time either way (26-27 s)."""
 
-STATIC_SHUFFLES = {"spark.sql.adaptive.enabled": "false"}
-"""With ``in_step_with_cores``: shuffles planned once, into as many partitions as the local
-driver has cores, not re-planned stage by stage by adaptive execution."""
-
-
-def in_step_with_cores(spark) -> Mapping[str, str]:
-    """Runtime settings under which ingest and parse run in a local driver: ``STATIC_SHUFFLES``
-    into one partition per core (at least two, so that ``materialise`` still keeps tables spread
-    and serialized). Adaptive execution submits each query stage as a job of its own and, on
-    this 2-core machine, merged the 8 shuffle partitions into 2-3 anyway: the 4M-line corpus'
-    ingest ran 7 jobs instead of 21 in 9.9 s instead of 10.8 s, the whole analysis 35 jobs
-    instead of 53 in 25.0 s instead of 27.0 s (medians of 6 alternated warm rounds, the JSON
-    the same). None where the session already runs in one partition (``ONE_PARTITION``: a small
-    incident), nor for a cluster or Spark Connect, whose executors adaptive execution sizes for."""
-    if _is_connect(spark) or not spark.conf.get("spark.master", "").startswith("local") or spark.conf.get("spark.sql.shuffle.partitions") == "1":
-        return {}
-    return {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": str(max(2, spark.sparkContext.defaultParallelism))}
-
-
 _KEPT_IN = "forensics.materialise.keptIn"
 
 IN_THE_DRIVER: Mapping[str, str] = {_KEPT_IN: "driver", "spark.sql.leafNodeDefaultParallelism": "1"}
