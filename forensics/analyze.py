@@ -34,6 +34,7 @@ from .spark import (
     materialise,
     releasing_checkpoints,
     room_to_run_at_once,
+    scratch_checkpoints,
     sql_settings,
 )
 
@@ -117,15 +118,19 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     dump_paths = [d.path for d in dumps if not d.problem]
 
     def logs_read():
-        ingested = ingest_files(spark, logs, layout, columns)
-        events = materialise(parse_events(ingested.records))
-        return ingested, events, {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+        with scratch_checkpoints(spark) as keep:
+            ingested = ingest_files(spark, logs, layout, columns)
+            events = keep(materialise(parse_events(ingested.records)))
+            by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+            unmatched = ingested.accounting[s.RECORDS] > sum(by_type.values())
+            unrecognised = _unrecognised(ingested.records, events) if unmatched else []
+        return ingested, events, by_type, unrecognised
 
     def dumps_read():
         read = read_offsets_accounted(spark, dump_paths) if dump_paths else None
         return (read.table if read else None), _offsets_summary(read)
 
-    (ingested, events, by_type), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
+    (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     rows = sum(by_type.values()) + offsets["rows"]
     with sql_settings(spark, ONE_PARTITION if rows <= FEW_EVENTS else {}):
         model = build_model(events, offsets_table, frozenset(by_type), at_once=room_to_run_at_once(spark, rows))
@@ -146,7 +151,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "offsets": offsets,
         "unparsed_samples": ingested.unparsed_samples,
         "host_overlaps": ingested.host_overlaps,
-        "unrecognised_kafka_samples": _unrecognised(ingested.records, events) if accounting[s.UNRECOGNISED_KAFKA] else [],
+        "unrecognised_kafka_samples": unrecognised,
         "clock_skew": _json_rows(reads, model.clock_skew.orderBy(s.HOST)),
         "rebalances": _rebalances(reads, model),
         "ownership": _ownership(reads, model),

@@ -653,6 +653,60 @@ def _unpersist(context, ids: set[int]) -> None:
             rdd.unpersist(False)
 
 
+@contextmanager
+def scratch_checkpoints(spark) -> Iterator[Callable]:
+    """Release, when the block ends, the checkpoints that ``materialise`` made in this thread
+    inside it, except those passed to the function the block is given (which returns its
+    argument). Ingest and parse keep four tables on the way to the events (records, prepared
+    records, their candidates in template order; folded lines and stitched rows until a garbage
+    collection finds them): 97 MiB serialized of a 4M-line analysis' storage memory, which the
+    model and the detectors, in one partition, then run beside. Other threads' checkpoints (the
+    offset dumps', read meanwhile by ``concurrently``) are theirs. Not on Spark Connect."""
+    made: list[int] = []
+    _scratch_stack().append(made)
+    kept: set[int] = set()
+
+    def keep(frame):
+        kept.add(_checkpoint_id(frame))
+        return frame
+
+    try:
+        yield keep
+    finally:
+        _scratch_stack().pop()
+        context = None if _is_connect(spark) else spark.sparkContext
+        if context is not None:
+            _unpersist(context, set(made) - kept)
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch_stack() -> list[list[int]]:
+    if not hasattr(_SCRATCH, "stack"):
+        _SCRATCH.stack = []
+    return _SCRATCH.stack
+
+
+def _checkpoint_id(frame) -> int | None:
+    """The id of the RDD a ``materialise`` checkpoint reads (None: kept in the driver, or
+    on Spark Connect)."""
+    if _is_connect(frame.sparkSession):
+        return None
+    plan = frame._jdf.queryExecution().analyzed()
+    return plan.rdd().id() if plan.nodeName() == "LogicalRDD" else None
+
+
+def _in_scratch(frame):
+    """``frame``, its checkpoint noted in this thread's innermost ``scratch_checkpoints``."""
+    stack = _scratch_stack()
+    if stack:
+        found = _checkpoint_id(frame)
+        if found is not None:
+            stack[-1].append(found)
+    return frame
+
+
 def concurrently(spark, *calls: Callable[[], object]) -> list:
     """The results of the argument-less ``calls``, in order, run at once: the first in this
     thread, each other in a thread of its own that carries this thread's Spark properties (the
@@ -762,11 +816,11 @@ def materialise(frame):
     restores, one without consumer lines no rebalances, ownership or commits."""
     spark = frame.sparkSession
     if spark.conf.get("spark.sql.shuffle.partitions") != "1":
-        return frame.localCheckpoint(storageLevel=kept_level())
+        return _in_scratch(frame.localCheckpoint(storageLevel=kept_level()))
     if kept_in_the_driver(spark):
         rows = frame._jdf.collectAsList()
         return _local_relation(spark, frame.schema, rows).coalesce(1) if rows.size() else empty_like(frame)
-    kept = frame.coalesce(1).localCheckpoint(eager=False)
+    kept = _in_scratch(frame.coalesce(1).localCheckpoint(eager=False))
     return kept if kept.count() else empty_like(frame)
 
 

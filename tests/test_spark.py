@@ -168,6 +168,55 @@ def test_materialise_keeps_a_spread_table_serialized_in_memory_or_on_disk(spark)
         assert levels_of_new_checkpoints(lambda: materialise(spread)) == {"Disk Memory Deserialized 1x Replicated"}
 
 
+def test_scratch_checkpoints_are_released_but_those_kept_and_other_threads(spark):
+    """``scratch_checkpoints`` unpersists, as its block ends, what ``materialise`` kept inside it
+    in this thread, in either mode, but a kept table (still readable) and another thread's."""
+    import threading
+
+    from forensics.spark import ONE_PARTITION, materialise, scratch_checkpoints, sql_settings
+
+    persisted = lambda: set(spark.sparkContext._jsc.getPersistentRDDs().keySet())  # noqa: E731
+    table = spark.range(40).repartition(4)
+    before = persisted()
+    elsewhere = []
+    with scratch_checkpoints(spark) as keep:
+        scratch = materialise(table.where("id < 30"))
+        with sql_settings(spark, ONE_PARTITION):
+            one = materialise(scratch.where("id > 5"))
+        kept = keep(materialise(one.where("id % 2 = 0")))
+        other = threading.Thread(target=lambda: elsewhere.append(materialise(table.where("id > 30"))))
+        other.start()
+        other.join()
+        during = persisted() - before
+    assert len(during) == 4
+    assert persisted() - before == during - {scratch._jdf.queryExecution().analyzed().rdd().id(),
+                                             one._jdf.queryExecution().analyzed().rdd().id()}
+    assert kept.count() == 12 and elsewhere[0].count() == 9
+    for rdd_id in persisted() - before:
+        spark.sparkContext._jsc.getPersistentRDDs().get(rdd_id).unpersist(False)
+
+
+def test_the_model_runs_beside_the_events_alone_not_the_tables_that_led_to_them(spark, monkeypatch):
+    """Of the tables ingest and parse keep on the way, only the events are still persisted when
+    the model starts (``scratch_checkpoints``); records no template matched were sampled before."""
+    import importlib
+
+    analysis = importlib.import_module("forensics.analyze")
+    monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
+    build_model = analysis.build_model
+    seen = {}
+
+    def recording(events, offsets, *args, **kwargs):
+        seen["persisted"] = set(spark.sparkContext._jsc.getPersistentRDDs().keySet()) - seen["before"]
+        seen["inputs"] = {frame._jdf.queryExecution().analyzed().rdd().id() for frame in (events, offsets)}
+        return build_model(events, offsets, *args, **kwargs)
+
+    monkeypatch.setattr(analysis, "build_model", recording)
+    seen["before"] = set(spark.sparkContext._jsc.getPersistentRDDs().keySet())
+    result = analysis.analyze(spark, [str(SAMPLE_LOGS / "reset_to_latest_gap")])
+    assert result["findings"] and seen["persisted"] == seen["inputs"]
+
+
 def test_joins_of_joins_over_materialised_tables_need_no_exchange_in_one_partition(spark):
     """Spark estimates a join's size as the product of its sides' sizes: without
     ``defaultSizeInBytes`` and ``maxSinglePartitionBytes`` of ``ONE_PARTITION`` the estimates

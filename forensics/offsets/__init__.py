@@ -41,7 +41,7 @@ from pyspark.sql import functions as F
 
 from ..ingest.read import read_lines, spark_key
 from ..registry import registry
-from ..spark import materialise, rows_together
+from ..spark import materialise, rows_together, scratch_checkpoints
 from . import _common as c
 from . import (
     burrow,
@@ -176,14 +176,16 @@ class OffsetDumps:
 def read_offsets_accounted(spark: SparkSession, paths: Sequence[str] | str, snapshot_ts: datetime | str | None = None) -> OffsetDumps:
     """``read_offsets`` and ``offsets_accounting`` of ``paths``, with the rows per kind and the
     snapshot times: the dumps read and parsed once, the three small summaries read in one Spark
-    job (``spark.rows_together``)."""
-    prepared = materialise(prepare_lines(_read(spark, paths), snapshot_ts))
-    table = materialise(parse_lines(prepared))
-    totals, kinds, snapshots = rows_together([
-        _accounting(prepared, table),
-        table.groupBy("kind").count(),
-        table.select("snapshot_ts").where(F.col("snapshot_ts").isNotNull()).distinct(),
-    ])
+    job (``spark.rows_together``). The prepared lines are released once counted
+    (``spark.scratch_checkpoints``)."""
+    with scratch_checkpoints(spark) as keep:
+        prepared = materialise(prepare_lines(_read(spark, paths), snapshot_ts))
+        table = keep(materialise(parse_lines(prepared)))
+        totals, kinds, snapshots = rows_together([
+            _accounting(prepared, table),
+            table.groupBy("kind").count(),
+            table.select("snapshot_ts").where(F.col("snapshot_ts").isNotNull()).distinct(),
+        ])
     accounting = {k: int(totals[0][k]) for k in ("lines", "rows", "skipped", "unparsed", "records")}
     return OffsetDumps(table, accounting, {r["kind"]: r["count"] for r in kinds}, [r["snapshot_ts"] for r in snapshots])
 
