@@ -30,7 +30,6 @@ from .spark import (
     TableReads,
     concurrently,
     counting_jobs,
-    in_step_with_cores,
     known_empty,
     materialise,
     releasing_checkpoints,
@@ -131,8 +130,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         read = read_offsets_accounted(spark, dump_paths) if dump_paths else None
         return (read.table if read else None), _offsets_summary(read)
 
-    with sql_settings(spark, in_step_with_cores(spark)):  # the model and the detectors run as before
-        (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
+    (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     rows = sum(by_type.values()) + offsets["rows"]
     with sql_settings(spark, ONE_PARTITION if rows <= FEW_EVENTS else {}):
         model = build_model(events, offsets_table, frozenset(by_type), at_once=room_to_run_at_once(spark, rows))

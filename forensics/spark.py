@@ -65,27 +65,6 @@ task may no longer have. Ingest's tails (each record's continuation lines) of th
 corpus failed so with UNABLE_TO_ACQUIRE_MEMORY in ``local[2]`` with the default 1 GiB; sorting
 spills instead. The 4M corpus ingests in the same time either way (26-27 s)."""
 
-STATIC_SHUFFLES = {"spark.sql.adaptive.enabled": "false"}
-"""With ``in_step_with_cores``: shuffles planned once, into as many partitions as the local
-driver has cores, not re-planned stage by stage by adaptive execution."""
-
-
-def in_step_with_cores(spark) -> Mapping[str, str]:
-    """Runtime settings under which ingest and parse run in a local driver: ``STATIC_SHUFFLES``
-    into one partition per core (at least two, so that ``materialise`` still keeps tables spread
-    and serialized). Adaptive execution submits each query stage as a job of its own and, on
-    this 2-core machine, merged the 8 shuffle partitions into 2-3 anyway. The 4M-line corpus'
-    ingest ran 7 jobs instead of 21, in 9.9 s instead of 10.8 s warm (medians of 6 alternated
-    rounds; 16M lines 35.2-35.9 s against 35.9-36.3 s); the whole analysis 37 jobs instead of
-    53, the JSON the same, in a new process 58-60 s either way (in a 1 GiB driver only since
-    the tables on the way are released: ``scratch_checkpoints``). None where the session already
-    runs in one partition (``ONE_PARTITION``: a small incident), nor for a cluster or Spark
-    Connect, whose executors adaptive execution sizes for."""
-    if _is_connect(spark) or not spark.conf.get("spark.master", "").startswith("local") or spark.conf.get("spark.sql.shuffle.partitions") == "1":
-        return {}
-    return {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": str(max(2, spark.sparkContext.defaultParallelism))}
-
-
 _KEPT_IN = "forensics.materialise.keptIn"
 
 IN_THE_DRIVER: Mapping[str, str] = {_KEPT_IN: "driver", "spark.sql.leafNodeDefaultParallelism": "1"}
@@ -309,7 +288,7 @@ def get_session(
         builder = builder.config("spark.ui.showConsoleProgress", "false")
         driver_options = [f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}", *local_collector(master, jvm_options), *jvm_options]
         builder = builder.config("spark.driver.extraJavaOptions", " ".join(driver_options))
-        settings = {**CLASSIC_CONF, **local_driver_memory(master), **local_storage_fraction(master), **settings}
+        settings = {**CLASSIC_CONF, **local_driver_memory(master), **settings}
     for key, value in settings.items():
         builder = builder.config(key, value)
     starting_jvm = quiet and not master.startswith("sc://")
@@ -351,37 +330,13 @@ def local_driver_memory(master: str) -> dict[str, str]:
 
 
 def _driver_memory_named() -> bool:
-    named_here = os.environ.get("SPARK_DRIVER_MEMORY") or "--driver-memory" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")
-    return bool(named_here) or _named("spark.driver.memory")
-
-
-STORAGE_FRACTION = "spark.memory.storageFraction"
-LOCAL_STORAGE_FRACTION = "0.2"
-"""The share of a local driver's unified memory that its cached blocks keep from execution
-(Spark's default 0.5). Every table the toolkit keeps may go to disk (``kept_level``), so a
-task's sort or hash map matters more than a block in memory: with ingest in one shuffle
-partition per core (``in_step_with_cores``), the 16M-line analysis in a 1 GiB driver failed in
-the detectors' hash aggregates (UNABLE_TO_ACQUIRE_MEMORY) in 2 of 7 runs at 0.5, in none of
-10 at 0.2 (143.6-152.1 s). A driver whose heap holds its tables (the default 1-4 GiB at 4M
-lines) evicts nothing either way."""
-
-
-def local_storage_fraction(master: str) -> dict[str, str]:
-    """``LOCAL_STORAGE_FRACTION`` for a local driver, unless the user named the setting in
-    ``PYSPARK_SUBMIT_ARGS`` or ``spark-defaults.conf``; nothing for other masters."""
-    if not master.startswith("local") or _named(STORAGE_FRACTION):
-        return {}
-    return {STORAGE_FRACTION: LOCAL_STORAGE_FRACTION}
-
-
-def _named(key: str) -> bool:
-    """Whether ``key`` is set in ``PYSPARK_SUBMIT_ARGS`` or in ``spark-defaults.conf``."""
-    if key in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+    submit_args = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+    if os.environ.get("SPARK_DRIVER_MEMORY") or "--driver-memory" in submit_args or "spark.driver.memory" in submit_args:
         return True
     conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(_spark_home(), "conf")
     try:
         with open(os.path.join(conf_dir, "spark-defaults.conf"), encoding="utf-8") as defaults:
-            return any(line.split()[:1] == [key] for line in defaults)
+            return any(line.split()[:1] == ["spark.driver.memory"] for line in defaults)
     except OSError:
         return False
 
@@ -702,14 +657,12 @@ def _unpersist(context, ids: set[int]) -> None:
 def scratch_checkpoints(spark) -> Iterator[Callable]:
     """Release, when the block ends, the checkpoints that ``materialise`` made in this thread
     inside it, except those passed to the function the block is given (which returns its
-    argument). Ingest and parse keep tables on the way to the events (folded lines, stitched
-    rows, records, prepared records, their candidates in template order): of a 4M-line analysis,
-    65 of the 98 MiB of storage memory in use when the model started (221 MiB at 16M lines).
-    With them still kept and ingest in one shuffle partition per core (``in_step_with_cores``),
-    the 16M-line analysis in a 1 GiB driver failed in the detectors in 3 of 5 runs
-    (UNABLE_TO_ACQUIRE_MEMORY); released, in 2 of 7 (in none of 10 with the storage share of
-    ``LOCAL_STORAGE_FRACTION``). Other threads' checkpoints (the
-    offset dumps', read meanwhile by ``concurrently``) are theirs. Not on Spark Connect."""
+    argument). Ingest and parse keep tables on the way to the events (folded lines and stitched
+    rows until a garbage collection finds them; records, prepared records, their candidates in
+    template order): of a 4M-line analysis, 65 of the 98 MiB of storage memory in use when the
+    model started (221 of 338 MiB at 16M lines), which the model and the detectors, in one
+    partition, then ran beside. Other threads' checkpoints (the offset dumps', read meanwhile
+    by ``concurrently``) are theirs. Not on Spark Connect."""
     made: list[int] = []
     _scratch_stack().append(made)
     kept: set[int] = set()

@@ -514,26 +514,6 @@ def test_a_local_driver_gets_a_share_of_the_machines_memory_unless_the_user_name
     assert local_driver_memory("local") == {}
 
 
-def test_a_local_drivers_cached_blocks_keep_less_memory_from_its_tasks_unless_the_user_says(spark, monkeypatch, tmp_path):
-    """``local_storage_fraction``: a local driver, the suite's included, keeps
-    ``LOCAL_STORAGE_FRACTION`` of its unified memory for cached blocks; a cluster's executors,
-    or the user's ``spark-defaults.conf`` or ``PYSPARK_SUBMIT_ARGS``, decide otherwise."""
-    from forensics.spark import LOCAL_STORAGE_FRACTION, STORAGE_FRACTION, local_storage_fraction
-
-    assert spark.sparkContext.getConf().get(STORAGE_FRACTION) == LOCAL_STORAGE_FRACTION
-    for name in ("PYSPARK_SUBMIT_ARGS", "SPARK_CONF_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
-    assert local_storage_fraction("local[*]") == {STORAGE_FRACTION: LOCAL_STORAGE_FRACTION}
-    assert local_storage_fraction("spark://master:7077") == {} and local_storage_fraction("sc://host:15002") == {}
-    monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", f"--conf {STORAGE_FRACTION}=0.6 pyspark-shell")
-    assert local_storage_fraction("local[2]") == {}
-    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS")
-    (tmp_path / "conf").mkdir()
-    (tmp_path / "conf" / "spark-defaults.conf").write_text(f"{STORAGE_FRACTION} 0.5\n")
-    assert local_storage_fraction("local[2]") == {}
-
-
 def test_a_small_incidents_logs_and_dumps_are_read_in_few_jobs(spark):
     """Ingest of a small incident's logs runs five Spark jobs (the fold, the split facts with
     the folded rows, the stitch, the records, then the line counts with each file's first record
@@ -580,45 +560,3 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     tight = analysis.analyze(spark, paths)
     assert built_at_once == [4]
     assert roomy["findings"] and roomy == tight
-
-
-def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was(spark):
-    """Outside a small incident's one partition, a local driver's ingest plans its shuffles once
-    (``in_step_with_cores``): one job per kept table or summary read, not one more per query
-    stage of adaptive execution; the session's own settings are restored afterwards."""
-    from forensics.ingest import ingest
-    from forensics.spark import ONE_PARTITION, STATIC_SHUFFLES, counting_jobs, in_step_with_cores, sql_settings
-
-    cores = str(max(2, spark.sparkContext.defaultParallelism))
-    assert in_step_with_cores(spark) == {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": cores}
-    with sql_settings(spark, ONE_PARTITION):
-        assert in_step_with_cores(spark) == {}
-    before = {key: spark.conf.get(key, None) for key in ("spark.sql.adaptive.enabled", "spark.sql.shuffle.partitions")}
-    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
-    with counting_jobs(spark) as jobs:
-        ingested = ingest(spark, paths)
-    # the folded lines, their file facts, the stitched rows, the tails broadcast to their heads,
-    # the records, and the line counts with each file's first lines (two reads); with adaptive
-    # execution the 4M-line corpus' ingest ran 21
-    assert jobs() <= 7, jobs()
-    assert ingested.accounting["records"] > 0
-    assert {key: spark.conf.get(key, None) for key in before} == before
-
-
-
-def test_an_analysis_with_static_shuffles_equals_the_adaptive_one_in_fewer_jobs(spark, monkeypatch):
-    """The same analysis (spread: no small incident) with ingest's and parse's shuffles planned
-    in step with the cores and with the session's adaptive execution: the same JSON, fewer jobs."""
-    import importlib
-
-    analysis = importlib.import_module("forensics.analyze")
-    ingest_package = importlib.import_module("forensics.ingest")
-    monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
-    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
-    static = analysis.analyze(spark, paths)
-    for module in (analysis, ingest_package):
-        monkeypatch.setattr(module, "in_step_with_cores", lambda session: {})
-    adaptive = analysis.analyze(spark, paths)
-    jobs = static["spark"].pop("jobs"), adaptive["spark"].pop("jobs")
-    assert jobs[0] < jobs[1], jobs
-    assert static == adaptive
