@@ -118,7 +118,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     dump_paths = [d.path for d in dumps if not d.problem]
 
     def logs_read():
-        with scratch_checkpoints(spark) as keep:
+        with scratch_checkpoints(spark) as keep:  # ingested.records is released with the block: read it inside
             ingested = ingest_files(spark, logs, layout, columns)
             events = keep(materialise(parse_events(ingested.records)))
             by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
