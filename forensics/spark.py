@@ -664,7 +664,7 @@ def scratch_checkpoints(spark) -> Iterator[Callable]:
     partition, then ran beside. Other threads' checkpoints (the offset dumps', read meanwhile
     by ``concurrently``) are theirs. Not on Spark Connect."""
     made: list[int] = []
-    _scratch_stack().append(made)
+    _SCRATCH.stack.append(made)
     kept: set[int] = set()
 
     def keep(frame):
@@ -674,19 +674,20 @@ def scratch_checkpoints(spark) -> Iterator[Callable]:
     try:
         yield keep
     finally:
-        _scratch_stack().pop()
+        _SCRATCH.stack.pop()
         context = None if _is_connect(spark) else spark.sparkContext
         if context is not None:
             _unpersist(context, set(made) - kept)
 
 
-_SCRATCH = threading.local()
+class _ScratchBlocks(threading.local):
+    """Per thread, the checkpoints noted by each open ``scratch_checkpoints`` block, innermost last."""
+
+    def __init__(self):
+        self.stack: list[list[int]] = []
 
 
-def _scratch_stack() -> list[list[int]]:
-    if not hasattr(_SCRATCH, "stack"):
-        _SCRATCH.stack = []
-    return _SCRATCH.stack
+_SCRATCH = _ScratchBlocks()
 
 
 def _checkpoint_id(frame) -> int | None:
@@ -700,11 +701,10 @@ def _checkpoint_id(frame) -> int | None:
 
 def _in_scratch(frame):
     """``frame``, its checkpoint noted in this thread's innermost ``scratch_checkpoints``."""
-    stack = _scratch_stack()
-    if stack:
+    if _SCRATCH.stack:
         found = _checkpoint_id(frame)
         if found is not None:
-            stack[-1].append(found)
+            _SCRATCH.stack[-1].append(found)
     return frame
 
 

@@ -173,7 +173,7 @@ def test_scratch_checkpoints_are_released_but_those_kept_and_other_threads(spark
     in this thread, in either mode, but a kept table (still readable) and another thread's."""
     import threading
 
-    from forensics.spark import ONE_PARTITION, materialise, scratch_checkpoints, sql_settings
+    from forensics.spark import ONE_PARTITION, _checkpoint_id, materialise, scratch_checkpoints, sql_settings
 
     persisted = lambda: set(spark.sparkContext._jsc.getPersistentRDDs().keySet())  # noqa: E731
     table = spark.range(40).repartition(4)
@@ -189,8 +189,7 @@ def test_scratch_checkpoints_are_released_but_those_kept_and_other_threads(spark
         other.join()
         during = persisted() - before
     assert len(during) == 4
-    assert persisted() - before == during - {scratch._jdf.queryExecution().analyzed().rdd().id(),
-                                             one._jdf.queryExecution().analyzed().rdd().id()}
+    assert persisted() - before == during - {_checkpoint_id(scratch), _checkpoint_id(one)}
     assert kept.count() == 12 and elsewhere[0].count() == 9
     for rdd_id in persisted() - before:
         spark.sparkContext._jsc.getPersistentRDDs().get(rdd_id).unpersist(False)
@@ -201,6 +200,8 @@ def test_the_model_runs_beside_the_events_alone_not_the_tables_that_led_to_them(
     the model starts (``scratch_checkpoints``); records no template matched were sampled before."""
     import importlib
 
+    from forensics.spark import _checkpoint_id
+
     analysis = importlib.import_module("forensics.analyze")
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
     build_model = analysis.build_model
@@ -208,7 +209,7 @@ def test_the_model_runs_beside_the_events_alone_not_the_tables_that_led_to_them(
 
     def recording(events, offsets, *args, **kwargs):
         seen["persisted"] = set(spark.sparkContext._jsc.getPersistentRDDs().keySet()) - seen["before"]
-        seen["inputs"] = {frame._jdf.queryExecution().analyzed().rdd().id() for frame in (events, offsets)}
+        seen["inputs"] = {_checkpoint_id(events), _checkpoint_id(offsets)}
         return build_model(events, offsets, *args, **kwargs)
 
     monkeypatch.setattr(analysis, "build_model", recording)
