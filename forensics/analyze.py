@@ -18,7 +18,7 @@ from .contract import Rows, materialised, write_json
 from .detect import detect, finding_json, ordered_findings
 from .events import parse_events
 from .events.config import RELEVANT_SETTINGS, config_table
-from .ingest import InputFile, Inputs, ingest_files, route_inputs
+from .ingest import InputFile, Inputs, ingest_files, route_inputs, text_bytes
 from .model import Model, build_model
 from .offsets import OffsetDumps, read_offsets_accounted, sniff_file
 from .package import __version__
@@ -30,6 +30,7 @@ from .spark import (
     TableReads,
     concurrently,
     counting_jobs,
+    in_step_with_cores,
     known_empty,
     materialise,
     releasing_checkpoints,
@@ -52,8 +53,6 @@ joins over the whole event table, which does not spread over cores: on the 4M-li
 corpus (204,447 events) it built in 29-33 s either way, in 8 jobs instead of 83. The whole
 analysis, one run each in a new process: 4M lines 50 jobs instead of 191-193 (97 s against
 109-122 s), 16M lines (818,370 events) 49 instead of 198 (297 s against 291 s); the JSON the same."""
-GZIP_RATIO = 10
-"""The bytes of text a compressed byte is counted as (log text compresses about tenfold)."""
 
 
 def analyze(
@@ -107,8 +106,8 @@ def _counted(result: dict, jobs) -> Iterator[tuple[str, object]]:
 
 def is_small_incident(files: list[InputFile]) -> bool:
     """Whether ``files`` (local, sizes known) hold at most ``SMALL_INCIDENT_BYTES`` of text."""
-    sizes = [None if f.size is None else f.size * (GZIP_RATIO if f.compressed else 1) for f in files if not f.problem]
-    return None not in sizes and sum(sizes) <= SMALL_INCIDENT_BYTES
+    text = text_bytes(files)
+    return text is not None and text <= SMALL_INCIDENT_BYTES
 
 
 def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
@@ -130,7 +129,8 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         read = read_offsets_accounted(spark, dump_paths) if dump_paths else None
         return (read.table if read else None), _offsets_summary(read)
 
-    (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
+    with sql_settings(spark, in_step_with_cores(spark, text_bytes(logs + dumps))):  # the model and the detectors run as before
+        (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     rows = sum(by_type.values()) + offsets["rows"]
     with sql_settings(spark, ONE_PARTITION if rows <= FEW_EVENTS else {}):
         model = build_model(events, offsets_table, frozenset(by_type), at_once=room_to_run_at_once(spark, rows))

@@ -129,13 +129,14 @@ def test_sql_settings_apply_inside_the_block_only(spark):
 
 def test_a_small_incident_is_one_of_known_small_local_files(tmp_path):
     from forensics.analyze import SMALL_INCIDENT_BYTES, is_small_incident
-    from forensics.ingest.paths import InputFile
+    from forensics.ingest.paths import InputFile, text_bytes
 
     small = InputFile(str(tmp_path / "a.log"), "a", size=1000)
     assert is_small_incident([small])
     assert not is_small_incident([small, InputFile("s3a://bucket/b.log", "b")])  # size unknown
     assert not is_small_incident([InputFile(str(tmp_path / "b.log.gz"), "b", size=SMALL_INCIDENT_BYTES // 2)])  # 10x as text
     assert is_small_incident([small, InputFile(str(tmp_path / "c.log"), "c", size=10**12, problem="unreadable")])
+    assert text_bytes([small, InputFile(str(tmp_path / "b.log.gz"), "b", size=100)]) == 2000
 
 
 def test_materialise_keeps_one_partition_when_the_session_runs_one(spark):
@@ -561,3 +562,49 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     tight = analysis.analyze(spark, paths)
     assert built_at_once == [4]
     assert roomy["findings"] and roomy == tight
+
+
+def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was(spark):
+    """Outside a small incident's one partition, a local driver whose heap is at least the
+    input's size plans ingest's shuffles once (``in_step_with_cores``): one job per kept table
+    or summary read, not one more per query stage of adaptive execution; the session's own
+    settings are restored afterwards. Input larger than the heap, or of unknown size, keeps
+    adaptive execution."""
+    from forensics.ingest import ingest
+    from forensics.spark import ONE_PARTITION, STATIC_SHUFFLES, _local_heap, counting_jobs, in_step_with_cores, sql_settings
+
+    cores = str(max(2, spark.sparkContext.defaultParallelism))
+    heap = _local_heap(spark)
+    assert in_step_with_cores(spark, heap) == {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": cores}
+    assert in_step_with_cores(spark, heap + 1) == {} and in_step_with_cores(spark, None) == {}
+    with sql_settings(spark, ONE_PARTITION):
+        assert in_step_with_cores(spark, 0) == {}
+    before = {key: spark.conf.get(key, None) for key in ("spark.sql.adaptive.enabled", "spark.sql.shuffle.partitions")}
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+    with counting_jobs(spark) as jobs:
+        ingested = ingest(spark, paths)
+    # the folded lines, their file facts, the stitched rows, the tails broadcast to their heads,
+    # the records, and the line counts with each file's first lines (two reads); with adaptive
+    # execution the 4M-line corpus' ingest ran 21
+    assert jobs() <= 7, jobs()
+    assert ingested.accounting["records"] > 0
+    assert {key: spark.conf.get(key, None) for key in before} == before
+
+
+def test_an_analysis_with_static_shuffles_equals_the_adaptive_one_in_fewer_jobs(spark, monkeypatch):
+    """The same analysis (spread: no small incident) with ingest's and parse's shuffles planned
+    in step with the cores and with the session's adaptive execution: the same JSON, fewer jobs."""
+    import importlib
+
+    analysis = importlib.import_module("forensics.analyze")
+    ingest_package = importlib.import_module("forensics.ingest")
+    monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
+    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
+    static = analysis.analyze(spark, paths)
+    for module in (analysis, ingest_package):
+        monkeypatch.setattr(module, "in_step_with_cores", lambda session, text_bytes: {})
+    adaptive = analysis.analyze(spark, paths)
+    jobs = static["spark"].pop("jobs"), adaptive["spark"].pop("jobs")
+    assert jobs[0] < jobs[1], jobs
+    assert static == adaptive
+

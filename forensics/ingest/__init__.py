@@ -25,9 +25,9 @@ from .. import layouts
 from .. import schema as s
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
-from ..spark import SORTED_AGGREGATION, materialise, rows_together, sql_settings
+from ..spark import SORTED_AGGREGATION, in_step_with_cores, materialise, rows_together, sql_settings
 from .gzip_check import gzip_problem
-from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs
+from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
 from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
@@ -92,7 +92,12 @@ def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None
     """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records, recognising
     record heads in the user's ``layout`` pattern first when given. Log-platform exports
     (``exports.sniff_export``; ``columns`` names their time / host / message ... columns) are
-    read by their columns, the rest as lines of text."""
+    read by their columns, the rest as lines of text. Shuffles as ``spark.in_step_with_cores``."""
+    with sql_settings(spark, in_step_with_cores(spark, text_bytes(files))):
+        return _ingested(spark, files, layout, columns)
+
+
+def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, columns: Mapping[str, str] | None) -> Ingested:
     table = layouts.with_user_layout(user_layout(layout))
     read_paths = readable_paths(files)
     if not read_paths:
@@ -476,5 +481,5 @@ def host_overlaps(inputs: list[dict]) -> list[dict]:
 
 __all__ = [
     "Ingested", "InputFile", "Inputs", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs", "route_inputs",
-    "user_layout",
+    "text_bytes", "user_layout",
 ]

@@ -55,6 +55,17 @@ class InputFile:
         return bool(_URI.match(self.path))
 
 
+GZIP_RATIO = 10
+"""The bytes of text a compressed byte is counted as (log text compresses about tenfold)."""
+
+
+def text_bytes(files: Iterable[InputFile]) -> int | None:
+    """The bytes of text that ``files`` hold, a compressed file counted ``GZIP_RATIO`` times its
+    size, files with a problem left out; None where a size is unknown (a URI)."""
+    sizes = [None if f.size is None else f.size * (GZIP_RATIO if f.compressed else 1) for f in files if not f.problem]
+    return None if None in sizes else sum(sizes)
+
+
 def host_from_name(file_name: str) -> str:
     """``host-a.log.2.gz`` -> ``host-a``: the file name without compression, rotation and log suffixes."""
     name = file_name[:-3] if file_name.endswith(".gz") else file_name
