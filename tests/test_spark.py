@@ -564,7 +564,7 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     assert roomy["findings"] and roomy == tight
 
 
-def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was(spark):
+def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was(spark, monkeypatch):
     """Outside a small incident's one partition, a local driver whose heap is at least the
     input's size plans ingest's shuffles once (``in_step_with_cores``): one job per kept table
     or summary read, not one more per query stage of adaptive execution; the session's own
@@ -586,9 +586,14 @@ def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was
     # the folded lines, their file facts, the stitched rows, the tails broadcast to their heads,
     # the records, and the line counts with each file's first lines (two reads); with adaptive
     # execution the 4M-line corpus' ingest ran 21
-    assert jobs() <= 7, jobs()
+    static_jobs = jobs()
+    assert static_jobs <= 7, static_jobs
     assert ingested.accounting["records"] > 0
     assert {key: spark.conf.get(key, None) for key in before} == before
+    monkeypatch.setattr("forensics.spark._local_heap", lambda session: 1)  # the input is larger than the heap
+    with counting_jobs(spark) as jobs:
+        adaptive = ingest(spark, paths)
+    assert jobs() > static_jobs and adaptive.accounting == ingested.accounting
 
 
 def test_an_analysis_with_static_shuffles_equals_the_adaptive_one_in_fewer_jobs(spark, monkeypatch):
