@@ -129,7 +129,8 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         read = read_offsets_accounted(spark, dump_paths) if dump_paths else None
         return (read.table if read else None), _offsets_summary(read)
 
-    with sql_settings(spark, in_step_with_cores(spark, text_bytes(logs + dumps))):  # the model and the detectors run as before
+    # parse under ingest's shuffle settings (the same logs decide them); the model and the detectors as before
+    with sql_settings(spark, in_step_with_cores(spark, text_bytes(logs))):
         (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     rows = sum(by_type.values()) + offsets["rows"]
     with sql_settings(spark, ONE_PARTITION if rows <= FEW_EVENTS else {}):
