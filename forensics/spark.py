@@ -876,6 +876,32 @@ def empty_of(spark, schema):
     return _local_relation(spark, schema, spark._jvm.java.util.ArrayList())
 
 
+_SPLIT_TEXT = re.compile(r"^path: (?P<uri>.*), range: (?P<start>\d+)-\d+, partition values: [^,]*$")
+
+
+def scan_splits(frame) -> list[tuple[str, int]] | None:
+    """The file URI and start byte of the split each partition of ``frame`` reads, in partition
+    order, from Spark's own plan (no job runs); ``frame`` is a plain read of files
+    (``spark.read.text``). The URIs are written as ``_metadata.file_path`` writes them. None on
+    Spark Connect, or where a partition reads other than one split.
+
+    Reading ``_metadata`` instead costs a copy of every row: Spark appends the file's metadata
+    to each row it reads (4M lines of the benchmark corpus, 1.1 s of a 1.7 s filtered scan)."""
+    if _is_connect(frame.sparkSession):
+        return None
+    leaves = frame._jdf.queryExecution().sparkPlan().collectLeaves()
+    if leaves.size() != 1 or leaves.apply(0).getClass().getSimpleName() != "FileSourceScanExec":
+        return None
+    splits = []
+    for partition in leaves.apply(0).inputRDD().partitions():
+        files = partition.files()
+        found = _SPLIT_TEXT.match(files[0].toString()) if len(files) == 1 else None  # "path: URI, range: a-b, ..."
+        if found is None:
+            return None
+        splits.append((re.sub(r"^file:///", "file:/", found["uri"]), int(found["start"])))
+    return splits
+
+
 def known_empty(frame) -> bool:
     """Whether Spark knows that ``frame`` has no rows without running anything: it is an empty
     local relation (``empty_of``; what ``materialise`` keeps of a table with no rows in one

@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ..spark import scan_splits
 from .paths import InputFile
 
 ROW_INDEX_MASK = (1 << 33) - 1
@@ -68,9 +69,9 @@ def _staging_dir() -> str:
 def _lines_before_splits(spark: SparkSession, paths: Sequence[str]) -> Column | None:
     """Map column (file URI, split start) -> lines in the file's earlier splits, for split files."""
     rows = (
-        spark.read.text(list(paths))
-        .groupBy(F.col(FILE_URI).alias("uri"), F.col(BLOCK_START).alias("start"))
-        .count()
+        _text(spark, paths)
+        .groupBy("split")
+        .agg(F.count(F.lit(1)).alias("count"), F.first("uri").alias("uri"), F.first("start").alias("start"))
         .collect()  # one small row per split of the few files larger than a split
     )
     before: dict[str, int] = {}
@@ -96,18 +97,34 @@ def _bytes(text: str) -> int:
     return int(number) * units.get(text.strip().lower()[len(number):] or "b", 1)
 
 
-def _text(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+def _text(spark: SparkSession, paths: Sequence[str], where: Column | None = None) -> DataFrame:
     """Spark's text rows with the file URI, the split's start byte, the split (partition index),
-    the 1-based row index within the split, and the line without a leading byte-order mark."""
-    value = F.col("value")
-    no_bom = F.when(F.substring(value, 1, 1) == "\ufeff", F.expr("substring(value, 2)")).otherwise(value)
-    return spark.read.text(list(paths)).select(
-        F.col(FILE_URI).alias("uri"),
-        F.col(BLOCK_START).alias("start"),
+    the 1-based row index within the split, and the line without a leading byte-order mark;
+    only the lines that pass ``where`` (a test of the line as read) when it is given.
+
+    The file and start of each split come from Spark's plan (``spark.scan_splits``), looked up
+    by split for the rows that pass ``where``; only on Spark Connect are they read with every row."""
+    read = spark.read.text(list(paths))
+    splits = scan_splits(read)
+    placed = [F.col(FILE_URI).alias("uri"), F.col(BLOCK_START).alias("start")] if splits is None else []
+    lines = read.select(
         F.spark_partition_id().alias("split"),
         (F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_INDEX_MASK)) + 1).alias("line"),
-        no_bom.alias("value"),
+        "value",
+        *placed,
     )
+    if where is not None:
+        lines = lines.where(where)  # before the mark is taken off: after it, 1.1 s more on 4M lines
+    if splits is not None:
+        at = F.col("split") + 1
+        lines = lines.select(
+            "*",
+            F.element_at(F.array(*[F.lit(uri) for uri, _ in splits]), at).alias("uri"),
+            F.element_at(F.array(*[F.lit(start).cast("long") for _, start in splits]), at).alias("start"),
+        )
+    value = F.col("value")
+    no_bom = F.when(F.substring(value, 1, 1) == "\ufeff", F.expr("substring(value, 2)")).otherwise(value)
+    return lines.select("uri", "start", "split", "line", no_bom.alias("value"))
 
 
 def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int | None], where: Column | None = None) -> DataFrame:
@@ -122,7 +139,7 @@ def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int |
     split = split_bytes(spark)
     split_files = [p for p in paths if not p.endswith(".gz") and (sizes.get(p) is None or sizes[p] > split)]
     before = _lines_before_splits(spark, split_files) if split_files else None
-    text = _text(spark, paths) if where is None else _text(spark, paths).where(where)
+    text = _text(spark, paths, where)
     line = F.col("line")
     if before is not None:
         later_split = F.col("start") > 0

@@ -306,8 +306,9 @@ def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Colum
 
 
 def may_be_kafka_line(value: Column) -> Column:
-    """The cheap test ``kafka_lines`` wants its lines to pass: a few substring scans, no regex."""
-    return _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | (F.substring(value, 1, 1) == "%")
+    """The cheap test ``kafka_lines`` wants its lines to pass: a few substring scans, no regex;
+    on a line as read (a byte-order mark may open it)."""
+    return _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | value.startswith("%") | value.startswith("\ufeff%")
 
 
 def kafka_lines(
