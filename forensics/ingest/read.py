@@ -5,8 +5,9 @@ own (``spark.SESSION_CONF``), so a row's index inside its partition is its index
 split, and ``monotonically_increasing_id`` carries that index in its low 33 bits. Plain files
 larger than one split are counted split by split in a cheap pre-pass to know how many lines
 come before each split (``read_lines``), or, where the lines are reduced first, each split's
-count comes out of that same pass (``read_splits``). Line breaks are LF, CRLF or a lone CR
-(Hadoop's line reader).
+count comes out of that same pass (``read_splits``). Which file and byte each split starts at
+is read from Spark's plan (``spark.scan_splits``), not with every row. Line breaks are LF, CRLF
+or a lone CR (Hadoop's line reader).
 """
 
 from __future__ import annotations
