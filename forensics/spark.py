@@ -886,7 +886,8 @@ def scan_splits(frame) -> list[tuple[str, int]] | None:
     Spark Connect, or where a partition reads other than one split.
 
     Reading ``_metadata`` instead costs a copy of every row: Spark appends the file's metadata
-    to each row it reads (4M lines of the benchmark corpus, 1.1 s of a 1.7 s filtered scan)."""
+    to each row it reads. In one warm session, a filtered read of the 4M-line benchmark corpus
+    took 2.8 s with ``_metadata.file_path`` and 1.6 s without; the whole ingest, 0.97 of its CPU."""
     if _is_connect(frame.sparkSession):
         return None
     leaves = frame._jdf.queryExecution().sparkPlan().collectLeaves()

@@ -115,7 +115,7 @@ def _text(spark: SparkSession, paths: Sequence[str], where: Column | None = None
         *placed,
     )
     if where is not None:
-        lines = lines.where(where)  # before the mark is taken off: after it, 1.1 s more on 4M lines
+        lines = lines.where(where)  # before the mark is taken off (after it: 2.7 s instead of 1.6 s on 4M lines)
     if splits is not None:
         at = F.col("split") + 1
         lines = lines.select(
