@@ -173,7 +173,7 @@ def split_offsets(rows: Iterable) -> dict[int, tuple[str, int]]:
 
 def place(frame: DataFrame, offsets: dict[int, tuple[str, int]]) -> DataFrame:
     """``frame`` (from ``read_splits``) with its file ``uri`` and true ``line`` number, by
-    ``split_offsets``; ``split`` and ``start`` dropped. (``_of_split``)."""
+    ``split_offsets`` (``_of_split``); ``split`` and ``start`` dropped."""
     if not offsets:
         return frame.withColumn("uri", F.lit(None).cast("string")).drop("split", "start")
     placed = [offsets.get(i, ("", 0)) for i in range(max(offsets) + 1)]
