@@ -30,7 +30,7 @@ from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
-from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, fold_lines, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
+from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, fold_lines, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
 from .records import wrap_widths
 from .records import recognise
@@ -189,7 +189,10 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     for fact in facts:
         lines_of[fact["uri"]] += fact["lines"]
     blocks = BLOCK_LINES if max(lines_of.values(), default=0) > BLOCK_LINES else None
-    stitched = materialise(stitch(place(by_split.where(F.col("k") >= 0), offsets), first_head, untimed, blocks))
+    kept = place(by_split.where(F.col("k") >= 0), offsets)
+    if any(fact["wrapper"] == "cri_partial" for fact in facts):
+        kept = continue_partials(kept)
+    stitched = materialise(stitch(kept, first_head, untimed, blocks))
     return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets))
 
 

@@ -88,12 +88,29 @@ _GENERIC_FILES = re.compile(
 """File names that say what a log is, not who wrote it: such a file's host is its directory."""
 
 
+_NAME = r"[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
+_POD_DIR = re.compile(rf"^{_NAME}_(?P<pod>{_NAME})_(?:[0-9a-f]{{8}}(?:-[0-9a-f]{{4}}){{3}}-[0-9a-f]{{12}}|[0-9a-f]{{32}})$")
+_CONTAINER_LINK = re.compile(rf"^(?P<pod>{_NAME})_{_NAME}_{_NAME}-[0-9a-f]{{64}}\.log")
+
+
+def kubernetes_pod(path: str) -> str | None:
+    """The pod whose container wrote ``path``, where the path is the kubelet's: ``/var/log/pods/
+    <namespace>_<pod>_<uid>/<container>/0.log`` (rotated ``0.log.<time>[.gz]``), or the link to
+    it, ``/var/log/containers/<pod>_<namespace>_<container>-<container id>.log``."""
+    parts = os.path.normpath(path).split(os.sep)
+    found = (len(parts) >= 3 and _POD_DIR.match(parts[-3])) or _CONTAINER_LINK.match(parts[-1])
+    return found["pod"] if found else None
+
+
 def infer_host(path: str, root: str | None) -> str:
-    """The nearest directory between the file and the input directory whose name is not
-    generic (``logs``, ``2024-03-11``, ...); for a file with a generic name (``app.log``)
-    directly in the directory named (or named itself), that directory or the nearest
-    meaningful one above it (``incident/host-a`` -> ``host-a``); else the file name (see
-    ``host_from_name``)."""
+    """The pod, for a container log where the kubelet keeps it (``kubernetes_pod``); else the
+    nearest directory between the file and the input directory whose name is not generic
+    (``logs``, ``2024-03-11``, ...); for a file with a generic name (``app.log``) directly in
+    the directory named (or named itself), that directory or the nearest meaningful one above
+    it (``incident/host-a`` -> ``host-a``); else the file name (see ``host_from_name``)."""
+    pod = kubernetes_pod(path)
+    if pod is not None:
+        return pod
     if root is not None:
         directories = os.path.relpath(path, root).split(os.sep)[:-1]
         for name in reversed(directories):

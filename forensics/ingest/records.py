@@ -93,41 +93,43 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     in no layout (a ``message_only`` head) or wraps an indented one (a stack frame or a
     continuation). ``tried`` leaves the wrappers or the fallback out of the plan where samples
     of the input show no use for them (``sampling.needed_recognisers``). Where they show every
-    line behind ``kubectl``'s prefix and none a record head as it is (``tried.kubectl``), a line
-    that ``wrappers.kubectl_prefixed`` accepts skips the first two steps: it is found as
-    ``wrapper_of`` would, without a regex over the whole line.
+    line behind one prefix (``kubectl``'s or the CRI's) and none a record head as it is
+    (``tried.prefixed``), a line that ``wrappers.prefixed_wrapper`` finds behind it skips the
+    first two steps: it is found as ``wrapper_of`` would, without a regex over the whole line.
     """
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
-    prefixed = wrappers.kubectl_prefixed(value) if tried.wrappers and tried.kubectl else F.lit(False)
-    with_layout = lines.withColumn("kubectl", prefixed).withColumn(
-        "layout", F.when(~F.col("kubectl"), layouts.head_layout(value, exact))
+    none = F.lit(None).cast("string")
+    prefixed = wrappers.prefixed_wrapper(value, tried.prefixed) if tried.wrappers and tried.prefixed else none
+    with_layout = lines.withColumn("prefixed", prefixed).withColumn(
+        "layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact))
     )
     fallback = layouts.head_layout(value, table, layouts.FALLBACK) if tried.fallback else F.lit(None).cast("string")
     if not tried.wrappers:
-        none = F.lit(None).cast("string")
         return with_layout.select(
             *[c for c in lines.columns if c != "value"], value, F.coalesce("layout", fallback).alias("layout"),
             none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
         )
     first = F.substring(value, 1, 1)
+    cri = F.coalesce(F.col("wrapper").isin(*wrappers.CRI), F.lit(False))
     may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
     peeled_or_not = (
         with_layout.withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
-        .withColumn("wrapper", F.when(F.col("kubectl"), F.lit("kubectl")).otherwise(
+        .withColumn("wrapper", F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(
             F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi")))
         ))
         .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
         .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
         .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
         .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))
-        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull(), fallback))
+        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~cri, fallback))
     )
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
     dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented)  # a JSON record stays one unless it holds a line
+    peeled = peeled | cri  # the runtime's prefix is never part of a record
     return peeled_or_not.select(
         *[c for c in lines.columns if c != "value"],
         F.when(peeled, inner).otherwise(value).alias("value"),
@@ -155,7 +157,7 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     with_layout = recognise(lines, table, tried)
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
-    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS))
+    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | may_continue_partial())
     frame = first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)
     key = (
         F.when(candidate, F.col("line"))
@@ -201,6 +203,23 @@ BLOCK_LINES = 1 << 18
 """Lines of a file stitched by one window task: a file longer than this is stitched block by
 block, so that no task sorts and holds a whole file (a 2M-line file ran the task out of
 execution memory in a default 1 GiB driver)."""
+
+
+def may_continue_partial() -> Column:
+    """Whether a record head may be a CRI partial line or the piece after one (a line that
+    ``recognise`` dates by the runtime's time alone): kept whole, for ``continue_partials``."""
+    wrapper = F.col("wrapper")
+    return (wrapper == "cri_partial") | ((wrapper == "cri") & (F.col("layout") == "message_only"))
+
+
+def continue_partials(kept: DataFrame) -> DataFrame:
+    """``kept`` (lines numbered in their file) with no record head after a CRI partial line
+    (``cri_partial``): that line's text goes on in the next one, which ``stitch`` then joins to
+    it as a continuation (``joined_text`` without a line break). Partial lines are rare, so
+    the join is small."""
+    after = kept.where(F.col("wrapper") == "cri_partial").select("uri", (F.col("line") + 1).alias("line"), F.lit(True).alias("after_partial"))
+    layout = F.when(F.col("after_partial").isNull(), F.col("layout")).alias("layout")
+    return kept.join(after, ["uri", "line"], "left").select(*[layout if c == "layout" else c for c in kept.columns])
 
 
 def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None) -> DataFrame:
@@ -354,20 +373,26 @@ def wrap_widths(split_rows, offsets) -> dict[str, int]:
     return {uri: w for (uri, w), n in counts.items() if w == widest[uri] and n >= WRAP_MIN_LINES}
 
 
-def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
-    """The message with its continuation lines (``tail``: sorted ``(line, value)`` structs), one
-    per line, except that a line hard-wrapped at a terminal's width (``head_width``: the head
-    line's width where its file is wrapped at it, else null; every piece but the last is that
-    wide) continues without a line break."""
+def joined_text(message: Column, head_width: Column, tail: Column, head_partial: Column) -> Column:
+    """The message with its continuation lines (``tail``: sorted ``(line, value, wrapper)``
+    structs), one per line, except that a line continues without a line break after a CRI
+    partial line (``head_partial``: the head is one; a piece whose wrapper is ``cri_partial``)
+    and after a line hard-wrapped at a terminal's width (``head_width``: the head line's width
+    where its file is wrapped at it, else null; every piece but the last is that wide)."""
     wraps = head_width.isNotNull()
 
     def merge(acc: Column, piece: Column) -> Column:
         wrapped = wraps & (acc["width"] == head_width) & ~piece["value"].rlike(r"^(\t|  )")  # not an indented line
-        text = F.concat(acc["text"], F.when(wrapped, F.lit("")).otherwise(F.lit("\n")), piece["value"])
-        return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"))
+        text = F.concat(acc["text"], F.when(acc["partial"] | wrapped, F.lit("")).otherwise(F.lit("\n")), piece["value"])
+        return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"), is_partial(piece["wrapper"]).alias("partial"))
 
-    start = F.struct(message.alias("text"), head_width.alias("width"))
+    start = F.struct(message.alias("text"), head_width.alias("width"), head_partial.alias("partial"))
     return F.aggregate(tail, start, merge)["text"]
+
+
+def is_partial(wrapper: Column) -> Column:
+    """Whether a line is a CRI partial line, continued by the next without a line break."""
+    return F.coalesce(wrapper == "cri_partial", F.lit(False))
 
 
 def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: dict = layouts.LAYOUTS) -> Column:
@@ -401,17 +426,19 @@ def assemble_records(
     tails = (
         stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
         .groupBy("uri", "head_line")
-        .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value"))).alias("tail"))
+        .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", "wrapper"))).alias("tail"))
     )
     parts = F.col("parts")
     with_parts = heads.join(tails, ["uri", "head_line"], "left").withColumn(
         "parts", layouts.split_fields(F.col("layout"), F.col("value"), table)
     )
+    head_partial = is_partial(F.col("wrapper"))
+    glued = F.col("wrap_width").isNotNull() | head_partial | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
     with_text = with_parts.select(
         "*",
         F.when(F.col("tail").isNull(), parts[5])
-        .when(F.col("wrap_width").isNull(), F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
-        .otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail")))
+        .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
+        .otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail"), head_partial))
         .alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )

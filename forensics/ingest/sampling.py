@@ -31,14 +31,14 @@ WINDOWS = 16
 @dataclass(frozen=True)
 class Recognisers:
     """What ``records.recognise`` tries after the exact layouts, and the exact layouts seen in
-    the samples (None: not known, any may occur); ``kubectl``: every sampled line is behind
-    ``kubectl logs --timestamps``' prefix and none is a record head as it is (then lines with
-    that prefix are peeled before any layout is tried)."""
+    the samples (None: not known, any may occur); ``prefixed``: the ``wrappers.PREFIXED``
+    wrapper whose prefix every sampled line has, none being a record head as it is (then lines
+    with that prefix are peeled before any layout is tried), else None."""
 
     wrappers: bool = True
     fallback: bool = True
     seen: frozenset[str] | None = None
-    kubectl: bool = False
+    prefixed: str | None = None
 
     def table(self, table: dict) -> dict:
         """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
@@ -60,7 +60,7 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     fallback = layouts.LAYOUTS[layouts.FALLBACK]
     generic = re.compile(fallback.START)
     wrapped = needs_fallback = sampled = False
-    kubectl = True
+    prefixed = set(wrappers.PREFIXED)
     seen: set[str] = set()
     for path in paths:
         if not os.path.isfile(path):
@@ -72,9 +72,10 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
             needs_fallback = needs_fallback or (
                 not names and line[:1] in fallback.FIRST_CHARS and generic.match(line) is not None
             )
-            kubectl = kubectl and not names and _WRAPPER_REGEXES["kubectl"].match(line) is not None
+            prefixed = {name for name in prefixed if not names and _PREFIXES[name].match(line)}
             sampled = True
-    return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), kubectl=kubectl and sampled)
+    prefix = next((name for name in wrappers.PREFIXED if name in prefixed), None)  # a CRI line is in kubectl's shape too
+    return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None)
 
 
 def is_wrapped(line: str) -> bool:
@@ -84,6 +85,7 @@ def is_wrapped(line: str) -> bool:
 
 
 _WRAPPER_REGEXES = {name: re.compile(regex) for name, (regex, *_) in wrappers.SHAPES.items()}
+_PREFIXES = {"cri": re.compile(wrappers.CRI_TAG), "kubectl": _WRAPPER_REGEXES["kubectl"]}
 
 
 def _exact_heads(table: dict) -> dict[str, re.Pattern | None]:

@@ -7,6 +7,10 @@ the writer when one file holds several (syslog, ``docker compose logs``).
 
 - ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stdout","time":"<RFC 3339>"}``;
 - ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
+- ``cri``: the CRI log file that containerd and CRI-O write for each container (under
+  ``/var/log/pods``, where log shippers tail it), ``2024-03-11T14:02:17.418123456Z stdout F <line>``;
+  ``cri_partial``: such a line tagged ``P``, a piece of a longer line that the next one continues
+  without a line break (containerd cuts lines at 16 KiB, CRI-O's conmon at its read buffer);
 - ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
@@ -29,7 +33,10 @@ from ..layouts._common import ANY_TIME_OF_DAY, KIBANA_TIME, SEP
 ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
+_CRI = rf"^({_ISO_ZONED}) (?:stdout|stderr) "
 SHAPES = {
+    "cri": (rf"(?s){_CRI}F(?: |$)(.*)$", "$1", "", "$2"),
+    "cri_partial": (rf"(?s){_CRI}P(?: |$)(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
@@ -60,29 +67,41 @@ def wrapper_of(value: Column) -> Column:
     upper = first.between("A", "Z")
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
-        gate = {"journald": iso_t, "kubectl": iso_t, "syslog": upper, "kibana_paste": upper}.get(name, value.contains("|"))
+        gate = {"syslog": upper, "kibana_paste": upper, "compose": value.contains("|")}.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
-KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
+KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!(?:stdout|stderr) [FP](?: |$)|\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
 """A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
-journald's shape, which ``wrapper_of`` tries first, nor colour codes in the two words that
-shape reads (``wrapper_of`` reads the line without them). Anchored, it reads the line's first
-words only, where ``SHAPES``' regexes read to the end of the line."""
+the CRI or journald shapes, which ``wrapper_of`` tries first, nor colour codes in the two words
+journald's shape reads (``wrapper_of`` reads the line without them). Anchored, it reads the
+line's first words only, where ``SHAPES``' regexes read to the end of the line."""
+CRI_TAG = rf"{_CRI}([FP])(?: |$)"
+"""A line in the CRI shape; group 2 its tag, ``F`` (full) or ``P`` (partial)."""
+CRI = ("cri", "cri_partial")
+PREFIXED = ("cri", "kubectl")
+"""Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
+_WORDS_BEFORE = {**dict.fromkeys(CRI, 3), "kubectl": 1}
+"""Words of a ``PREFIXED`` wrapper's prefix, before its inner line (``peel`` splits them off)."""
 
 
-def kubectl_prefixed(value: Column) -> Column:
-    """Whether ``wrapper_of`` finds ``value`` in ``kubectl``'s shape (``KUBECTL_ONLY``)."""
-    return value.rlike(KUBECTL_ONLY)
+def prefixed_wrapper(value: Column, prefix: str) -> Column:
+    """The wrapper ``wrapper_of`` finds around ``value`` where it is the ``PREFIXED`` wrapper
+    ``prefix`` (``cri`` also gives ``cri_partial``), else null, by one regex anchored on the
+    line's first words."""
+    if prefix == "kubectl":
+        return F.when(value.rlike(KUBECTL_ONLY), F.lit("kubectl"))
+    tag = F.regexp_extract(value, CRI_TAG, 2)
+    return F.when(tag == "F", F.lit("cri")).when(tag == "P", F.lit("cri_partial"))
 
 
-def _peel_kubectl(value: Column) -> Column:
-    """``[ts, "", inner]`` of a line in ``kubectl``'s shape: split at its first space (an RFC 3339
-    time holds none), with no regex."""
-    parts = F.split(value, " ", 2)
-    return F.array(parts[0], F.lit(""), parts[1])
+def _peel_words(value: Column, words: int) -> Column:
+    """``[ts, "", inner]`` of a line whose inner line follows ``words`` words, the first its RFC
+    3339 time (which holds no space): split at spaces, with no regex."""
+    parts = F.split(value, " ", words + 1)
+    return F.array(parts[0], F.lit(""), F.coalesce(F.try_element_at(parts, F.lit(words + 1)), F.lit("")))  # "<ts> stdout F": no inner line
 
 
 def peel(value: Column, wrapper: Column) -> Column:
@@ -92,7 +111,7 @@ def peel(value: Column, wrapper: Column) -> Column:
     docker = F.from_json(value, "log string, stream string, time string")
     fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
     for name, (regex, ts, host, inner) in SHAPES.items():
-        parts = _peel_kubectl(value) if name == "kubectl" else F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3)
+        parts = _peel_words(value, _WORDS_BEFORE[name]) if name in _WORDS_BEFORE else F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3)
         fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(

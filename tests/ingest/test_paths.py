@@ -31,6 +31,20 @@ def test_host_is_the_nearest_meaningful_directory(tmp_path):
     assert infer_host(os.path.join(root, "app-3.log"), root) == "app-3"
 
 
+def test_a_container_log_where_the_kubelet_keeps_it_is_its_pods(tmp_path):
+    """Two replicas' containers share the container's name; their pods tell them apart (read
+    from ``/var/log/pods``, its rotations, or ``/var/log/containers``' links)."""
+    pods = tmp_path / "var" / "log" / "pods"
+    files = [
+        pods / "shop_orders-app-7d9f8b6c5-x2k4q_5f8b2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b6c" / "orders" / "0.log",
+        pods / "shop_orders-app-7d9f8b6c5-p8m3z_0c4e6a2b-7d1f-4a9e-8b3c-5e2d1f0a9b8c" / "orders" / "0.log.20240311-140217.gz",
+        tmp_path / "var" / "log" / "containers" / f"orders-app-7d9f8b6c5-x2k4q_shop_orders-{'ab12' * 16}.log",
+    ]
+    hosts = [infer_host(str(f), str(pods)) for f in files]
+    assert hosts == ["orders-app-7d9f8b6c5-x2k4q", "orders-app-7d9f8b6c5-p8m3z", "orders-app-7d9f8b6c5-x2k4q"]
+    assert infer_host(str(tmp_path / "shop_orders_notauid" / "orders" / "0.log"), str(tmp_path)) == "orders"
+
+
 def make_tree(tmp_path):
     for rel in ("host-a/app.log", "host-a/app.log.1.gz", "host-b/logs/app.log", "NOTES.md", "EXPECTED.json"):
         path = tmp_path / rel

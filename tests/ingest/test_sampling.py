@@ -27,9 +27,10 @@ def test_samples_name_what_the_lines_need():
     plain = needed_recognisers(files("plain_log4j"))
     assert (plain.wrappers, plain.fallback, plain.seen) == (False, False, frozenset({"log4j"}))
     kubectl = needed_recognisers(files("kubectl_timestamps"))
-    assert kubectl.wrappers and kubectl.kubectl
+    assert kubectl.wrappers and kubectl.prefixed == "kubectl"
+    assert needed_recognisers(files("cri_containerd")).prefixed == "cri"  # in kubectl's shape too
     assert needed_recognisers(files("docker_json_file")).wrappers
-    assert not any(needed_recognisers(files(shape)).kubectl for shape in ("plain_log4j", "journald", "docker_json_file", "syslog"))
+    assert not any(needed_recognisers(files(shape)).prefixed for shape in ("plain_log4j", "journald", "docker_json_file", "syslog"))
     dropwizard = needed_recognisers(files("dropwizard"))
     assert dropwizard.fallback and not dropwizard.wrappers
     assert needed_recognisers(["/no/such/file.log"]) == ALL
@@ -86,17 +87,17 @@ def test_kubectl_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, 
     sampled, odd = tmp_path / "pod.log", tmp_path / "odd.log"
     sampled.write_text("\n".join(wrapped) + "\n", encoding="utf-8")
     odd.write_text("\n".join(wrapped + KUBECTL_ODD) + "\n", encoding="utf-8")
-    assert not needed_recognisers([str(sampled)]).kubectl  # the U+2028 line splits in two in Python's samples
+    assert not needed_recognisers([str(sampled)]).prefixed  # the U+2028 line splits in two in Python's samples
     kept = [line for line in wrapped if "\u2028" not in line]
     sampled.write_text("\n".join(kept) + "\n", encoding="utf-8")
     tried = needed_recognisers([str(sampled)])
-    assert tried.kubectl
+    assert tried.prefixed == "kubectl"
     lines = read_splits(spark, [str(sampled), str(odd)])
     columns = ["uri", "line", "value", "layout", "wrapper", "w_ts", "w_host"]
     first = recognise(lines, layouts.LAYOUTS, tried).select(columns).collect()
     full = recognise(lines, layouts.LAYOUTS, ALL).select(columns).collect()
     assert sorted(map(tuple, first), key=str) == sorted(map(tuple, full), key=str)
-    taken = read_splits(spark, [str(sampled)]).where(wrappers.kubectl_prefixed(F.col("value"))).count()
+    taken = read_splits(spark, [str(sampled)]).where(wrappers.prefixed_wrapper(F.col("value"), "kubectl").isNotNull()).count()
     first_way = [line for line in kept if re.match(wrappers.KUBECTL_ONLY, line)]  # the lines peeled first
     assert taken == len(first_way) > len(kept) / 2 and not any("[4242]: " in line or "Caused by" in line for line in first_way)
     by_value = {r["value"]: r for r in full if r["uri"].endswith("odd.log")}
