@@ -220,6 +220,18 @@ KUBECTL_STEP_NS = 1_000
 def kubectl_twin(plain: Path, twin: Path) -> Path:
     """``twin``: every line of every host behind a ``kubectl logs --timestamps`` prefix
     (RFC 3339 with nanoseconds), one ``app.log`` per host as in the plain corpus."""
+    return _prefixed_twin(plain, twin, "")
+
+
+def cri_twin(plain: Path, twin: Path) -> Path:
+    """``twin``: every line of every host as the container runtime writes it under
+    ``/var/log/pods`` (``<RFC 3339> stdout F <line>``), one ``app.log`` per host."""
+    return _prefixed_twin(plain, twin, "stdout F ")
+
+
+def _prefixed_twin(plain: Path, twin: Path, after_time: str) -> Path:
+    """``twin``: every line behind its RFC 3339 time with nanoseconds, advancing
+    ``KUBECTL_STEP_NS`` a line, a space and ``after_time``."""
 
     def write(manifest: dict, out: Path) -> None:
         for rel in manifest["files"]:
@@ -227,7 +239,7 @@ def kubectl_twin(plain: Path, twin: Path) -> Path:
             with open(plain / rel, encoding="utf-8") as src, open(out / rel, "w", encoding="utf-8", newline="\n") as dst:
                 for i, line in enumerate(src):
                     at = START + timedelta(microseconds=i * KUBECTL_STEP_NS // 1000)
-                    dst.write(f"{at:%Y-%m-%dT%H:%M:%S}.{at.microsecond:06d}000Z {line}")
+                    dst.write(f"{at:%Y-%m-%dT%H:%M:%S}.{at.microsecond:06d}000Z {after_time}{line}")
 
     manifest = json.loads((plain / "manifest.json").read_text())
     return _twin(plain, twin, manifest["files"], write)
@@ -278,6 +290,7 @@ def main(argv=None) -> int:
     parser.add_argument("--kafka-share", type=float, default=0.05)
     parser.add_argument("--gzip", action="store_true", help="also write the gzip twin in OUT.gz/")
     parser.add_argument("--kubectl", action="store_true", help="also write the kubectl-wrapped twin in OUT.kubectl/")
+    parser.add_argument("--cri", action="store_true", help="also write the container runtime's twin in OUT.cri/")
     parser.add_argument("--export", action="store_true", help="also write the Kibana CSV export twin in OUT.export/")
     args = parser.parse_args(argv)
     manifest = ensure(args.out, args.lines, args.seed, args.hosts, args.kafka_share)
@@ -285,6 +298,8 @@ def main(argv=None) -> int:
         gzip_twin(args.out, args.out.with_name(args.out.name + ".gz"))
     if args.kubectl:
         kubectl_twin(args.out, args.out.with_name(args.out.name + ".kubectl"))
+    if args.cri:
+        cri_twin(args.out, args.out.with_name(args.out.name + ".cri"))
     if args.export:
         export_twin(args.out, args.out.with_name(args.out.name + ".export"))
     print(json.dumps({k: v for k, v in manifest.items() if k != "files"}, indent=2))

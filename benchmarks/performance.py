@@ -366,7 +366,7 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
     contenders = {k: (v, files) for k, v in {**REFERENCES, **IN_MAIN}.items() if wanted(k)}
     if wanted("T2 ingest (gzip)"):
         contenders["T2 ingest (gzip)"] = (project_ingest, gz_files)
-    for shape, build in (("kubectl", corpus.kubectl_twin), ("export", corpus.export_twin)):
+    for shape, build in (("kubectl", corpus.kubectl_twin), ("cri", corpus.cri_twin), ("export", corpus.export_twin)):
         name = f"T2 ingest ({shape})"
         if wanted(name):
             shaped = build(plain, plain.with_name(f"{label}.{shape}"))
@@ -438,7 +438,7 @@ def report(result: dict) -> list[tuple[str, str, float | None, bool | None]]:
         ("T5", "T2 ingest gzip / plain", ratio(times, "T2 ingest (gzip)", "T2 ingest"), 1.6),
     ]
     out = [(code, text, value, None if value is None else value <= limit) for code, text, value, limit in checks]
-    for shape in ("kubectl", "export"):  # reported, no target: the same corpus in another shape
+    for shape in ("kubectl", "cri", "export"):  # reported, no target: the same corpus in another shape
         value = ratio(times, f"T2 ingest ({shape})", BASELINE)
         if value is not None:
             out.append(("T2", f"T2 ingest {shape} twin / native+file+line", value, None))

@@ -122,6 +122,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
             table=table if exported else layouts_in_use(table, facts),
             wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
+            partial_lines=bool(text) and has_partial_lines(text.facts),
         ))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
@@ -190,10 +191,15 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
         lines_of[fact["uri"]] += fact["lines"]
     blocks = BLOCK_LINES if max(lines_of.values(), default=0) > BLOCK_LINES else None
     kept = place(by_split.where(F.col("k") >= 0), offsets)
-    if any(fact["wrapper"] == "cri_partial" for fact in facts):
+    if has_partial_lines(facts):
         kept = continue_partials(kept)
     stitched = materialise(stitch(kept, first_head, untimed, blocks))
     return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets))
+
+
+def has_partial_lines(facts: list[dict]) -> bool:
+    """Whether some line of the files (``_file_facts``) is a CRI partial line (``cri_partial``)."""
+    return any(fact["wrapper"] == "cri_partial" for fact in facts)
 
 
 def export_shapes(read_paths: Mapping[str, InputFile], columns: Mapping[str, str] | None) -> dict[str, ExportShape]:

@@ -157,7 +157,8 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     with_layout = recognise(lines, table, tried)
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
-    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | may_continue_partial())
+    partial = may_continue_partial() if tried.wrappers else F.lit(False)
+    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial)
     frame = first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)
     key = (
         F.when(candidate, F.col("line"))
@@ -408,14 +409,16 @@ def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: 
 
 
 def assemble_records(
-    stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS, wrap_of: Column | None = None
+    stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS,
+    wrap_of: Column | None = None, partial_lines: bool = False,
 ) -> DataFrame:
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
     Each step is its own projection so that the per-layout expressions are evaluated (and
     compiled) once, not once per field that uses them. A wrapper's ``w_level``, ``w_logger``
     and ``w_thread`` (an export's columns) fill the fields the line itself lacks. ``wrap_of``:
-    the width at which each file was hard-wrapped (null: not wrapped; see ``wrap_widths``).
+    the width at which each file was hard-wrapped (null: not wrapped; see ``wrap_widths``);
+    ``partial_lines``: whether some line is a CRI partial line (``cri_partial``).
     """
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:
@@ -423,17 +426,20 @@ def assemble_records(
     width = F.length("value")
     wrapped = F.lit(None).cast("int") if wrap_of is None else F.when(width == wrap_of, width)
     heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", wrapped)
+    piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
     tails = (
         stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
         .groupBy("uri", "head_line")
-        .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", "wrapper"))).alias("tail"))
+        .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper))).alias("tail"))
     )
     parts = F.col("parts")
     with_parts = heads.join(tails, ["uri", "head_line"], "left").withColumn(
         "parts", layouts.split_fields(F.col("layout"), F.col("value"), table)
     )
-    head_partial = is_partial(F.col("wrapper"))
-    glued = F.col("wrap_width").isNotNull() | head_partial | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
+    head_partial = is_partial(F.col("wrapper")) if partial_lines else F.lit(False)
+    glued = F.col("wrap_width").isNotNull()
+    if partial_lines:
+        glued = glued | head_partial | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
     with_text = with_parts.select(
         "*",
         F.when(F.col("tail").isNull(), parts[5])
