@@ -35,6 +35,7 @@ from .records import kafka_lines as _kafka_lines
 from .records import wrap_widths
 from .records import recognise
 from .sampling import needed_recognisers
+from . import wrappers
 
 @dataclass
 class Ingested:
@@ -198,8 +199,8 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
 
 
 def has_partial_lines(facts: list[dict]) -> bool:
-    """Whether some line of the files (``_file_facts``) is a CRI partial line (``cri_partial``)."""
-    return any(fact["wrapper"] == "cri_partial" for fact in facts)
+    """Whether some line of the files (``_file_facts``) is a piece of a line (``wrappers.PIECES``)."""
+    return any(fact["wrapper"] in wrappers.PIECES for fact in facts)
 
 
 def export_shapes(read_paths: Mapping[str, InputFile], columns: Mapping[str, str] | None) -> dict[str, ExportShape]:

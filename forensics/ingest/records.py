@@ -111,7 +111,7 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
             none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
         )
     first = F.substring(value, 1, 1)
-    cri = F.coalesce(F.col("wrapper").isin(*wrappers.CRI), F.lit(False))
+    envelope = F.coalesce(F.col("wrapper").isin(*wrappers.ENVELOPES, *wrappers.PIECES), F.lit(False))
     may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
     peeled_or_not = (
         with_layout.withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
@@ -119,17 +119,18 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
             F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi")))
         ))
         .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
+        .withColumn("wrapper", F.when(F.col("w")[3] == "P", F.concat("wrapper", F.lit("_partial"))).otherwise(F.col("wrapper")))
         .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
         .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
         .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))
-        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~cri, fallback))
+        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~envelope, fallback))
     )
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
     dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented)  # a JSON record stays one unless it holds a line
-    peeled = peeled | cri  # the runtime's prefix is never part of a record
+    peeled = peeled | envelope  # never part of a record
     return peeled_or_not.select(
         *[c for c in lines.columns if c != "value"],
         F.when(peeled, inner).otherwise(value).alias("value"),
@@ -207,18 +208,18 @@ execution memory in a default 1 GiB driver)."""
 
 
 def may_continue_partial() -> Column:
-    """Whether a record head may be a CRI partial line or the piece after one (a line that
-    ``recognise`` dates by the runtime's time alone): kept whole, for ``continue_partials``."""
+    """Whether a record head may be a piece of a line (``wrappers.PIECES``) or the piece after
+    one (a line its envelope alone dates): kept whole, for ``continue_partials``."""
     wrapper = F.col("wrapper")
-    return (wrapper == "cri_partial") | ((wrapper == "cri") & (F.col("layout") == "message_only"))
+    return wrapper.isin(*wrappers.PIECES) | (wrapper.isin(*wrappers.ENVELOPES) & (F.col("layout") == "message_only"))
 
 
 def continue_partials(kept: DataFrame) -> DataFrame:
-    """``kept`` (lines numbered in their file) with no record head after a CRI partial line
-    (``cri_partial``): that line's text goes on in the next one, which ``stitch`` then joins to
-    it as a continuation (``joined_text`` without a line break). Partial lines are rare, so
-    the join is small."""
-    after = kept.where(F.col("wrapper") == "cri_partial").select("uri", (F.col("line") + 1).alias("line"), F.lit(True).alias("after_partial"))
+    """``kept`` (lines numbered in their file) with no record head after a piece of a line
+    (``wrappers.PIECES``): its text goes on in the next line, which ``stitch`` then joins to it
+    as a continuation (``joined_text`` without a line break). Pieces are rare, so the join is
+    small."""
+    after = kept.where(is_partial(F.col("wrapper"))).select("uri", (F.col("line") + 1).alias("line"), F.lit(True).alias("after_partial"))
     layout = F.when(F.col("after_partial").isNull(), F.col("layout")).alias("layout")
     return kept.join(after, ["uri", "line"], "left").select(*[layout if c == "layout" else c for c in kept.columns])
 
@@ -376,8 +377,8 @@ def wrap_widths(split_rows, offsets) -> dict[str, int]:
 
 def joined_text(message: Column, head_width: Column, tail: Column, head_partial: Column) -> Column:
     """The message with its continuation lines (``tail``: sorted ``(line, value, wrapper)``
-    structs), one per line, except that a line continues without a line break after a CRI
-    partial line (``head_partial``: the head is one; a piece whose wrapper is ``cri_partial``)
+    structs), one per line, except that a line continues without a line break after a piece of
+    a line (``head_partial``: the head is one; a piece whose wrapper is in ``wrappers.PIECES``)
     and after a line hard-wrapped at a terminal's width (``head_width``: the head line's width
     where its file is wrapped at it, else null; every piece but the last is that wide)."""
     wraps = head_width.isNotNull()
@@ -392,8 +393,9 @@ def joined_text(message: Column, head_width: Column, tail: Column, head_partial:
 
 
 def is_partial(wrapper: Column) -> Column:
-    """Whether a line is a CRI partial line, continued by the next without a line break."""
-    return F.coalesce(wrapper == "cri_partial", F.lit(False))
+    """Whether a line is a piece of a line (``wrappers.PIECES``), continued by the next
+    without a line break."""
+    return F.coalesce(wrapper.isin(*wrappers.PIECES), F.lit(False))
 
 
 def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: dict = layouts.LAYOUTS) -> Column:
@@ -418,7 +420,7 @@ def assemble_records(
     compiled) once, not once per field that uses them. A wrapper's ``w_level``, ``w_logger``
     and ``w_thread`` (an export's columns) fill the fields the line itself lacks. ``wrap_of``:
     the width at which each file was hard-wrapped (null: not wrapped; see ``wrap_widths``);
-    ``partial_lines``: whether some line is a CRI partial line (``cri_partial``).
+    ``partial_lines``: whether some line is a piece of a line (``wrappers.PIECES``).
     """
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:

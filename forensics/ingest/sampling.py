@@ -85,7 +85,7 @@ def is_wrapped(line: str) -> bool:
 
 
 _WRAPPER_REGEXES = {name: re.compile(regex) for name, (regex, *_) in wrappers.SHAPES.items()}
-_PREFIXES = {"cri": re.compile(wrappers.CRI_TAG), "kubectl": _WRAPPER_REGEXES["kubectl"]}
+_PREFIXES = {name: _WRAPPER_REGEXES[name] for name in wrappers.PREFIXED}
 
 
 def _exact_heads(table: dict) -> dict[str, re.Pattern | None]:

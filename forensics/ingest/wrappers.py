@@ -6,11 +6,12 @@ kept: the time dates a record whose own line has none or only a time of day, the
 the writer when one file holds several (syslog, ``docker compose logs``).
 
 - ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stdout","time":"<RFC 3339>"}``;
-- ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
+  a ``log`` without its final newline is a piece of a longer line (Docker cuts lines at 16 KiB);
 - ``cri``: the CRI log file that containerd and CRI-O write for each container (under
   ``/var/log/pods``, where log shippers tail it), ``2024-03-11T14:02:17.418123456Z stdout F <line>``;
-  ``cri_partial``: such a line tagged ``P``, a piece of a longer line that the next one continues
-  without a line break (containerd cuts lines at 16 KiB, CRI-O's conmon at its read buffer);
+  a line tagged ``P``, not ``F``, is a piece of a longer line (containerd cuts lines at 16 KiB,
+  CRI-O's conmon where a read of the container's output ends);
+- ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
 - ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
@@ -20,7 +21,9 @@ the writer when one file holds several (syslog, ``docker compose logs``).
   peeled only where that line is a record head or a continuation (else it is a JSON log record);
 - ``lost_brace``: a JSON record whose opening ``{`` was lost in a paste.
 
-ANSI colour codes (consoles, ``docker compose``) are removed before and after peeling.
+ANSI colour codes (consoles, ``docker compose``) are removed before and after peeling. A piece
+of a line is peeled as its wrapper's ``_partial`` (``PIECES``: ``cri_partial``,
+``docker_json_partial``): the next line of its file continues it without a line break.
 """
 
 from __future__ import annotations
@@ -35,8 +38,7 @@ _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d
 _PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
 _CRI = rf"^({_ISO_ZONED}) (?:stdout|stderr) "
 SHAPES = {
-    "cri": (rf"(?s){_CRI}F(?: |$)(.*)$", "$1", "", "$2"),
-    "cri_partial": (rf"(?s){_CRI}P(?: |$)(.*)$", "$1", "", "$2"),
+    "cri": (rf"(?s){_CRI}[FP](?: |$)(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
@@ -48,6 +50,10 @@ The inner line is any text (``(?s)``): Java's ``.`` stops at U+0085, U+2028 and 
 a line may hold (Hadoop's line reader breaks at LF and CR only)."""
 WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
+ENVELOPES = ("docker_json", "cri")
+"""Wrappers in a shape no application writes: always peeled, and they may cut a line in pieces."""
+PIECES = tuple(f"{name}_partial" for name in ENVELOPES)
+"""Wrappers of a piece of a line, which the next line of the file continues."""
 
 
 _SHIPPED = "timestamp string, `@timestamp` string, time string, host string, hostname string, message string, msg string"
@@ -78,46 +84,51 @@ KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!(?:stdout|stderr) [FP](?: |$)|\S+ {_PROGRAM}|
 the CRI or journald shapes, which ``wrapper_of`` tries first, nor colour codes in the two words
 journald's shape reads (``wrapper_of`` reads the line without them). Anchored, it reads the
 line's first words only, where ``SHAPES``' regexes read to the end of the line."""
-CRI_TAG = rf"{_CRI}([FP])(?: |$)"
-"""A line in the CRI shape; group 2 its tag, ``F`` (full) or ``P`` (partial)."""
-CRI = ("cri", "cri_partial")
-PREFIXED = ("cri", "kubectl")
+CRI_ONLY = rf"{_CRI}[FP](?: |$)"
+"""A line in the CRI shape, read by its first words."""
+PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
-_WORDS_BEFORE = {**dict.fromkeys(CRI, 3), "kubectl": 1}
+_WORDS_BEFORE = {"cri": 3, "kubectl": 1}
 """Words of a ``PREFIXED`` wrapper's prefix, before its inner line (``peel`` splits them off)."""
 
 
 def prefixed_wrapper(value: Column, prefix: str) -> Column:
-    """The wrapper ``wrapper_of`` finds around ``value`` where it is the ``PREFIXED`` wrapper
-    ``prefix`` (``cri`` also gives ``cri_partial``), else null, by one regex anchored on the
-    line's first words."""
-    if prefix == "kubectl":
-        return F.when(value.rlike(KUBECTL_ONLY), F.lit("kubectl"))
-    tag = F.regexp_extract(value, CRI_TAG, 2)
-    return F.when(tag == "F", F.lit("cri")).when(tag == "P", F.lit("cri_partial"))
+    """``prefix`` (a ``PREFIXED`` wrapper) where ``wrapper_of`` finds it around ``value``,
+    else null: one regex anchored on the line's first words."""
+    return F.when(value.rlike(PREFIXED[prefix]), F.lit(prefix))
 
 
-def _peel_words(value: Column, words: int) -> Column:
-    """``[ts, "", inner]`` of a line whose inner line follows ``words`` words, the first its RFC
-    3339 time (which holds no space): split at spaces, with no regex."""
+def _peel_words(value: Column, words: int, tagged: bool) -> Column:
+    """``[ts, "", inner, piece]`` of a line whose inner line follows ``words`` words, the first
+    its RFC 3339 time (which holds no space), the last, where ``tagged``, the CRI's tag: split
+    at spaces, with no regex."""
     parts = F.split(value, " ", words + 1)
-    return F.array(parts[0], F.lit(""), F.coalesce(F.try_element_at(parts, F.lit(words + 1)), F.lit("")))  # "<ts> stdout F": no inner line
+    inner = F.coalesce(F.try_element_at(parts, F.lit(words + 1)), F.lit(""))  # "<ts> stdout F": no inner line
+    piece = F.when(parts[words - 1] == "P", F.lit("P")).otherwise(F.lit("")) if tagged else F.lit("")
+    return F.array(parts[0], F.lit(""), inner, piece)
 
 
 def peel(value: Column, wrapper: Column) -> Column:
-    """Array ``[ts, host, inner]`` of a line (ANSI codes removed) whose wrapper is ``wrapper``
-    (empty strings where the wrapper has no such part). One CASE, so that callers can keep it
+    """Array ``[ts, host, inner, piece]`` of a line (ANSI codes removed) whose wrapper is
+    ``wrapper`` (empty strings where the wrapper has no such part; ``piece`` is ``P`` where the
+    line is a piece of a longer one, see ``ENVELOPES``). One CASE, so that callers can keep it
     in a column of its own and read its items without copying the expression."""
+    whole = F.lit("")
     docker = F.from_json(value, "log string, stream string, time string")
-    fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", "")))
+    docker_piece = F.when(~docker["log"].endswith("\n"), F.lit("P")).otherwise(whole)  # an envelope read as no JSON is no piece
+    fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", ""), docker_piece))
     for name, (regex, ts, host, inner) in SHAPES.items():
-        parts = _peel_words(value, _WORDS_BEFORE[name]) if name in _WORDS_BEFORE else F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3)
+        if name in _WORDS_BEFORE:
+            parts = _peel_words(value, _WORDS_BEFORE[name], tagged=name == "cri")
+        else:
+            parts = F.concat(F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3), F.array(whole))
         fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(
         F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"], F.lit("")),
         F.coalesce(shipped["host"], shipped["hostname"], F.lit("")),
         F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", ""),
+        whole,
     ))
-    fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value)))
-    return fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value))
+    fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value), whole))
+    return fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value, whole))

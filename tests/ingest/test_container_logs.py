@@ -1,9 +1,12 @@
-"""The CRI log files that containerd and CRI-O write for each container (``/var/log/pods``):
+"""Container runtimes' own log files, and the lines they cut in pieces (``wrappers.ENVELOPES``):
+the CRI log files that containerd and CRI-O write for each container (``/var/log/pods``),
 ``<RFC 3339> <stdout|stderr> <F|P> <line>``, where a ``P`` line is a piece of a longer line that
-the next line continues without a line break (``wrappers.CRI``)."""
+the next line continues without a line break; Docker's json-file, where a piece's ``log`` has no
+final newline."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from forensics import layouts
@@ -33,19 +36,36 @@ CUTS = {0: ["offset=40", "rack: null)], epoch"], 1: ["orders-3 "], 6: ["cut an a
 """Line of ``PLAIN`` -> the text after which the runtime ended a piece (``P``)."""
 
 
+def pieces(line: str, cuts: list[str]) -> list[str]:
+    """``line`` cut after each text of ``cuts``."""
+    out, rest = [], line
+    for cut in cuts:
+        end = rest.index(cut) + len(cut)
+        out.append(rest[:end])
+        rest = rest[end:]
+    return [*out, rest]
+
+
 def cri_lines(plain: list[str], stamp, cuts=CUTS) -> list[str]:
     """``plain`` as a CRI log: each line ``F``, cut into ``P`` pieces after each text of ``cuts``;
     a blank line written without the space before its empty text, as conmon may."""
     out = []
     for i, line in enumerate(plain):
-        pieces, rest = [], line
-        for cut in cuts.get(i, []):
-            end = rest.index(cut) + len(cut)
-            pieces.append(rest[:end])
-            rest = rest[end:]
-        for j, piece in enumerate([*pieces, rest]):
-            tag = "F" if j == len(pieces) else "P"
+        cut = pieces(line, cuts.get(i, []))
+        for j, piece in enumerate(cut):
+            tag = "F" if j == len(cut) - 1 else "P"
             out.append(f"{stamp(len(out))} stdout {tag}" + (f" {piece}" if piece else ""))
+    return out
+
+
+def docker_lines(plain: list[str], stamp, cuts=CUTS) -> list[str]:
+    """``plain`` as Docker's json-file: one entry a line, or a piece of it (no final newline)."""
+    out = []
+    for i, line in enumerate(plain):
+        cut = pieces(line, cuts.get(i, []))
+        for j, piece in enumerate(cut):
+            entry = {"log": piece + ("\n" if j == len(cut) - 1 else ""), "stream": "stdout", "time": stamp(len(out))}
+            out.append(json.dumps(entry, separators=(",", ":")))
     return out
 
 
@@ -62,8 +82,8 @@ def test_pieces_of_a_line_make_the_record_of_the_plain_line(spark, tmp_path):
     committed offset 40112 stays one number); a piece is a continuation, never a head, even
     where it reads as one; no line is unparsed."""
     (tmp_path / "plain.log").write_text("\n".join(PLAIN) + "\n")
-    for stamp in (containerd, cri_o):
-        (tmp_path / "pod.log").write_text("\n".join(cri_lines(PLAIN, stamp)) + "\n")
+    for wrapper, written in (("cri", cri_lines(PLAIN, containerd)), ("cri", cri_lines(PLAIN, cri_o)), ("docker_json", docker_lines(PLAIN, containerd))):
+        (tmp_path / "pod.log").write_text("\n".join(written) + "\n")
         plain, pod = ingest_paths(spark, tmp_path / "plain.log"), ingest_paths(spark, tmp_path / "pod.log")
         fields = ("ts", "level", "logger", "message")
         assert read_in_order(pod, fields) == read_in_order(plain, fields)
@@ -72,7 +92,7 @@ def test_pieces_of_a_line_make_the_record_of_the_plain_line(spark, tmp_path):
         got = {k: pod.accounting[k] for k in ("lines", "records", "continuations", "irrelevant", "unparsed")}
         expected = {k: plain.accounting[k] for k in got}
         assert got == {**expected, "lines": expected["lines"] + extra, "continuations": expected["continuations"] + extra}
-        assert pod.inputs[0]["wrappers"] == {"cri": len(PLAIN), "cri_partial": extra}
+        assert pod.inputs[0]["wrappers"] == {wrapper: len(PLAIN), f"{wrapper}_partial": extra}
 
 
 def read_in_order(result, fields) -> list[list]:
