@@ -36,9 +36,11 @@ from ..layouts._common import ANY_TIME_OF_DAY, KIBANA_TIME, SEP
 ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
-_CRI = rf"^({_ISO_ZONED}) (?:stdout|stderr) "
+_CRI_TAG = r"(?:stdout|stderr) [FP](?: |$)"
+CRI_ONLY = rf"^({_ISO_ZONED}) {_CRI_TAG}"
+"""A line in the CRI shape, read by its first words: the time, the stream and the tag."""
 SHAPES = {
-    "cri": (rf"(?s){_CRI}[FP](?: |$)(.*)$", "$1", "", "$2"),
+    "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
@@ -79,13 +81,11 @@ def wrapper_of(value: Column) -> Column:
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
-KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!(?:stdout|stderr) [FP](?: |$)|\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
+KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
 """A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
 the CRI or journald shapes, which ``wrapper_of`` tries first, nor colour codes in the two words
 journald's shape reads (``wrapper_of`` reads the line without them). Anchored, it reads the
 line's first words only, where ``SHAPES``' regexes read to the end of the line."""
-CRI_ONLY = rf"{_CRI}[FP](?: |$)"
-"""A line in the CRI shape, read by its first words."""
 PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
 _WORDS_BEFORE = {"cri": 3, "kubectl": 1}
