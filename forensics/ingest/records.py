@@ -375,12 +375,13 @@ def wrap_widths(split_rows, offsets) -> dict[str, int]:
     return {uri: w for (uri, w), n in counts.items() if w == widest[uri] and n >= WRAP_MIN_LINES}
 
 
-def joined_text(message: Column, head_width: Column, tail: Column, head_partial: Column) -> Column:
+def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
     """The message with its continuation lines (``tail``: sorted ``(line, value, wrapper)``
     structs), one per line, except that a line continues without a line break after a piece of
-    a line (``head_partial``: the head is one; a piece whose wrapper is in ``wrappers.PIECES``)
-    and after a line hard-wrapped at a terminal's width (``head_width``: the head line's width
-    where its file is wrapped at it, else null; every piece but the last is that wide)."""
+    a line (its wrapper is in ``wrappers.PIECES``; a head that is one is whole already:
+    ``whole_head_lines``) and after a line hard-wrapped at a terminal's width (``head_width``:
+    the head line's width where its file is wrapped at it, else null; every piece but the last
+    is that wide)."""
     wraps = head_width.isNotNull()
 
     def merge(acc: Column, piece: Column) -> Column:
@@ -388,8 +389,32 @@ def joined_text(message: Column, head_width: Column, tail: Column, head_partial:
         text = F.concat(acc["text"], F.when(acc["partial"] | wrapped, F.lit("")).otherwise(F.lit("\n")), piece["value"])
         return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"), is_partial(piece["wrapper"]).alias("partial"))
 
-    start = F.struct(message.alias("text"), head_width.alias("width"), head_partial.alias("partial"))
+    start = F.struct(message.alias("text"), head_width.alias("width"), F.lit(False).alias("partial"))
     return F.aggregate(tail, start, merge)["text"]
+
+
+def whole_head_lines(heads: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
+    """``heads`` (with their ``tail``) where a head is a piece of a line (``wrappers.PIECES``):
+    its ``value`` the whole line, its pieces glued with no line break and taken off its
+    ``tail``, and its ``layout`` the one the whole line is in (kept where it is in none). A JSON
+    record cut by the runtime is no JSON until it is whole: its first piece is dated by the
+    envelope alone (``message_only``), and its fields are spread over the whole line."""
+    def glue(acc: Column, piece: Column) -> Column:
+        return F.when(acc["open"], F.struct(
+            F.concat(acc["text"], piece["value"]).alias("text"), is_partial(piece["wrapper"]).alias("open"), (acc["used"] + 1).alias("used"),
+        )).otherwise(acc)
+
+    start = F.struct(F.col("value").alias("text"), is_partial(F.col("wrapper")).alias("open"), F.lit(0).alias("used"))
+    whole = F.when(is_partial(F.col("wrapper")), F.aggregate("tail", start, glue))  # null without a tail: kept as it is
+    glued = heads.withColumn("whole", whole)
+    line = F.coalesce(F.col("whole.text"), F.col("value"))
+    rest = F.when(F.col("whole").isNull(), F.col("tail")).otherwise(F.filter("tail", lambda _, i: i >= F.col("whole.used")))
+    replaced = {
+        "value": line,
+        "layout": F.when(F.col("whole").isNotNull(), F.coalesce(layouts.head_layout(line, table), F.col("layout"))).otherwise(F.col("layout")),
+        "tail": F.when(F.size(rest) > 0, rest),
+    }
+    return glued.select(*[replaced[c].alias(c) if c in replaced else c for c in heads.columns])
 
 
 def is_partial(wrapper: Column) -> Column:
@@ -435,18 +460,18 @@ def assemble_records(
         .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper))).alias("tail"))
     )
     parts = F.col("parts")
-    with_parts = heads.join(tails, ["uri", "head_line"], "left").withColumn(
-        "parts", layouts.split_fields(F.col("layout"), F.col("value"), table)
-    )
-    head_partial = is_partial(F.col("wrapper")) if partial_lines else F.lit(False)
+    joined = heads.join(tails, ["uri", "head_line"], "left")
+    if partial_lines:
+        joined = whole_head_lines(joined, table)
+    with_parts = joined.withColumn("parts", layouts.split_fields(F.col("layout"), F.col("value"), table))
     glued = F.col("wrap_width").isNotNull()
     if partial_lines:
-        glued = glued | head_partial | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
+        glued = glued | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
     with_text = with_parts.select(
         "*",
         F.when(F.col("tail").isNull(), parts[5])
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
-        .otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail"), head_partial))
+        .otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail")))
         .alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )

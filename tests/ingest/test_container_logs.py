@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from forensics import layouts
 from forensics.ingest.read import read_splits
@@ -15,6 +16,8 @@ from forensics.ingest.records import recognise
 from forensics.ingest.sampling import ALL, needed_recognisers
 
 from ..helpers import ingest_paths, records_by_line
+
+SHAPES = Path(__file__).resolve().parents[1] / "data" / "shapes"
 
 KAFKA = "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
 PLAIN = [
@@ -142,3 +145,22 @@ def test_cri_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, tmp_
     assert [r["wrapper"] for r in odd_rows] == ["kubectl", "kubectl", "kubectl", "kubectl", "cri", "cri_partial", None, "journald"]
     assert [r["value"] for r in odd_rows][4:6] == ["", ""]
     assert all(re.match(r"^\S+ std(out|err) [FP]", line) for line in lines)
+
+
+def test_a_json_record_in_pieces_is_read_whole(spark, tmp_path):
+    """A JSON record the runtime cut (a long config dump or stack trace in one JSON line) is no
+    JSON until its pieces are glued: it is then read as the JSON line it is, with the fields
+    from every piece, and not as a line in no layout dated by the runtime."""
+    plain = (SHAPES / "ecs_json" / "host-a.log").read_text().splitlines()
+    cuts = {i: [line[140:150], line[290:300]] for i, line in enumerate(plain) if len(line) > 320}
+    assert len(cuts) >= 20
+    (tmp_path / "plain.log").write_text("\n".join(plain) + "\n")
+    expected = ingest_paths(spark, tmp_path / "plain.log")
+    fields = ("ts", "level", "logger", "thread", "layout", "message")
+    for wrapper, written in (("cri", cri_lines(plain, cri_o, cuts)), ("docker_json", docker_lines(plain, containerd, cuts))):
+        (tmp_path / "pod.log").write_text("\n".join(written) + "\n")
+        pod = ingest_paths(spark, tmp_path / "pod.log")
+        assert read_in_order(pod, fields) == read_in_order(expected, fields)
+        extra = 2 * len(cuts)
+        assert pod.accounting["records"] == expected.accounting["records"] and pod.accounting["continuations"] == extra
+        assert pod.inputs[0]["wrappers"] == {wrapper: len(plain), f"{wrapper}_partial": extra}
