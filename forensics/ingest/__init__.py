@@ -30,7 +30,7 @@ from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
-from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, fold_lines, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
+from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
 from .records import wrap_widths
 from .records import recognise
@@ -115,8 +115,9 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
     facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
+    spans = text.spans if text else {}
     with sql_settings(spark, SORTED_AGGREGATION):  # a record's continuation lines are collected by sorting
-        heads = materialise(assemble_records(
+        heads = materialise(_in_file_order(spans, assemble_records(
             stitched,
             host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
             tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
@@ -124,11 +125,11 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             table=table if exported else layouts_in_use(table, facts),
             wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
             partial_lines=bool(text) and has_partial_lines(text.facts),
-        ))
+        )))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
-        rows = rows.unionByName(_classify_others(text.stitched, text.facts), allowMissingColumns=True)
+        rows = rows.unionByName(_in_file_order(spans, _classify_others(text.stitched, text.facts)), allowMissingColumns=True)
     for part in exported:
         rows = rows.unionByName(part.folded, allowMissingColumns=True)
     counts, first_records, unparsed = rows_together([
@@ -147,6 +148,19 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
         per_file[read_paths[e.uri].path]["export"] = e.description
     samples = _samples(unparsed, folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
+
+
+def _in_file_order(spans: dict[str, tuple[int, int]], rows: DataFrame) -> DataFrame:
+    """``rows`` of files read newest first (``spans``, numbered in time order) at their lines in
+    the file again; a record of such a file is cited by its head line alone (``line_end``), its
+    continuation lines being above it."""
+    if not spans:
+        return rows
+    placed = rows.withColumn("line", in_time_order(spans))
+    if s.LINE_END not in rows.columns:
+        return placed
+    reversed_file = F.col("uri").isin(*spans)
+    return placed.withColumn(s.LINE_END, F.when(reversed_file, F.col("line")).otherwise(F.col(s.LINE_END)))
 
 
 def layouts_in_use(table: dict, facts: list[dict]) -> dict:
@@ -171,12 +185,15 @@ class _Part:
     description: str | None = None
     wraps: dict[str, int] = field(default_factory=dict)
     folded: DataFrame | None = None
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """The files read newest first, numbered in time order in ``stitched`` (``records.in_time_order``)."""
 
 
 def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
     """Log files read as lines: folded, placed in their files, stitched."""
     lines = read_splits(spark, list(read_paths))
-    by_split = materialise(fold_lines(lines, table, needed_recognisers(read_paths, table)))  # small; later plans start from it
+    tried = needed_recognisers(read_paths, table)
+    by_split = materialise(fold_lines(lines, table, tried))  # small; later plans start from it
     split_rows, folds = rows_together([
         split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")),
         by_split.where(F.col("k") < 0).select("split", "k", "n", "line"),  # a few per split
@@ -194,8 +211,12 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     kept = place(by_split.where(F.col("k") >= 0), offsets)
     if has_partial_lines(facts):
         kept = continue_partials(kept)
+    newest_first = {row["uri"] for row in split_rows if row["key"] in tried.newest_first} & set(first_heads)
+    spans = {uri: (first_heads[uri], lines_of[uri]) for uri in newest_first}
+    if spans:
+        kept = kept.withColumn("line", in_time_order(spans))
     stitched = materialise(stitch(kept, first_head, untimed, blocks))
-    return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets))
+    return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans)
 
 
 def has_partial_lines(facts: list[dict]) -> bool:

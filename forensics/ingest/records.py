@@ -9,11 +9,14 @@ nearest head above it when every line in between is also in that subset.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import layouts
 from .. import schema as s
+from ..registry import literal_map
 from ..layouts._common import any_to_utc, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
@@ -127,9 +130,10 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     )
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
-    dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~inner.rlike(CONTINUATION_TEXT) & (F.col("wrapper") != "json_message")
-    peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | dated)))
-    peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented)  # a JSON record stays one unless it holds a line
+    continuation = inner.rlike(CONTINUATION_TEXT)
+    dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~continuation & (F.col("wrapper") != "json_message")
+    peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | continuation | dated)))
+    peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented | continuation)  # a JSON record stays one unless it holds a line
     peeled = peeled | envelope  # never part of a record
     return peeled_or_not.select(
         *[c for c in lines.columns if c != "value"],
@@ -222,6 +226,19 @@ def continue_partials(kept: DataFrame) -> DataFrame:
     after = kept.where(is_partial(F.col("wrapper"))).select("uri", (F.col("line") + 1).alias("line"), F.lit(True).alias("after_partial"))
     layout = F.when(F.col("after_partial").isNull(), F.col("layout")).alias("layout")
     return kept.join(after, ["uri", "line"], "left").select(*[layout if c == "layout" else c for c in kept.columns])
+
+
+def in_time_order(spans: Mapping[str, tuple[int, int]]) -> Column:
+    """Each row's ``line`` numbered in the order its file's lines were written, where the file
+    runs newest first (``spans``: its URI -> the line of its first record head and its last
+    line, ``F`` and ``N``): from ``F`` on, ``F + N - line``; the lines above ``F`` (a download's
+    header) keep their number. Its own inverse: applied again it gives the file's line numbers.
+    ``stitch`` and ``assemble_records`` then join each continuation line to the head written
+    before it, in the order written."""
+    first = literal_map({uri: first for uri, (first, _) in spans.items()}, "bigint")[F.col("uri")]
+    last = literal_map({uri: last for uri, (_, last) in spans.items()}, "bigint")[F.col("uri")]
+    line = F.col("line")
+    return F.when(first.isNotNull() & (line >= first), first + last - line).otherwise(line)
 
 
 def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None) -> DataFrame:
@@ -375,21 +392,20 @@ def wrap_widths(split_rows, offsets) -> dict[str, int]:
     return {uri: w for (uri, w), n in counts.items() if w == widest[uri] and n >= WRAP_MIN_LINES}
 
 
-def joined_text(message: Column, head_width: Column, tail: Column) -> Column:
+def joined_text(message: Column, width: Column, wrap: Column, tail: Column) -> Column:
     """The message with its continuation lines (``tail``: sorted ``(line, value, wrapper)``
     structs), one per line, except that a line continues without a line break after a piece of
     a line (its wrapper is in ``wrappers.PIECES``; a head that is one is whole already:
-    ``whole_head_lines``) and after a line hard-wrapped at a terminal's width (``head_width``:
-    the head line's width where its file is wrapped at it, else null; every piece but the last
-    is that wide)."""
-    wraps = head_width.isNotNull()
+    ``whole_head_lines``) and after a line hard-wrapped at a terminal's width (``wrap``: the
+    width at which the file is wrapped, else null; every piece but the last of a wrapped line,
+    the head's or a continuation line's, is that wide; ``width``: the head line's)."""
 
     def merge(acc: Column, piece: Column) -> Column:
-        wrapped = wraps & (acc["width"] == head_width) & ~piece["value"].rlike(r"^(\t|  )")  # not an indented line
-        text = F.concat(acc["text"], F.when(acc["partial"] | wrapped, F.lit("")).otherwise(F.lit("\n")), piece["value"])
+        wrapped = (acc["width"] == wrap) & ~piece["value"].rlike(r"^(\t|  )")  # not an indented line
+        text = F.concat(acc["text"], F.when(acc["partial"] | F.coalesce(wrapped, F.lit(False)), F.lit("")).otherwise(F.lit("\n")), piece["value"])
         return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"), is_partial(piece["wrapper"]).alias("partial"))
 
-    start = F.struct(message.alias("text"), head_width.alias("width"), F.lit(False).alias("partial"))
+    start = F.struct(message.alias("text"), width.alias("width"), F.lit(False).alias("partial"))
     return F.aggregate(tail, start, merge)["text"]
 
 
@@ -450,9 +466,7 @@ def assemble_records(
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:
             stitched = stitched.withColumn(column, F.lit(None).cast("string"))
-    width = F.length("value")
-    wrapped = F.lit(None).cast("int") if wrap_of is None else F.when(width == wrap_of, width)
-    heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", wrapped)
+    heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", F.lit(None).cast("int") if wrap_of is None else wrap_of)
     piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
     tails = (
         stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
@@ -471,7 +485,7 @@ def assemble_records(
         "*",
         F.when(F.col("tail").isNull(), parts[5])
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
-        .otherwise(joined_text(parts[5], F.col("wrap_width"), F.col("tail")))
+        .otherwise(joined_text(parts[5], F.length("value"), F.col("wrap_width"), F.col("tail")))
         .alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )

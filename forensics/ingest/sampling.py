@@ -33,12 +33,14 @@ class Recognisers:
     """What ``records.recognise`` tries after the exact layouts, and the exact layouts seen in
     the samples (None: not known, any may occur); ``prefixed``: the ``wrappers.PREFIXED``
     wrapper whose prefix every sampled line has, none being a record head as it is (then lines
-    with that prefix are peeled before any layout is tried), else None."""
+    with that prefix are peeled before any layout is tried), else None; ``newest_first``: the
+    paths whose lines run newest first (``runs_newest_first``)."""
 
     wrappers: bool = True
     fallback: bool = True
     seen: frozenset[str] | None = None
     prefixed: str | None = None
+    newest_first: frozenset[str] = frozenset()
 
     def table(self, table: dict) -> dict:
         """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
@@ -62,10 +64,14 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     wrapped = needs_fallback = sampled = False
     prefixed = set(wrappers.PREFIXED)
     seen: set[str] = set()
+    newest_first = set()
     for path in paths:
         if not os.path.isfile(path):
             return ALL
-        for line in sample_lines(path):
+        lines = sample_lines(path)
+        if runs_newest_first(lines):
+            newest_first.add(path)
+        for line in lines:
             wrapped = wrapped or is_wrapped(line)
             names = {name for name, regex in exact.items() if regex is None or regex.match(line)}
             seen |= names
@@ -75,7 +81,27 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
             prefixed = {name for name in prefixed if not names and _PREFIXES[name].match(line)}
             sampled = True
     prefix = next((name for name in wrappers.PREFIXED if name in prefixed), None)  # a CRI line is in kubectl's shape too
-    return Recognisers(wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None)
+    return Recognisers(
+        wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None, newest_first=frozenset(newest_first),
+    )
+
+
+_GRAFANA = re.compile(r"^(?:(\d{10,16})\t)?(\S+(?: \S+)?)\t")
+
+
+def runs_newest_first(lines: list[str]) -> bool:
+    """Whether sampled ``lines`` are Grafana's download of Loki's lines newest first, its
+    default order (``wrappers``' ``grafana``): from the first wrapped line on every line is
+    wrapped, each physical line an entry of its own (so a record's lines are in reverse too,
+    its continuation lines above its head), and the first line's time is after the last's. The
+    times of one download share a form: the epoch milliseconds where given, else the text."""
+    wrapped = [i for i, line in enumerate(lines) if _WRAPPER_REGEXES["grafana"].match(line)]
+    if len(wrapped) < 2 or len(wrapped) != len(lines) - wrapped[0]:
+        return False
+    first, last = (_GRAFANA.match(lines[i]) for i in (wrapped[0], wrapped[-1]))
+    if first[1] and last[1]:
+        return int(first[1]) > int(last[1])
+    return first[2] > last[2]
 
 
 def is_wrapped(line: str) -> bool:

@@ -13,6 +13,9 @@ the writer when one file holds several (syslog, ``docker compose logs``).
   CRI-O's conmon where a read of the container's output ends);
 - ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
 - ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
+- ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
+  lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
+  browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
 - ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host);
@@ -39,10 +42,12 @@ _PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
 _CRI_TAG = r"(?:stdout|stderr) [FP](?: |$)"
 CRI_ONLY = rf"^({_ISO_ZONED}) {_CRI_TAG}"
 """A line in the CRI shape, read by its first words: the time, the stream and the tag."""
+_GRAFANA_TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
 SHAPES = {
     "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
+    "grafana": (rf"(?s)^(?:\d{{10,16}}\t)?({_GRAFANA_TIME})\t(.*)$", "$1", "", "$2"),
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
     "compose": (r"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
@@ -75,7 +80,7 @@ def wrapper_of(value: Column) -> Column:
     upper = first.between("A", "Z")
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
-        gate = {"syslog": upper, "kibana_paste": upper, "compose": value.contains("|")}.get(name, iso_t)
+        gate = {"syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t")}.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
@@ -90,6 +95,18 @@ PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
 _WORDS_BEFORE = {"cri": 3, "kubectl": 1}
 """Words of a ``PREFIXED`` wrapper's prefix, before its inner line (``peel`` splits them off)."""
+
+
+ESCAPED = {"syslog": {"#011": "\t", "#012": "\n"}}
+"""Wrapper -> the escapes it writes for control characters in its inner line: rsyslog's
+``#`` and octal code (``$EscapeControlCharactersOnReceive``, on by default), a stack frame's
+tab as ``#011``, and the line breaks of a message sent whole as ``#012``."""
+
+
+def _unescaped(inner: Column, escapes: dict[str, str]) -> Column:
+    for escape, character in escapes.items():
+        inner = F.when(inner.contains(escape), F.regexp_replace(inner, escape, character)).otherwise(inner)
+    return inner
 
 
 def prefixed_wrapper(value: Column, prefix: str) -> Column:
@@ -122,6 +139,8 @@ def peel(value: Column, wrapper: Column) -> Column:
             parts = _peel_words(value, _WORDS_BEFORE[name], tagged=name == "cri")
         else:
             parts = F.concat(F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3), F.array(whole))
+        if name in ESCAPED:
+            parts = F.array(parts[0], parts[1], _unescaped(parts[2], ESCAPED[name]), parts[3])
         fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(

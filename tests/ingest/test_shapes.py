@@ -76,6 +76,7 @@ def batch(spark) -> dict[str, Analysis]:
     from pyspark.sql import functions as F
 
     from forensics.detect import detect, findings_json
+    from forensics.events.config import config_table
     from forensics.model import build_model
     from forensics.spark import materialise
     from tests.helpers import as_small_incident
@@ -85,14 +86,17 @@ def batch(spark) -> dict[str, Analysis]:
     with as_small_incident(spark):
         events = parse_events(records)
         apart = materialise(events.select(*[F.concat(shape, F.lit(SEP), F.col(c)).alias(c) if c in IDS else F.col(c) for c in events.columns]))
-        findings = findings_json(detect(build_model(apart)))
+        model = build_model(apart)
+        findings = findings_json(detect(model))
+        blocks = [row.asDict() for row in config_table(model.settings).collect()]
     rows = [row.asDict() for row in apart.select(*EVENT_KEY, s.SOURCE_FILE, s.LINE, s.MESSAGE).collect()]
     out = {}
     for name in [PLAIN, *SHAPES]:
         # host-a.log in every shape directory: ingest keeps them apart as <shape>/host-a
         mine = [{**e, s.HOST: e[s.HOST].split(SEP, 1)[1].rsplit("/", 1)[-1]} for e in rows if shape_of(e[s.SOURCE_FILE]) == name]
         found = [{**f, "group": (f["group"] or "").split(SEP, 1)[-1] or None} for f in findings if (f["group"] or "").startswith(name + SEP)]
-        out[name] = Analysis({"findings": found}, mine)
+        config = sorted((b[s.HOST].split(SEP, 1)[1].rsplit("/", 1)[-1], b["kind"], tuple(b["settings"].items())) for b in blocks if shape_of(b[s.SOURCE_FILE]) == name)
+        out[name] = Analysis({"findings": found, "config": config}, mine)
     return out
 
 
@@ -168,3 +172,37 @@ def test_every_event_is_at_a_line_that_holds_its_text(analysed, shape):
 @pytest.mark.parametrize("shape", [PLAIN, *SHAPES])
 def test_shape_events_come_from_host_a_and_host_b(analysed, shape):
     assert {e[s.HOST] for e in analysed(shape).events} == HOSTS, shape
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_shape_gives_the_plain_twins_client_settings(analysed, plain, shape):
+    """Each host's ``ConsumerConfig values:`` block, a record of many lines, reads as in the plain
+    twin, whatever wrapped, escaped, hard-wrapped or turned round its lines."""
+    if shape in SETTINGS_NOT_JOINED:
+        pytest.xfail(SETTINGS_NOT_JOINED[shape])
+    assert analysed(shape).result["config"] == plain.result["config"], shape
+
+
+SETTINGS_NOT_JOINED = {
+    "gcp_json": "a Cloud Logging export holds each line of a container's output as an entry of its own: entries that continue "
+    "the entry before them (a config block's settings, a stack trace) are not joined to it",
+}
+
+
+AS_WRITTEN = (
+    "cri_containerd", "docker_compose", "docker_json_file", "grafana_download", "journald", "kafka_log4j_with_line", "kibana_paste",
+    "kubectl_timestamps", "logger_line_suffix", "message_holds_line", "no_millis_level_first", "pipe_custom", "quarkus", "syslog",
+)
+"""Shapes that keep every line of a record as the application wrote it (behind a wrapper, or in
+another layout's head): a record of several lines reads exactly as in the plain twin."""
+
+
+@pytest.mark.parametrize("shape", AS_WRITTEN)
+def test_a_record_of_several_lines_reads_as_written(analysed, plain, shape):
+    """The evidence a report quotes: the config block and the failed commit with its exception,
+    no wrapper's prefix left on a continuation line (a runtime's time, syslog's host, a tab
+    escaped as ``#011``)."""
+    def texts(analysis):
+        return sorted((e[s.EVENT_TYPE], e[s.HOST], e[s.MESSAGE].rstrip()) for e in analysis.events if "\n" in (e[s.MESSAGE] or ""))
+
+    assert len(texts(plain)) == 3 and texts(analysed(shape)) == texts(plain), shape

@@ -1,0 +1,78 @@
+"""Grafana's "Download logs" as text: Loki's lines behind their time, under a few header lines,
+newest first by default (``wrappers``' ``grafana``, ``sampling.runs_newest_first``). Each
+physical line is an entry of its own, so newest first a record's continuation lines (a config
+block, a stack trace) come above its head; they are joined to it in the order written."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from forensics.ingest.sampling import runs_newest_first
+
+from ..helpers import buckets, ingest_paths, records_by_line
+
+PLAIN = Path(__file__).resolve().parents[1] / "data" / "shapes" / "plain_log4j" / "host-b.log"
+HEADER = ['Common labels: {"app":"orders-app","namespace":"shop","pod":"host-b"}', 'Line limit: "1000 (64 returned)"', "", ""]
+STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\]")
+
+
+def timed(lines: list[str]) -> list[tuple[datetime, str]]:
+    """Each line with the time Loki would give it: its record's, a microsecond later per line."""
+    out, at = [], None
+    for line in lines:
+        stamp = STAMP.match(line)
+        at = datetime.fromisoformat(f"{stamp[1]}.{stamp[2]}").replace(tzinfo=timezone.utc) if stamp else at + timedelta(microseconds=1)
+        out.append((at, line))
+    return out
+
+
+def grafana_10(entries) -> list[str]:
+    """Grafana 10 and later: the epoch milliseconds, the time in ISO 8601 (UTC), the line."""
+    return [f"{int(at.timestamp() * 1000)}\t{at.strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3]}Z\t{line}" for at, line in entries]
+
+
+def grafana_9(entries) -> list[str]:
+    """Before: the browser's local time alone (here UTC), to the millisecond."""
+    return [f"{at.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]}\t{line}" for at, line in entries]
+
+
+def test_a_download_newest_first_reads_as_the_log_it_came_from(spark, tmp_path):
+    """Newest first (Grafana's default) and oldest first, each record reads as in the plain log,
+    the config block and the exception with their record; a record is cited at its head's line
+    in the download (which holds its first line); the header lines are counted, not read."""
+    plain_lines = PLAIN.read_text().splitlines()
+    expected = ingest_paths(spark, PLAIN)
+    entries = timed(plain_lines)
+    fields = ("ts", "level", "logger", "message")
+    for name, written in (("newest", grafana_10(entries[::-1])), ("oldest", grafana_9(entries))):
+        download = tmp_path / f"{name}.txt"
+        download.write_text("\n".join(HEADER + written) + "\n")
+        result = ingest_paths(spark, download)
+        records = records_by_line(result)
+        assert sorted([r[f] for f in fields] for r in records.values()) == sorted([r[f] for f in fields] for r in records_by_line(expected).values())
+        text = download.read_text().split("\n")
+        for line, record in records.items():
+            assert record["message"].split("\n")[0].rstrip() in text[line - 1], (name, line)
+            assert record["line_end"] == line if name == "newest" else record["line_end"] >= line
+        got, plain = buckets(result.inputs[0]), buckets(expected.inputs[0])
+        assert got == {**plain, "lines": plain["lines"] + len(HEADER), "unparsed": len(HEADER)}
+        assert result.inputs[0]["wrappers"] == {"grafana": len(plain_lines)}
+    failed = next(r for r in records_by_line(ingest_paths(spark, tmp_path / "newest.txt")).values() if r["level"] == "ERROR")
+    assert failed["message"].split("\n")[1].startswith("org.apache.kafka.clients.consumer.CommitFailedException")
+
+
+def test_only_a_download_of_single_lines_newest_first_is_turned_round():
+    """Newest first only where every line from the first entry on is one (a shipper that joined
+    a record's lines into one entry writes them under it, in the order written), by the epoch
+    milliseconds where given."""
+    entries = timed(PLAIN.read_text().splitlines())
+    assert runs_newest_first(HEADER + grafana_10(entries[::-1]))
+    assert runs_newest_first(grafana_9(entries[::-1]))
+    assert not runs_newest_first(HEADER + grafana_10(entries))
+    joined = grafana_9(entries[:1])[::-1] + ["\tallow.auto.create.topics = true"] + grafana_9(entries[60:])[::-1]
+    assert not runs_newest_first(joined)
+    assert not runs_newest_first([f"{at.isoformat()} {line}" for at, line in entries[::-1]])  # kubectl's shape
+    tie = ["1710165931267\t2024-03-11 14:05:31.267\tb", "1710165931266\t2024-03-11 14:05:31.267\ta"]
+    assert runs_newest_first(tie) and not runs_newest_first(tie[::-1])
