@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 from .. import contract as c
 from .. import layouts
 from .. import schema as s
+from ..layouts._common import any_to_utc
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
 from ..spark import SORTED_AGGREGATION, in_step_with_cores, materialise, rows_together, sql_settings
@@ -30,9 +31,9 @@ from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
-from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
+from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, entry_continues, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
-from .records import wrap_widths
+from .records import with_continuing_entries, wrap_widths
 from .records import recognise
 from .sampling import needed_recognisers
 from . import wrappers
@@ -256,7 +257,8 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
     message = F.coalesce(F.col("message"), F.lit(""))
     first = F.substring_index(message, "\n", 1)
     lines = spark.read.text(path).count()
-    entries = read_export(spark, path, shape, lines).select(
+    exported, joined = _with_continuing_entries(read_export(spark, path, shape, lines), file.tz)
+    entries = exported.where(~F.col("joined")).select(
         F.lit(path).alias("uri"), "line", "line_end", first.alias("value"), message.alias("message"), "time", "host", "level", "logger", "thread"
     )
     recognised = recognise(entries, table)
@@ -265,7 +267,7 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
         "uri", "line", "line_end", "layout", kept.alias("kept"),
         *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout")],
     ))
-    count = export_line_count(spark, path, shape, rows, lines)
+    count = export_line_count(spark, path, shape, exported if joined else rows, lines)
     message_only = F.coalesce(s.LAYOUT, F.lit("message_only"))
     folded = rows.where(~F.col("kept")).select(
         "uri", "line", F.lit(s.IRRELEVANT).alias("bucket"), F.lit(True).alias("undated"), F.lit(False).alias("pasted"), message_only.alias(s.LAYOUT)
@@ -283,10 +285,26 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
     stitched = materialise(heads.unionByName(tails, allowMissingColumns=True))
     facts = [{
         "uri": path, "layout": None, "wrapper": "export", "lines": count.lines, "first_line": None, "export": True,
-        "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries, s.IRRELEVANT: count.outside},
+        "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries + joined, s.IRRELEVANT: count.outside},
     }]
     description = f"{shape.platform or 'unknown platform'} {shape.kind}, {count.entries:,} entries, columns " + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
     return _Part(stitched, facts, {path: file}, uri=path, description=description, folded=folded)
+
+
+def _with_continuing_entries(exported: DataFrame, tz: str) -> tuple[DataFrame, int]:
+    """An export's entries with those that continue the entry before them joined to it
+    (``records.with_continuing_entries``; the export newest first where its first entry is later
+    than its last), and how many were joined: a job to find whether any may be, and where
+    some are, one to join them."""
+    at = any_to_utc(F.col("time"), F.lit(tz))
+    seen = exported.agg(
+        F.max(entry_continues().cast("int")).alias("continues"), F.min_by(at, "line").alias("first"), F.max_by(at, "line").alias("last")
+    ).first()
+    if not seen["continues"]:
+        return exported.withColumn("joined", F.lit(False)), 0
+    newest_first = seen["first"] is not None and seen["last"] is not None and seen["first"] > seen["last"]
+    joined = materialise(with_continuing_entries(exported, tz, newest_first))
+    return joined, joined.where(F.col("joined")).count()
 
 
 def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:

@@ -228,6 +228,37 @@ def continue_partials(kept: DataFrame) -> DataFrame:
     return kept.join(after, ["uri", "line"], "left").select(*[layout if c == "layout" else c for c in kept.columns])
 
 
+def entry_continues() -> Column:
+    """Whether an export's entry continues the entry before it: its message opens indented (a
+    stack frame, a config block's setting) or with stack-trace text (``CONTINUATION_TEXT``), as
+    where a log platform stored each physical line of a container's output as an entry."""
+    message = F.coalesce(F.col("message"), F.lit(""))
+    return F.substring(message, 1, 1).isin(" ", "\t") | message.rlike(CONTINUATION_TEXT)
+
+
+def with_continuing_entries(entries: DataFrame, tz: str, newest_first: bool) -> DataFrame:
+    """An export's ``entries`` (``exports.read_export``'s rows) with each entry that continues
+    (``entry_continues``) the nearest entry before it in time, from the same host and source,
+    that does not: its message joined to that entry's, a line each in the order written, and
+    the entry marked ``joined``. Entries of one time are in file order, reversed where the
+    export runs ``newest_first``."""
+    order = Window.partitionBy("host", "source").orderBy(any_to_utc(F.col("time"), F.lit(tz)), F.col("line").desc() if newest_first else F.col("line"))
+    continues = entry_continues()
+    placed = entries.select(
+        "*", continues.alias("continues"), F.row_number().over(order).alias("position"),
+        F.last(F.when(~continues, F.col("line")), True).over(order.rowsBetween(Window.unboundedPreceding, Window.currentRow)).alias("head"),
+    )
+    joined = placed.where(F.col("continues") & F.col("head").isNotNull())
+    texts = joined.groupBy(F.col("head").alias("line")).agg(
+        F.array_join(F.transform(F.array_sort(F.collect_list(F.struct("position", "message"))), lambda e: e["message"]), "\n").alias("more")
+    )
+    message = F.when(F.col("more").isNull(), F.col("message")).otherwise(F.concat_ws("\n", F.col("message"), F.col("more")))
+    return (
+        placed.join(texts, "line", "left")
+        .select(*[message.alias(c) if c == "message" else c for c in entries.columns], (F.col("continues") & F.col("head").isNotNull()).alias("joined"))
+    )
+
+
 def in_time_order(spans: Mapping[str, tuple[int, int]]) -> Column:
     """Each row's ``line`` numbered in the order its file's lines were written, where the file
     runs newest first (``spans``: its URI -> the line of its first record head and its last

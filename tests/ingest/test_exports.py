@@ -581,3 +581,42 @@ def test_a_gzipped_export_reads_as_the_export_itself(spark, tmp_path, name):
         return result.accounting, result.inputs[0]["export"], sorted(tuple(r) for r in result.records.drop("source_file").collect())
 
     assert read(packed) == read(plain) and read(plain)[1] is not None
+
+
+PLAIN_HOST_B = DATA / "shapes" / "plain_log4j" / "host-b.log"
+
+
+@pytest.mark.parametrize("newest_first", [True, False])
+def test_an_entry_per_physical_line_continues_the_entry_before_it(spark, tmp_path, newest_first):
+    """A platform that stored each line of a container's output as an entry (CloudWatch from
+    awslogs, Cloud Logging from GKE, Filebeat with no multiline setting): the entries that open
+    indented or with stack-trace text join the entry before them in time, from their host, as
+    the lines of one record; a record's lines share their millisecond, so in a newest-first
+    export they are taken in reverse file order. Each record then reads as in the plain log."""
+    from forensics.ingest import ingest
+
+    from ..helpers import records_by_line
+
+    rows, at = [], None
+    for text in PLAIN_HOST_B.read_text().splitlines():
+        stamp = re.match(r"^\[(\S+ \S+),(\d{3})\]", text)
+        at = f"{stamp[1]}.{stamp[2]}" if stamp else at
+        rows.append((at, "host-b", text))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["@timestamp", "@logStream", "@message"])
+    writer.writerows(rows[::-1] if newest_first else rows)
+    export = tmp_path / "logs-insights-results.csv"
+    export.write_text(out.getvalue())
+    plain, got = ingest(spark, [str(PLAIN_HOST_B)]), ingest(spark, [str(export)])
+    fields = ("ts", "level", "logger")
+    assert sorted(tuple(r[f] for f in fields) for r in records_by_line(got).values()) == sorted(tuple(r[f] for f in fields) for r in records_by_line(plain).values())
+    messages = [r["message"] for r in records_by_line(got).values()]
+    config = next(m for m in messages if m.startswith("ConsumerConfig values:"))
+    assert config.rstrip() == next(m for m in (r["message"] for r in records_by_line(plain).values()) if m.startswith("ConsumerConfig values:")).rstrip()
+    failed = next(m for m in messages if "Offset commit with offsets" in m)
+    assert failed.split("\n")[1].startswith("org.apache.kafka.clients.consumer.CommitFailedException") and "\tat java.base/java.lang.Thread.run" in failed
+    continued = len(rows) - sum(1 for _, _, text in rows if text.startswith("[2024-"))
+    assert {k: got.accounting[k] for k in ("lines", "records", "continuations", "unparsed")} == {
+        "lines": len(rows) + 1, "records": plain.accounting["records"], "continuations": continued, "unparsed": 0,
+    }
