@@ -254,19 +254,18 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
 
     Accounting: an entry's first line is its record; its other lines are continuations; the
     header, blank lines and a JSON array's brackets are irrelevant (not log lines)."""
-    message = F.coalesce(F.col("message"), F.lit(""))
-    first = F.substring_index(message, "\n", 1)
     lines = spark.read.text(path).count()
-    exported, joined = _with_continuing_entries(read_export(spark, path, shape, lines), file.tz)
-    entries = exported.where(~F.col("joined")).select(
-        F.lit(path).alias("uri"), "line", "line_end", first.alias("value"), message.alias("message"), "time", "host", "level", "logger", "thread"
-    )
-    recognised = recognise(entries, table)
-    kept = may_be_kafka_entry(F.col("layout"), F.col("message"), F.col("logger"))
-    rows = materialise(recognised.select(
-        "uri", "line", "line_end", "layout", kept.alias("kept"),
-        *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout")],
-    ))
+    exported = read_export(spark, path, shape, lines)
+    rows, joined = _entry_rows(exported, path, table), 0
+    seen = rows.agg(
+        F.max(F.col("continues").cast("int")).alias("continues"),
+        F.min_by("time", F.when(F.col("time").isNotNull(), F.col("line"))).alias("first"),
+        F.max_by("time", F.when(F.col("time").isNotNull(), F.col("line"))).alias("last"),
+    ).first()
+    if seen["continues"]:  # an entry per physical line: read again, continuation entries joined to theirs
+        exported = materialise(with_continuing_entries(exported, file.tz, _later(spark, seen["first"], seen["last"], file.tz)))
+        joined = exported.where(F.col("joined")).count()
+        rows = _entry_rows(exported.where(~F.col("joined")), path, table)
     count = export_line_count(spark, path, shape, exported if joined else rows, lines)
     message_only = F.coalesce(s.LAYOUT, F.lit("message_only"))
     folded = rows.where(~F.col("kept")).select(
@@ -291,20 +290,29 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
     return _Part(stitched, facts, {path: file}, uri=path, description=description, folded=folded)
 
 
-def _with_continuing_entries(exported: DataFrame, tz: str) -> tuple[DataFrame, int]:
-    """An export's entries with those that continue the entry before them joined to it
-    (``records.with_continuing_entries``; the export newest first where its first entry is later
-    than its last), and how many were joined: a job to find whether any may be, and where
-    some are, one to join them."""
-    at = any_to_utc(F.col("time"), F.lit(tz))
-    seen = exported.agg(
-        F.max(entry_continues().cast("int")).alias("continues"), F.min_by(at, "line").alias("first"), F.max_by(at, "line").alias("last")
-    ).first()
-    if not seen["continues"]:
-        return exported.withColumn("joined", F.lit(False)), 0
-    newest_first = seen["first"] is not None and seen["last"] is not None and seen["first"] > seen["last"]
-    joined = materialise(with_continuing_entries(exported, tz, newest_first))
-    return joined, joined.where(F.col("joined")).count()
+def _entry_rows(exported: DataFrame, path: str, table: dict) -> DataFrame:
+    """An export's entries recognised, materialised: the first line of the message as ``value``,
+    ``kept`` where the entry may be a Kafka record (``records.may_be_kafka_entry``; the others
+    keep no text), ``continues`` where it may continue the entry before it (``records.entry_continues``)."""
+    message = F.coalesce(F.col("message"), F.lit(""))
+    entries = exported.select(
+        F.lit(path).alias("uri"), "line", "line_end", F.substring_index(message, "\n", 1).alias("value"), message.alias("message"),
+        "time", "host", "level", "logger", "thread", entry_continues().alias("continues"),
+    )
+    recognised = recognise(entries, table)
+    kept = may_be_kafka_entry(F.col("layout"), F.col("message"), F.col("logger"))
+    return materialise(recognised.select(
+        "uri", "line", "line_end", "layout", kept.alias("kept"), "continues",
+        *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout", "continues")],
+    ))
+
+
+def _later(spark: SparkSession, first: str | None, last: str | None, tz: str) -> bool:
+    """Whether time text ``first`` (of an export's first dated entry) is later than ``last``: the export runs newest first."""
+    if first is None or last is None:
+        return False
+    times = spark.range(1).select(any_to_utc(F.lit(first), F.lit(tz)).alias("first"), any_to_utc(F.lit(last), F.lit(tz)).alias("last")).first()
+    return times["first"] is not None and times["last"] is not None and times["first"] > times["last"]
 
 
 def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:
