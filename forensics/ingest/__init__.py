@@ -262,7 +262,7 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
         F.min_by("time", F.when(F.col("time").isNotNull(), F.col("line"))).alias("first"),
         F.max_by("time", F.when(F.col("time").isNotNull(), F.col("line"))).alias("last"),
     ).first()
-    if seen["continues"]:  # an entry per physical line: read again, continuation entries joined to theirs
+    if seen["continues"] and shape.kind != "json_array":  # an entry per physical line (elements of an array may share one): read again, joined
         exported = materialise(with_continuing_entries(exported, file.tz, _later(spark, seen["first"], seen["last"], file.tz)))
         joined = exported.where(F.col("joined")).count()
         rows = _entry_rows(exported.where(~F.col("joined")), path, table)

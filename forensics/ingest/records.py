@@ -241,7 +241,8 @@ def with_continuing_entries(entries: DataFrame, tz: str, newest_first: bool) -> 
     (``entry_continues``) the nearest entry before it in time, from the same host and source,
     that does not: its message joined to that entry's, a line each in the order written, and
     the entry marked ``joined``. Entries of one time are in file order, reversed where the
-    export runs ``newest_first``."""
+    export runs ``newest_first``. Each entry has lines of its own (not a JSON array's elements,
+    which may share one)."""
     order = Window.partitionBy("host", "source").orderBy(any_to_utc(F.col("time"), F.lit(tz)), F.col("line").desc() if newest_first else F.col("line"))
     continues = entry_continues()
     placed = entries.select(
