@@ -127,10 +127,11 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
         .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
         .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))
         .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~envelope, fallback))
+        .withColumn("continuation", F.when(F.col("inner_layout").isNull(), F.col("w_inner").rlike(CONTINUATION_TEXT)))  # stack-trace text behind a wrapper
     )
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
-    continuation = inner.rlike(CONTINUATION_TEXT)
+    continuation = F.coalesce(F.col("continuation"), F.lit(False))
     dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~continuation & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | continuation | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented | continuation)  # a JSON record stays one unless it holds a line
