@@ -64,6 +64,9 @@ line that ends in `` (logger)``: group 2, removed by ``$1$3``."""
 CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE})"
 """Stack-trace lines that continue a record even where a wrapper dates every line (``kubectl
 logs --timestamps`` dates an exception's first line as it dates the record it belongs to)."""
+CONTINUATION_PREFIX = 256
+"""``CONTINUATION_TEXT`` is looked for in an export's message by its first characters (a regex
+on a prefix: the whole of a message that holds a stack trace is not scanned)."""
 SAMPLE_CHARS = 500
 SAMPLES_PER_REASON = 5
 
@@ -234,7 +237,7 @@ def entry_continues() -> Column:
     stack frame, a config block's setting) or with stack-trace text (``CONTINUATION_TEXT``), as
     where a log platform stored each physical line of a container's output as an entry."""
     message = F.coalesce(F.col("message"), F.lit(""))
-    return F.substring(message, 1, 1).isin(" ", "\t") | message.rlike(CONTINUATION_TEXT)
+    return F.substring(message, 1, 1).isin(" ", "\t") | F.substring(message, 1, CONTINUATION_PREFIX).rlike(CONTINUATION_TEXT)
 
 
 def with_continuing_entries(entries: DataFrame, tz: str, newest_first: bool) -> DataFrame:
