@@ -46,11 +46,12 @@ def test_a_download_newest_first_reads_as_the_log_it_came_from(spark, tmp_path):
     expected = ingest_paths(spark, PLAIN)
     entries = timed(plain_lines)
     fields = ("ts", "level", "logger", "message")
+    read = {}
     for name, written in (("newest", grafana_10(entries[::-1])), ("oldest", grafana_9(entries))):
         download = tmp_path / f"{name}.txt"
         download.write_text("\n".join(HEADER + written) + "\n")
         result = ingest_paths(spark, download)
-        records = records_by_line(result)
+        records = read[name] = records_by_line(result)
         assert sorted([r[f] for f in fields] for r in records.values()) == sorted([r[f] for f in fields] for r in records_by_line(expected).values())
         text = download.read_text().split("\n")
         for line, record in records.items():
@@ -59,7 +60,7 @@ def test_a_download_newest_first_reads_as_the_log_it_came_from(spark, tmp_path):
         got, plain = buckets(result.inputs[0]), buckets(expected.inputs[0])
         assert got == {**plain, "lines": plain["lines"] + len(HEADER), "unparsed": len(HEADER)}
         assert result.inputs[0]["wrappers"] == {"grafana": len(plain_lines)}
-    failed = next(r for r in records_by_line(ingest_paths(spark, tmp_path / "newest.txt")).values() if r["level"] == "ERROR")
+    failed = next(r for r in read["newest"].values() if r["level"] == "ERROR")
     assert failed["message"].split("\n")[1].startswith("org.apache.kafka.clients.consumer.CommitFailedException")
 
 
