@@ -86,19 +86,17 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     )
 
 
-_GRAFANA = re.compile(r"^(?:(\d{10,16})\t)?(\S+(?: \S+)?)\t")
-
-
 def runs_newest_first(lines: list[str]) -> bool:
     """Whether sampled ``lines`` are Grafana's download of Loki's lines newest first, its
     default order (``wrappers``' ``grafana``): from the first wrapped line on every line is
     wrapped, each physical line an entry of its own (so a record's lines are in reverse too,
     its continuation lines above its head), and the first line's time is after the last's. The
     times of one download share a form: the epoch milliseconds where given, else the text."""
-    wrapped = [i for i, line in enumerate(lines) if _WRAPPER_REGEXES["grafana"].match(line)]
-    if len(wrapped) < 2 or len(wrapped) != len(lines) - wrapped[0]:
+    grafana = _WRAPPER_REGEXES["grafana"]  # group 1: the epoch milliseconds, 2: the time's text
+    wrapped = [(i, m) for i, m in enumerate(map(grafana.match, lines)) if m]
+    if len(wrapped) < 2 or len(wrapped) != len(lines) - wrapped[0][0]:
         return False
-    first, last = (_GRAFANA.match(lines[i]) for i in (wrapped[0], wrapped[-1]))
+    first, last = wrapped[0][1], wrapped[-1][1]
     if first[1] and last[1]:
         return int(first[1]) > int(last[1])
     return first[2] > last[2]

@@ -47,7 +47,7 @@ SHAPES = {
     "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
-    "grafana": (rf"(?s)^(?:\d{{10,16}}\t)?({_GRAFANA_TIME})\t(.*)$", "$1", "", "$2"),
+    "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
     "compose": (r"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
