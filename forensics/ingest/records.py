@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
-from ..layouts._common import any_to_utc, is_time_of_day
+from ..layouts._common import EXCEPTION_LINE, any_to_utc, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -48,8 +48,6 @@ _KAFKA_MESSAGE = (
 )
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
-EXCEPTION_LINE = r"([a-z][\w$]*\.)+[A-Z][\w$]*(Exception|Error)(: |$)"
-"""The first line of a stack trace: a qualified exception class name, then its message."""
 BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE})"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
 prefix, or an exception class name (``CommitFailedException``, ``TaskMigratedException``)."""

@@ -12,6 +12,9 @@ the writer when one file holds several (syslog, ``docker compose logs``).
   a line tagged ``P``, not ``F``, is a piece of a longer line (containerd cuts lines at 16 KiB,
   CRI-O's conmon where a read of the container's output ends);
 - ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
+- ``aws_tail``: ``aws logs tail`` (AWS CLI v2), by default ``2024-03-11T14:02:17.418000+00:00 <log stream> <line>``
+  (Python's ``isoformat`` of a UTC time: microseconds or none, ``+00:00``; the stream is the
+  host), with ``--format short`` ``2024-03-11T14:02:17 <line>`` (UTC, no stream);
 - ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
 - ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
   lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
@@ -19,6 +22,14 @@ the writer when one file holds several (syslog, ``docker compose logs``).
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
 - ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host);
+- ``kubectl_prefix``: ``kubectl logs --prefix`` of several pods (``-l app=orders``),
+  ``[pod/<pod>/<container>] <line>``, with ``--timestamps`` ``[pod/<pod>/<container>] <RFC 3339> <line>``
+  (the pod is the host);
+- ``stern``: stern's default output, ``<pod> <container> <line>``, ``<namespace> <pod> <container> <line>``
+  for several namespaces; with ``--timestamps`` the line follows ``2024-03-11T14:02:17.418123456Z``
+  (or ``03-11 14:02:17``, ``--timestamps=short``: no year, the time is not used). Names are
+  Kubernetes' lower-case DNS labels, each taken to open with a letter, so that an inner line's
+  own date is never read as a container (the pod is the host);
 - ``json_message``: a shipper's JSON (Vector, Fluent Bit, Filebeat to a file) whose ``message``
   holds the application's line as it was written, ``{"host":..,"message":"<line>","timestamp":..}``;
   peeled only where that line is a record head or a continuation (else it is a JSON log record);
@@ -34,23 +45,36 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ..layouts._common import ANY_TIME_OF_DAY, KIBANA_TIME, SEP
+from ..layouts._common import ANY_TIME_OF_DAY, EXCEPTION_LINE, KIBANA_TIME, SEP
 
 ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
-_PROGRAM = r"[\w.@/-]+(?:\[\d+\])?: "
+_PROGRAM = rf"(?!{EXCEPTION_LINE})[\w.@/-]+(?:\[\d+\])?: "
+"""syslog's and journald's program and pid (``java[4242]: ``); not an exception class, which a
+stack trace's first line opens with behind a wrapper that names a host or stream first."""
 _CRI_TAG = r"(?:stdout|stderr) [FP](?: |$)"
 CRI_ONLY = rf"^({_ISO_ZONED}) {_CRI_TAG}"
 """A line in the CRI shape, read by its first words: the time, the stream and the tag."""
 _GRAFANA_TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
+_AWS_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?\+00:00"
+"""``aws logs tail``'s time: Python's ``isoformat`` of a UTC ``datetime`` (kubectl writes ``Z``)."""
+_AWS_DETAILED = rf"{_AWS_TIME} \S+ "
+"""A line in ``aws logs tail``'s default shape, read by its first words: the time and the stream."""
+_LABEL = r"[a-z][a-z0-9-]*"
+"""A namespace's or container's name as stern prints it (a DNS label, here opening with a letter)."""
 SHAPES = {
     "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
+    "aws_tail": (rf"(?s)^(?:({_AWS_TIME}) (\S+)|(\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d)) (.*)$", "$1$3", "$2", "$4"),
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
     "compose": (r"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
+    "kubectl_prefix": (rf"(?s)^\[pod/([^/\]\s]+)/[^\]\s]+\] (?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
+    "stern": (
+        rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3",
+    ),
 }
 """Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three.
 The inner line is any text (``(?s)``): Java's ``.`` stops at U+0085, U+2028 and U+2029, which
@@ -80,17 +104,21 @@ def wrapper_of(value: Column) -> Column:
     upper = first.between("A", "Z")
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
-        gate = {"syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t")}.get(name, iso_t)
+        gate = {
+            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"),
+            "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
+        }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
-KUBECTL_ONLY = rf"^{_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
+KUBECTL_ONLY = rf"^(?!{_AWS_DETAILED}){_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
 """A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
-the CRI or journald shapes, which ``wrapper_of`` tries first, nor colour codes in the two words
-journald's shape reads (``wrapper_of`` reads the line without them). Anchored, it reads the
-line's first words only, where ``SHAPES``' regexes read to the end of the line."""
+the CRI, journald or ``aws logs tail`` shapes, which ``wrapper_of`` tries first, nor colour
+codes in the two words journald's shape reads (``wrapper_of`` reads the line without them).
+Anchored, it reads the line's first words only, where ``SHAPES``' regexes read to the end of
+the line."""
 PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
 _WORDS_BEFORE = {"cri": 3, "kubectl": 1}

@@ -18,6 +18,8 @@ LEVELS = "TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|SEVERE|CRITICAL"
 ISO_DATETIME = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
 TIME_OF_DAY = r"\d\d:\d\d:\d\d[,.]\d{3}"
 LOGGER = r"[A-Za-z_$][\w.$]*"
+EXCEPTION_LINE = r"(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?:: |$)"
+"""The first line of a stack trace: a qualified exception class name, then its message."""
 
 KAFKA_OPENINGS = (
     r"\[(?:Consumer|ShareConsumer|Producer|AdminClient) |(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
