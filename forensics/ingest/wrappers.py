@@ -12,9 +12,9 @@ the writer when one file holds several (syslog, ``docker compose logs``).
   a line tagged ``P``, not ``F``, is a piece of a longer line (containerd cuts lines at 16 KiB,
   CRI-O's conmon where a read of the container's output ends);
 - ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
-- ``aws_tail``: ``aws logs tail`` (AWS CLI v2), by default ``2024-03-11T14:02:17.418000+00:00 <log stream> <line>``
+- ``aws_tail``: ``aws logs tail`` (AWS CLI v2), ``2024-03-11T14:02:17.418000+00:00 <log stream> <line>``
   (Python's ``isoformat`` of a UTC time: microseconds or none, ``+00:00``; the stream is the
-  host), with ``--format short`` ``2024-03-11T14:02:17 <line>`` (UTC, no stream);
+  host); ``aws_tail_short``, its ``--format short``, ``2024-03-11T14:02:17 <line>`` (UTC, no stream);
 - ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
 - ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
   lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
@@ -65,7 +65,8 @@ _LABEL = r"[a-z][a-z0-9-]*"
 SHAPES = {
     "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
-    "aws_tail": (rf"(?s)^(?:({_AWS_TIME}) (\S+)|(\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d)) (.*)$", "$1$3", "$2", "$4"),
+    "aws_tail": (rf"(?s)^({_AWS_TIME}) (\S+) (.*)$", "$1", "$2", "$3"),
+    "aws_tail_short": (r"(?s)^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (.*)$", "$1Z", "", "$2"),  # UTC, not the log's zone
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),

@@ -1,0 +1,106 @@
+"""What analysts save from a terminal when one consumer group runs in many pods or tasks:
+``kubectl logs --prefix``, stern, and ``aws logs tail``. Each line names its pod or log stream,
+which becomes the host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``,
+``aws_tail``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from forensics import layouts
+from forensics.ingest.read import read_splits
+from forensics.ingest.records import recognise
+from forensics.ingest.sampling import ALL
+
+from ..helpers import ingest_paths, records_by_line
+
+POD = "orders-consumer-7d9f8b6c5-x2k4p"
+STREAM = "ecs/orders-consumer/5f1a9c0e2b7d4e31a8c6b2d09e7f4a15"
+LOG4J = "[2024-03-11 14:02:17,418] INFO [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+LOGBACK = "2024-03-11 14:02:17.418 INFO  [main] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2"
+BARE = "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-3"
+"""A Kafka line in no layout (a ``message_only`` record, dated by its wrapper where it has a time)."""
+EXCEPTION = "org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed"
+FRAME = "\tat org.apache.kafka.clients.consumer.KafkaConsumer.commitSync(KafkaConsumer.java:1257)"
+
+CASES = [
+    # line, wrapper, host, time, inner line
+    (f"{POD} app {LOG4J}", "stern", POD, None, LOG4J),
+    (f"shop {POD} app 2024-03-11T14:02:17.418123456Z {LOG4J}", "stern", POD, "2024-03-11T14:02:17.418123456Z", LOG4J),
+    (f"{POD} app {LOGBACK}", "stern", POD, None, LOGBACK),  # the inner line's date is no container
+    (f"shop {POD} app {LOGBACK}", "stern", POD, None, LOGBACK),
+    (f"{POD} app 03-11 14:02:17 {LOG4J}", "stern", POD, None, LOG4J),  # --timestamps=short: no year, not used
+    (f"\x1b[36m{POD}\x1b[0m \x1b[33mapp\x1b[0m {LOG4J}", "stern", POD, None, LOG4J),  # --color always
+    (f"{POD} app {FRAME}", "stern", POD, None, FRAME),
+    (f"shop {POD} app {FRAME}", "stern", POD, None, FRAME),
+    (f"{POD} app {EXCEPTION}", "stern", POD, None, EXCEPTION),
+    (f"[pod/{POD}/app] {LOG4J}", "kubectl_prefix", POD, None, LOG4J),
+    (f"[pod/{POD}/app] 2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl_prefix", POD, "2024-03-11T14:02:17.418123456Z", LOG4J),
+    (f"[pod/{POD}/app] 2024-03-11T14:02:17.418123456Z {FRAME}", "kubectl_prefix", POD, "2024-03-11T14:02:17.418123456Z", FRAME),
+    (f"2024-03-11T14:02:17.418000+00:00 {STREAM} {LOG4J}", "aws_tail", STREAM, "2024-03-11T14:02:17.418000+00:00", LOG4J),
+    (f"2024-03-11T14:02:17+00:00 {STREAM} {LOG4J}", "aws_tail", STREAM, "2024-03-11T14:02:17+00:00", LOG4J),
+    (f"2024-03-11T14:02:17.418000+00:00 {STREAM} {EXCEPTION}", "aws_tail", STREAM, "2024-03-11T14:02:17.418000+00:00", EXCEPTION),
+    (f"2024-03-11T14:02:17.418000+00:00 {STREAM} {FRAME}", "aws_tail", STREAM, "2024-03-11T14:02:17.418000+00:00", FRAME),
+    (f"2024-03-11T14:02:17 {LOG4J}", "aws_tail_short", None, "2024-03-11T14:02:17Z", LOG4J),
+    # the shapes these must not take
+    (f"2024-03-11T14:02:17+00:00 host-a java[4242]: {LOG4J}", "journald", "host-a", "2024-03-11T14:02:17+00:00", LOG4J),
+    (f"2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl", None, "2024-03-11T14:02:17.418123456Z", LOG4J),
+    (f"2024-03-11T14:02:17.418000Z {EXCEPTION}", "kubectl", None, "2024-03-11T14:02:17.418000Z", EXCEPTION),
+    (f"host-a    | {LOG4J}", "compose", "host-a", None, LOG4J),
+    ("consumer group rebalanced without trouble", None, None, None, "consumer group rebalanced without trouble"),
+    (LOG4J, None, None, None, LOG4J),
+]
+
+
+@pytest.fixture(scope="module")
+def recognised(spark, tmp_path_factory):
+    path = tmp_path_factory.mktemp("pods") / "terminal.txt"
+    path.write_text("\n".join(line for line, *_ in CASES) + "\n", encoding="utf-8")
+    rows = recognise(read_splits(spark, [str(path)]), layouts.LAYOUTS, ALL).collect()
+    return {row["line"]: row for row in rows}
+
+
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[f"{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_the_pod_or_stream_is_the_host_and_the_inner_line_is_read(recognised, case):
+    line, wrapper, host, time, inner = CASES[case]
+    row = recognised[case + 1]
+    assert (row["wrapper"], row["w_host"], row["w_ts"], row["value"]) == (wrapper, host, time, inner), line
+    if inner in (LOG4J, LOGBACK):
+        assert row["layout"] not in (None, "message_only"), line  # the inner line is a record head in its own layout
+
+
+def test_pods_in_one_file_are_hosts_and_their_stack_traces_stay_whole(spark, tmp_path):
+    """Two pods' lines in one ``kubectl logs --prefix --timestamps`` file: each record is its
+    pod's, dated by its own layout, and the exception and its frame continue the ERROR record."""
+    other = "orders-consumer-7d9f8b6c5-q8m2v"
+    error = "[2024-03-11 14:05:31,266] ERROR [Consumer clientId=c-1, groupId=g] Offset commit with offsets {orders-2=OffsetAndMetadata{offset=40612, leaderEpoch=7, metadata=''}} failed (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+    lines = [
+        f"[pod/{POD}/app] 2024-03-11T14:02:17.418123456Z {LOG4J}",
+        f"[pod/{other}/app] 2024-03-11T14:05:31.266306399Z {error}",
+        f"[pod/{other}/app] 2024-03-11T14:05:31.266311108Z {EXCEPTION}",
+        f"[pod/{other}/app] 2024-03-11T14:05:31.26631892Z {FRAME}",
+        f"[pod/{other}/app] 2024-03-11T14:05:31.270000000Z {BARE}",
+    ]
+    (tmp_path / "kubectl-logs.txt").write_text("\n".join(lines) + "\n")
+    result = ingest_paths(spark, tmp_path / "kubectl-logs.txt")
+    records = records_by_line(result)
+    assert sorted(records) == [1, 2, 5]
+    assert [records[n]["host"] for n in (1, 2, 5)] == [POD, other, other]
+    assert records[2]["message"].endswith(f"failed\n{EXCEPTION}")  # its frames are counted, not kept
+    assert records[2]["ts"].isoformat() == "2024-03-11T14:05:31.266000"
+    assert records[5]["layout"] == "message_only" and records[5]["ts"].isoformat() == "2024-03-11T14:05:31.270000"
+    assert result.accounting["continuations"] == 2 and result.accounting["unparsed"] == 0
+
+
+def test_aws_logs_tail_short_format_dates_a_line_in_no_layout_in_utc(spark, tmp_path):
+    """``aws logs tail --format short`` gives a UTC time to the second and no stream: a Kafka line
+    in no layout is a record dated by it; a line in a layout keeps its own time and milliseconds."""
+    lines = [
+        f"2024-03-11T14:02:17 {BARE}",
+        f"2024-03-11T14:02:17 {LOG4J}",
+    ]
+    (tmp_path / "tail.txt").write_text("\n".join(lines) + "\n")
+    records = records_by_line(ingest_paths(spark, tmp_path / "tail.txt", tz="Europe/Paris"))
+    assert records[1]["layout"] == "message_only" and records[1]["ts"].isoformat() == "2024-03-11T14:02:17"
+    assert records[2]["layout"] == "log4j" and records[2]["ts"].isoformat() == "2024-03-11T13:02:17.418000"  # the log's own clock, in Paris
+    assert records[1]["host"] == records[2]["host"] == "tail"
