@@ -55,13 +55,21 @@ STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
-LOGGER_IN_TEXT = r"(?s)^(.*?) \(((?![\w$]+\.java:)[\w.$]+)(?::\d+)?\)(\n|$)"
+LOGGER_IN_TEXT = r"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)[\w.$]+)(?::\d+)?\)(\n|$)"
 """Kafka's log4j layout puts the logger at the end of the message, so in a record of several
 lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first
-line that ends in `` (logger)``: group 2, removed by ``$1$3``."""
-CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE})"
-"""Stack-trace lines that continue a record even where a wrapper dates every line (``kubectl
-logs --timestamps`` dates an exception's first line as it dates the record it belongs to)."""
+line that ends in `` (logger)``, or that is ``(logger)`` where a wrapper trimmed the space after
+a message's final line break (logcli): group 2, removed by ``$1$3``."""
+TRIMMED_FRAME = r"at [\w$./<>-]+\("
+"""A stack frame whose indentation a wrapper trimmed (logcli): ``at org.apache.kafka.X.y(X.java:1)``."""
+TRIMMED_CONTINUATION = rf"{TRIMMED_FRAME}|[a-z][\w-]*(?:\.[\w-]+)+ = |\((?:[a-z][\w$]*\.)+[A-Z][\w$]*\)$"
+"""Continuation lines whose indentation a wrapper trimmed (logcli): a stack frame, a config
+block's ``key.name = value`` setting, and the ``(logger)`` that Kafka's layout puts on the line
+after a message ending in a line break (a config block's last line)."""
+CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION})"
+"""Lines that continue a record even where a wrapper dates every line (``kubectl logs
+--timestamps`` dates an exception's first line as it dates the record it belongs to): stack-trace
+text, and continuation lines a wrapper trimmed (``TRIMMED_CONTINUATION``)."""
 CONTINUATION_PREFIX = 256
 """``CONTINUATION_TEXT`` is looked for in an export's message by its first characters (a regex
 on a prefix: the whole of a message that holds a stack trace is not scanned)."""
@@ -166,7 +174,8 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     first = F.substring(value, 1, 1)
     partial = may_continue_partial() if tried.wrappers else F.lit(False)
     candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial)
-    frame = first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)
+    trimmed_frame = F.col("wrapper").isNotNull() & value.startswith("at ") & value.rlike(f"^{TRIMMED_FRAME}")
+    frame = (first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)) | trimmed_frame
     key = (
         F.when(candidate, F.col("line"))
         .when(head, F.lit(FOLD_IRRELEVANT))

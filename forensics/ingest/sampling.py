@@ -15,6 +15,7 @@ import gzip
 import os
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Iterable
 
 from .. import layouts
@@ -87,19 +88,37 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
 
 
 def runs_newest_first(lines: list[str]) -> bool:
-    """Whether sampled ``lines`` are Grafana's download of Loki's lines newest first, its
-    default order (``wrappers``' ``grafana``): from the first wrapped line on every line is
-    wrapped, each physical line an entry of its own (so a record's lines are in reverse too,
-    its continuation lines above its head), and the first line's time is after the last's. The
-    times of one download share a form: the epoch milliseconds where given, else the text."""
-    grafana = _WRAPPER_REGEXES["grafana"]  # group 1: the epoch milliseconds, 2: the time's text
-    wrapped = [(i, m) for i, m in enumerate(map(grafana.match, lines)) if m]
-    if len(wrapped) < 2 or len(wrapped) != len(lines) - wrapped[0][0]:
-        return False
-    first, last = wrapped[0][1], wrapped[-1][1]
-    if first[1] and last[1]:
-        return int(first[1]) > int(last[1])
-    return first[2] > last[2]
+    """Whether sampled ``lines`` list a log platform's entries newest first, as Grafana's
+    download of Loki's lines and ``logcli query`` do by default (``wrappers``' ``grafana``,
+    ``logcli``): from the first wrapped line on every line is wrapped, each physical line an entry
+    of its own (so a record's lines are in reverse too, its continuation lines above its head),
+    and the first line's time is after the last's."""
+    for name, instant in ENTRY_TIMES.items():
+        wrapped = [(i, m) for i, m in enumerate(map(_WRAPPER_REGEXES[name].match, lines)) if m]
+        if len(wrapped) >= 2 and len(wrapped) == len(lines) - wrapped[0][0]:
+            first, last = instant(wrapped[0][1]), instant(wrapped[-1][1])
+            return first[0] > last[0] if first[0] is not None and last[0] is not None else first[1] > last[1]
+    return False
+
+
+def _grafana_instant(match: re.Match) -> tuple[int | None, str]:
+    """The epoch milliseconds where given (group 1), and the time's text (group 2), which the
+    lines of one download write in one form."""
+    return (int(match[1]) if match[1] else None, match[2])
+
+
+def _iso_instant(match: re.Match) -> tuple[float | None, str]:
+    """An RFC 3339 time with its zone (group 1) as a POSIX time: logcli's zone may change at DST."""
+    text = match[1].replace("Z", "+00:00").replace(",", ".")
+    try:
+        return (datetime.fromisoformat(text).timestamp(), text)
+    except ValueError:
+        return (None, text)
+
+
+ENTRY_TIMES = {"grafana": _grafana_instant, "logcli": _iso_instant}
+"""Wrappers whose files list entries, each physical line one, maybe newest first -> the time of
+a line's match, (a number, else None; its text), compared by number where both have one."""
 
 
 def is_wrapped(line: str) -> bool:

@@ -12,6 +12,8 @@ the writer when one file holds several (syslog, ``docker compose logs``).
   a line tagged ``P``, not ``F``, is a piece of a longer line (containerd cuts lines at 16 KiB,
   CRI-O's conmon where a read of the container's output ends);
 - ``journald``: ``journalctl -o short-iso`` and rsyslog's ISO form, ``2024-03-11T14:02:17+0000 host java[4242]: <line>``;
+- ``heroku``: ``heroku logs`` (and Heroku's log drains), ``2024-03-11T14:02:17.418123+00:00 app[worker.1]: <line>``
+  (RFC 5424 time to the microsecond, the source ``app`` or ``heroku``; the dyno is the host);
 - ``aws_tail``: ``aws logs tail`` (AWS CLI v2), ``2024-03-11T14:02:17.418000+00:00 <log stream> <line>``
   (Python's ``isoformat`` of a UTC time: microseconds or none, ``+00:00``; the stream is the
   host); ``aws_tail_short``, its ``--format short``, ``2024-03-11T14:02:17 <line>`` (UTC, no stream);
@@ -19,6 +21,11 @@ the writer when one file holds several (syslog, ``docker compose logs``).
 - ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
   lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
   browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
+- ``logcli``: Loki's ``logcli query`` (default output), ``2024-03-11T14:02:17Z {pod="orders-0", stream="stdout"} <line>``:
+  the time to the second in the zone of ``--timezone``, the labels that not every line shares
+  (``{}`` where all do), padded to one width, and the line with its leading and trailing white
+  space trimmed (a stack frame's tab too); newest first unless ``--forward``. The ``pod`` label
+  (else ``pod_name``, ``host``, ``hostname``, ``instance``) is the host;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
 - ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host);
@@ -60,13 +67,19 @@ _AWS_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?\+00:00"
 """``aws logs tail``'s time: Python's ``isoformat`` of a UTC ``datetime`` (kubectl writes ``Z``)."""
 _AWS_DETAILED = rf"{_AWS_TIME} \S+ "
 """A line in ``aws logs tail``'s default shape, read by its first words: the time and the stream."""
+_DYNO = r"(?:app|heroku)\[([\w.-]+)\]: "
+"""Heroku's source and dyno (``app[worker.1]: ``): the dyno, ``worker.3`` or ``web-123-456``, is group 1."""
+_LOKI_LABELS = r'\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, |(?=\})))*\}'
+"""Loki's labels as Go prints them, ``{app="orders", pod="orders-0"}`` (``{}``: none)."""
 _LABEL = r"[a-z][a-z0-9-]*"
 """A namespace's or container's name as stern prints it (a DNS label, here opening with a letter)."""
 SHAPES = {
     "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
     "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
+    "heroku": (rf"(?s)^({_ISO_ZONED}) {_DYNO}(.*)$", "$1", "$2", "$3"),
     "aws_tail": (rf"(?s)^({_AWS_TIME}) (\S+) (.*)$", "$1", "$2", "$3"),
     "aws_tail_short": (r"(?s)^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (.*)$", "$1Z", "", "$2"),  # UTC, not the log's zone
+    "logcli": (rf"(?s)^({_ISO_ZONED}) ({_LOKI_LABELS}) +(.*)$", "$1", "$2", "$3"),  # $2: the labels (``HOST_LABELS``)
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
@@ -106,7 +119,7 @@ def wrapper_of(value: Column) -> Column:
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
         gate = {
-            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"),
+            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"), "logcli": iso_t & value.contains(" {"),
             "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
         }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
@@ -114,9 +127,9 @@ def wrapper_of(value: Column) -> Column:
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
-KUBECTL_ONLY = rf"^(?!{_AWS_DETAILED}){_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|\S*\x1b|\S+ \S*\x1b)"
+KUBECTL_ONLY = rf"^(?!{_AWS_DETAILED}){_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|{_DYNO}|{_LOKI_LABELS} |\S*\x1b|\S+ \S*\x1b)"
 """A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
-the CRI, journald or ``aws logs tail`` shapes, which ``wrapper_of`` tries first, nor colour
+the CRI, journald, Heroku, ``aws logs tail`` or logcli shapes, which ``wrapper_of`` tries first, nor colour
 codes in the two words journald's shape reads (``wrapper_of`` reads the line without them).
 Anchored, it reads the line's first words only, where ``SHAPES``' regexes read to the end of
 the line."""
@@ -124,6 +137,15 @@ PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
 _WORDS_BEFORE = {"cri": 3, "kubectl": 1}
 """Words of a ``PREFIXED`` wrapper's prefix, before its inner line (``peel`` splits them off)."""
+
+
+HOST_LABELS = {"logcli": ("pod", "pod_name", "host", "hostname", "instance")}
+"""Wrapper -> the labels that name the host, the first present taken (Loki's labels as logcli
+prints them, ``{app="orders", pod="orders-0"}``, sorted by name, values quoted)."""
+
+
+def _labelled_host(labels: Column, names: tuple[str, ...]) -> Column:
+    return F.coalesce(*[F.nullif(F.regexp_extract(labels, rf'[{{ ]{name}="([^"]*)"', 1), F.lit("")) for name in names], F.lit(""))
 
 
 ESCAPED = {"syslog": {"#011": "\t", "#012": "\n"}}
@@ -170,6 +192,8 @@ def peel(value: Column, wrapper: Column) -> Column:
             parts = F.concat(F.split(F.regexp_replace(value, regex, SEP.join((ts, host, inner))), SEP, 3), F.array(whole))
         if name in ESCAPED:
             parts = F.array(parts[0], parts[1], _unescaped(parts[2], ESCAPED[name]), parts[3])
+        if name in HOST_LABELS:
+            parts = F.array(parts[0], _labelled_host(parts[1], HOST_LABELS[name]), parts[2], parts[3])
         fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
     fields = fields.when(wrapper == "json_message", F.array(

@@ -1,7 +1,9 @@
-"""Grafana's "Download logs" as text: Loki's lines behind their time, under a few header lines,
-newest first by default (``wrappers``' ``grafana``, ``sampling.runs_newest_first``). Each
-physical line is an entry of its own, so newest first a record's continuation lines (a config
-block, a stack trace) come above its head; they are joined to it in the order written."""
+"""Loki's lines as analysts take them out: Grafana's "Download logs" as text (behind their time,
+under a few header lines) and ``logcli query``'s output (behind their time and labels, trimmed),
+both newest first by default (``wrappers``' ``grafana`` and ``logcli``,
+``sampling.runs_newest_first``). Each physical line is an entry of its own, so newest first a
+record's continuation lines (a config block, a stack trace) come above its head; they are
+joined to it in the order written."""
 
 from __future__ import annotations
 
@@ -77,3 +79,43 @@ def test_only_a_download_of_single_lines_newest_first_is_turned_round():
     assert not runs_newest_first([f"{at.isoformat()} {line}" for at, line in entries[::-1]])  # kubectl's shape
     tie = ["1710165931267\t2024-03-11 14:05:31.267\tb", "1710165931266\t2024-03-11 14:05:31.267\ta"]
     assert runs_newest_first(tie) and not runs_newest_first(tie[::-1])
+
+
+def logcli(entries, labels: str, zone: timezone) -> list[str]:
+    """``logcli query``'s default output: RFC 3339 to the second in ``--timezone``'s zone, the
+    labels not every line shares, the line trimmed."""
+    return [f"{at.astimezone(zone).isoformat(timespec='seconds').replace('+00:00', 'Z')} {labels} {line.strip()}" for at, line in entries]
+
+
+def test_logcli_output_reads_as_the_log_it_came_from(spark, tmp_path):
+    """Newest first (logcli's default) and ``--forward``, in UTC and in a local zone, with the pod
+    among the labels or none (one stream: its labels all common): each record reads as in the
+    plain log but for the white space logcli trimmed, its frames counted as the plain log's are,
+    on the pod's host or else the file's."""
+    def as_read(record):
+        message = "\n".join(line.strip() for line in record["message"].rstrip().split("\n"))
+        return [record["ts"], record["level"], record["logger"], message]
+
+    plain_lines = PLAIN.read_text().splitlines()
+    expected = ingest_paths(spark, PLAIN)
+    entries = timed(plain_lines)
+    paris = timezone(timedelta(hours=1))
+    for name, written, host in (
+        ("newest", logcli(entries[::-1], '{pod="orders-1", stream="stdout"}', timezone.utc), "orders-1"),
+        ("forward", logcli(entries, "{}", paris), "forward"),
+    ):
+        path = tmp_path / f"{name}.txt"
+        path.write_text("\n".join(written) + "\n")
+        result = ingest_paths(spark, path)
+        records = records_by_line(result)
+        assert sorted(map(as_read, records.values())) == sorted(map(as_read, records_by_line(expected).values())), name
+        assert {r["host"] for r in records.values()} == {host}
+        assert buckets(result.inputs[0]) == buckets(expected.inputs[0]), name
+        assert result.inputs[0]["wrappers"] == {"logcli": len(plain_lines)}
+
+
+def test_logcli_output_newest_first_is_told_by_the_instants_not_the_text():
+    """logcli writes each time in its zone's offset of the day: across the autumn change of the
+    clocks, the newer time may read earlier."""
+    newer, older = "2024-10-27T02:30:00+01:00 {} b", "2024-10-27T02:45:00+02:00 {} a"  # 01:30 and 00:45 UTC
+    assert runs_newest_first([newer, older]) and not runs_newest_first([older, newer])

@@ -1,7 +1,7 @@
-"""What analysts save from a terminal when one consumer group runs in many pods or tasks:
-``kubectl logs --prefix``, stern, and ``aws logs tail``. Each line names its pod or log stream,
-which becomes the host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``,
-``aws_tail``)."""
+"""What analysts save from a terminal when one consumer group runs in many pods, tasks or dynos:
+``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku logs`` and ``logcli query``. Each
+line names its pod, log stream or dyno, which becomes the host; some date the line too
+(``wrappers``' ``kubectl_prefix``, ``stern``, ``aws_tail``, ``heroku``, ``logcli``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ BARE = "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions
 """A Kafka line in no layout (a ``message_only`` record, dated by its wrapper where it has a time)."""
 EXCEPTION = "org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed"
 FRAME = "\tat org.apache.kafka.clients.consumer.KafkaConsumer.commitSync(KafkaConsumer.java:1257)"
+TRIMMED_FRAME = FRAME.strip()
+"""A frame as logcli prints it (each line trimmed)."""
 
 CASES = [
     # line, wrapper, host, time, inner line
@@ -41,8 +43,16 @@ CASES = [
     (f"2024-03-11T14:02:17+00:00 {STREAM} {LOG4J}", "aws_tail", STREAM, "2024-03-11T14:02:17+00:00", LOG4J),
     (f"2024-03-11T14:02:17.418000+00:00 {STREAM} {EXCEPTION}", "aws_tail", STREAM, "2024-03-11T14:02:17.418000+00:00", EXCEPTION),
     (f"2024-03-11T14:02:17.418000+00:00 {STREAM} {FRAME}", "aws_tail", STREAM, "2024-03-11T14:02:17.418000+00:00", FRAME),
+    (f"2024-03-11T14:02:17.418123+00:00 app[worker.1]: {LOG4J}", "heroku", "worker.1", "2024-03-11T14:02:17.418123+00:00", LOG4J),
+    (f"2024-03-11T14:02:17.418123+00:00 app[web-123-456]: {FRAME}", "heroku", "web-123-456", "2024-03-11T14:02:17.418123+00:00", FRAME),
     (f"2024-03-11T14:02:17 {LOG4J}", "aws_tail_short", None, "2024-03-11T14:02:17Z", LOG4J),
+    (f'2024-03-11T14:02:17Z {{pod="{POD}", stream="stdout"}} {LOG4J}', "logcli", POD, "2024-03-11T14:02:17Z", LOG4J),
+    (f'2024-03-11T15:02:17+01:00 {{app="orders", pod_name="{POD}"}}    {TRIMMED_FRAME}', "logcli", POD, "2024-03-11T15:02:17+01:00", TRIMMED_FRAME),
+    (f'2024-03-11T14:02:17Z {{instance="shop/{POD}:app", job="shop/orders"}} {LOG4J}', "logcli", f"shop/{POD}:app", "2024-03-11T14:02:17Z", LOG4J),
+    (f"2024-03-11T14:02:17Z {{}} allow.auto.create.topics = true", "logcli", None, "2024-03-11T14:02:17Z", "allow.auto.create.topics = true"),
     # the shapes these must not take
+    ('2024-03-11T14:02:17Z {"level":"INFO","message":"a JSON record behind kubectl"}', "kubectl", None, "2024-03-11T14:02:17Z",
+     '{"level":"INFO","message":"a JSON record behind kubectl"}'),
     (f"2024-03-11T14:02:17+00:00 host-a java[4242]: {LOG4J}", "journald", "host-a", "2024-03-11T14:02:17+00:00", LOG4J),
     (f"2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl", None, "2024-03-11T14:02:17.418123456Z", LOG4J),
     (f"2024-03-11T14:02:17.418000Z {EXCEPTION}", "kubectl", None, "2024-03-11T14:02:17.418000Z", EXCEPTION),

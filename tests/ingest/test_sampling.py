@@ -74,6 +74,7 @@ KUBECTL_ODD = [
     "2024-03-11T14:02:17.418Z", "2024-03-11T14:02:17+01:00 an offset zone", "2024-03-11T14:02:17.1234567890Z ten digits",
     "\x1b[0m2024-03-11T14:02:17.418Z colour first", "2024-03-11 14:02:17.418Z no T", "not wrapped at all",
     "[2024-03-11 14:02:17,418] INFO an unwrapped log4j line (x.Y)", "2024-03-11T14:02:17.418000+00:00 ecs/orders/5f1a9c0e aws logs tail's shape",
+    "2024-03-11T14:02:17.418Z app[worker.1]: Heroku's shape", '2024-03-11T14:02:17Z {pod="orders-0"} logcli\'s shape',
 ]
 """Lines of that log that are not, or not exactly, behind kubectl's prefix."""
 
@@ -106,7 +107,7 @@ def test_kubectl_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, 
     assert by_value["journald's shape"]["wrapper"] == "journald"
     odd_lines = {r["line"]: r for r in full if r["uri"].endswith("odd.log") and r["line"] > len(wrapped)}
     assert [odd_lines[len(wrapped) + 1 + i]["wrapper"] for i in range(len(KUBECTL_ODD))] == [
-        None, "kubectl", None, "kubectl", None, None, None, "aws_tail",  # the colour code is removed before a wrapper is looked for
+        None, "kubectl", None, "kubectl", None, None, None, "aws_tail", "heroku", "logcli",  # the colour code is removed before a wrapper is looked for
     ]
 
 

@@ -185,10 +185,12 @@ def test_shape_gives_the_plain_twins_client_settings(analysed, plain, shape):
 AS_WRITTEN = (
     "aws_logs_tail", "cri_containerd", "docker_compose", "docker_json_file", "grafana_download", "journald", "kafka_log4j_with_line",
     "kibana_paste", "kubectl_prefix", "kubectl_timestamps", "logger_line_suffix", "message_holds_line", "no_millis_level_first",
-    "pipe_custom", "quarkus", "stern", "syslog",
+    "pipe_custom", "quarkus", "stern", "syslog", "logcli",
 )
 """Shapes that keep every line of a record as the application wrote it (behind a wrapper, or in
-another layout's head): a record of several lines reads exactly as in the plain twin."""
+another layout's head): a record of several lines reads exactly as in the plain twin.
+``TRIMMED``: shapes whose wrapper trimmed each line's leading white space too."""
+TRIMMED = ("logcli",)
 
 
 @pytest.mark.parametrize("shape", AS_WRITTEN)
@@ -198,7 +200,7 @@ def test_a_record_of_several_lines_reads_as_written(analysed, plain, shape):
     escaped as ``#011``). Trailing white space aside: ``aws logs tail`` strips it from every line."""
     def texts(analysis):
         def as_read(message):
-            return "\n".join(line.rstrip() for line in message.rstrip().split("\n"))
+            return "\n".join(line.strip() if shape in TRIMMED else line.rstrip() for line in message.rstrip().split("\n"))
         return sorted((e[s.EVENT_TYPE], e[s.HOST], as_read(e[s.MESSAGE])) for e in analysis.events if "\n" in (e[s.MESSAGE] or ""))
 
     assert len(texts(plain)) == 3 and texts(analysed(shape)) == texts(plain), shape
