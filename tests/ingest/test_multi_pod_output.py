@@ -49,7 +49,7 @@ CASES = [
     (f'2024-03-11T14:02:17Z {{pod="{POD}", stream="stdout"}} {LOG4J}', "logcli", POD, "2024-03-11T14:02:17Z", LOG4J),
     (f'2024-03-11T15:02:17+01:00 {{app="orders", pod_name="{POD}"}}    {TRIMMED_FRAME}', "logcli", POD, "2024-03-11T15:02:17+01:00", TRIMMED_FRAME),
     (f'2024-03-11T14:02:17Z {{instance="shop/{POD}:app", job="shop/orders"}} {LOG4J}', "logcli", f"shop/{POD}:app", "2024-03-11T14:02:17Z", LOG4J),
-    (f"2024-03-11T14:02:17Z {{}} allow.auto.create.topics = true", "logcli", None, "2024-03-11T14:02:17Z", "allow.auto.create.topics = true"),
+    ("2024-03-11T14:02:17Z {} allow.auto.create.topics = true", "logcli", None, "2024-03-11T14:02:17Z", "allow.auto.create.topics = true"),
     # the shapes these must not take
     ('2024-03-11T14:02:17Z {"level":"INFO","message":"a JSON record behind kubectl"}', "kubectl", None, "2024-03-11T14:02:17Z",
      '{"level":"INFO","message":"a JSON record behind kubectl"}'),
