@@ -28,7 +28,8 @@ the writer when one file holds several (syslog, ``docker compose logs``).
   (else ``pod_name``, ``host``, ``hostname``, ``instance``) is the host;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
-- ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host);
+- ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host), with
+  ``--timestamps`` ``service-1  | 2024-03-11T14:02:17.418123456Z <line>``;
 - ``kubectl_prefix``: ``kubectl logs --prefix`` of several pods (``-l app=orders``),
   ``[pod/<pod>/<container>] <line>``, with ``--timestamps`` ``[pod/<pod>/<container>] <RFC 3339> <line>``
   (the pod is the host);
@@ -84,7 +85,7 @@ SHAPES = {
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
-    "compose": (r"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(.*)$", "", "$1", "$2"),
+    "compose": (rf"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "kubectl_prefix": (rf"(?s)^\[pod/([^/\]\s]+)/[^\]\s]+\] (?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "stern": (
         rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3",

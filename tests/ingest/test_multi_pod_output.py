@@ -57,6 +57,8 @@ CASES = [
     (f"2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl", None, "2024-03-11T14:02:17.418123456Z", LOG4J),
     (f"2024-03-11T14:02:17.418000Z {EXCEPTION}", "kubectl", None, "2024-03-11T14:02:17.418000Z", EXCEPTION),
     (f"host-a    | {LOG4J}", "compose", "host-a", None, LOG4J),
+    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {LOG4J}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", LOG4J),  # --timestamps
+    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {FRAME}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", FRAME),
     ("consumer group rebalanced without trouble", None, None, None, "consumer group rebalanced without trouble"),
     (LOG4J, None, None, None, LOG4J),
 ]

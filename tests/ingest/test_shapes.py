@@ -183,7 +183,7 @@ def test_shape_gives_the_plain_twins_client_settings(analysed, plain, shape):
 
 
 AS_WRITTEN = (
-    "aws_logs_tail", "cri_containerd", "docker_compose", "docker_json_file", "grafana_download", "journald", "kafka_log4j_with_line",
+    "aws_logs_tail", "cri_containerd", "docker_compose", "docker_compose_timestamps", "docker_json_file", "grafana_download", "journald", "kafka_log4j_with_line",
     "kibana_paste", "kubectl_prefix", "kubectl_timestamps", "logger_line_suffix", "message_holds_line", "no_millis_level_first",
     "pipe_custom", "quarkus", "stern", "syslog", "logcli",
 )
