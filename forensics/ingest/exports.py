@@ -59,21 +59,24 @@ MAX_ARRAY_CHARS = 256 * 1024 * 1024
 (10,000 entries and less), so a larger array is refused with a hint to convert it to NDJSON."""
 
 NAMES: dict[str, tuple[str, ...]] = {
-    "time": ("@timestamp", "_time", "timestamp", "time", "date", "datetime", "ts", "tsns"),
+    "time": ("@timestamp", "_time", "timestamp", "time", "date", "datetime", "ts", "tsns", "timegenerated"),
     "host": (
-        "kubernetes.pod.name", "k8s.pod.name", "resource.labels.pod_name", "pod", "pod_name",
+        "kubernetes.pod.name", "k8s.pod.name", "resource.labels.pod_name", "pod", "pod_name", "podname",
         "host.name", "host.hostname", "hostname", "host", "@logstream", "instance",
-        "labels.compute.googleapis.com/resource_name", "resource.labels.instance_id", "agent.hostname",
+        "labels.compute.googleapis.com/resource_name", "resource.labels.instance_id", "agent.hostname", "computer",
     ),
-    "source": ("log.file.path", "source", "@log", "logname", "file", "filename", "path", "service", "sourcetype"),
+    "source": ("log.file.path", "source", "@log", "logname", "file", "filename", "path", "service", "sourcetype", "containername"),
     "level": ("log.level", "level", "severity", "status", "loglevel", "log_level", "levelname", "detected_level"),
     "logger": ("log.logger", "logger_name", "loggername", "logger", "logger.name"),
     "thread": ("process.thread.name", "thread_name", "threadname", "thread", "thread.name", "logger.thread_name"),
-    "message": ("_raw", "@message", "line", "textpayload", "event.original", "message", "msg", "content", "log", "body"),
+    "message": ("_raw", "@message", "line", "textpayload", "event.original", "message", "msg", "content", "log", "body", "logmessage", "logentry"),
 }
 """Role -> usual column names (lowercase), best first. A pod name is preferred to a host name: on
-Kubernetes ``host.name`` is the node, shared by every client pod on it. The column holding the
-raw original line (``_raw``, ``@message``, ``Line``, ``textPayload``) is preferred as message."""
+Kubernetes ``host.name`` is the node, shared by every client pod on it (Azure's ``Computer``,
+the node, comes last). The column holding the raw original line (``_raw``, ``@message``,
+``Line``, ``textPayload``) is preferred as message. Azure Monitor's Container insights tables:
+``ContainerLogV2`` (``PodName``, ``ContainerName``, ``LogMessage``) and ``ContainerLog``
+(``LogEntry``)."""
 
 _FIELD_GLUE = "\u0001"
 _HEADER_CELL = re.compile(r"^['@A-Za-z_][\w@.:/()\[\]' -]{0,127}$")
@@ -239,8 +242,14 @@ def _header_like(header: list[str], rest: list[list[str]], text: str) -> bool:
 
 
 def _clean_name(cell: str) -> str:
-    """A header cell as matched: lowercase, without Kibana's formula-escaping quote."""
-    return _FORMULA_QUOTE.sub("", cell.strip()).lower()
+    """A header cell as matched: lowercase, without Kibana's formula-escaping quote or the zone
+    the Azure portal names after a time column (``TimeGenerated [UTC]``, ``[Local Time]``)."""
+    return _AZURE_ZONE.sub("", _FORMULA_QUOTE.sub("", cell.strip())).lower()
+
+
+_AZURE_ZONE = re.compile(r" \[(?:UTC|Local Time)\]$", re.IGNORECASE)
+UTC_SUFFIX = " [UTC]"
+"""The Azure portal's CSV export names a time column shown in UTC so; its times then carry no zone."""
 
 
 def _csv_platform(names: set[str]) -> str | None:
@@ -257,6 +266,8 @@ def _csv_platform(names: set[str]) -> str | None:
         return "kibana"
     if "service" in names and names & {"status", "content", "date"}:
         return "datadog"
+    if "timegenerated" in names and names & {"logmessage", "logentry", "_resourceid", "tenantid"}:
+        return "azure"
     return None
 
 
@@ -627,7 +638,8 @@ def _cell(shape: ExportShape, cells: list[str], role: str) -> Column:
     name = shape.columns.get(role)
     if name is None or name not in shape.header:
         return _null()
-    return F.col(cells[shape.header.index(name)])
+    cell = F.col(cells[shape.header.index(name)])
+    return F.concat(cell, F.lit(" UTC")) if role == "time" and name.upper().endswith(UTC_SUFFIX.upper()) else cell
 
 
 def json_path(path: str) -> str:

@@ -119,11 +119,24 @@ def any_to_utc(ts_text: Column, tz: Column) -> Column:
     iso = F.regexp_replace(F.regexp_replace(iso, r"(?<=^\d{4}-\d\d-)(?=\d )", "0"), r"^(\d{4})/(\d\d)/(\d\d)", "$1-$2-$3")
     seconds = text.try_cast("decimal(20,6)")  # epoch milliseconds have 13 digits, seconds 10
     epoch = F.timestamp_micros(F.round(seconds * F.when(seconds >= 1e12, 1_000).otherwise(1_000_000)).cast("long"))
+    utc = text.endswith(" UTC")
+    meridiem = F.substring(text, -3, 3).isin(" AM", " PM") | (utc & F.substring(text, -7, 3).isin(" AM", " PM"))
     return (
         F.when(text.rlike(r"^(\d{13}|\d{10}(\.\d+)?)$"), epoch)
         .when(is_time_of_day(text), F.lit(None).cast("timestamp"))
+        .when(meridiem, _us_portal_time(text, F.when(utc, F.lit("UTC")).otherwise(tz)))
         .otherwise(_parsed_in_zone(iso, text, tz))
     )
+
+
+US_PORTAL_TIME = "M/d/yyyy, h:mm:ss[.SSSSSS] a"
+"""The Azure portal's time in English (US), as its grid shows it and its CSV export writes it:
+``3/11/2024, 2:02:17.418 PM``. Only ``AM``/``PM`` in capitals: locales that write ``pm`` put the
+day first, and such a text stays unread (counted) rather than read with day and month swapped."""
+
+
+def _us_portal_time(text: Column, zone: Column) -> Column:
+    return F.to_utc_timestamp(F.try_to_timestamp(F.regexp_replace(text, " UTC$", ""), F.lit(US_PORTAL_TIME)), zone)
 
 
 def sniff_regex(pattern: str, sample_lines: Iterable[str], share: float = 0.3) -> bool:

@@ -177,7 +177,8 @@ IDS = [case.file for case in CASES]
 NOT_EXPORTS = sorted(p.name for p in (EXPORTS / "not_exports").iterdir())
 SHAPE_EXPORTS = [
     name
-    for name in ("kibana_csv/discover.csv", "splunk_csv/splunk_export.csv", "cloudwatch_csv/logs-insights-results.csv", "ndjson_es/hits.ndjson", "gcp_json/stdout_20240311_S0.json")
+    for name in ("kibana_csv/discover.csv", "splunk_csv/splunk_export.csv", "cloudwatch_csv/logs-insights-results.csv", "ndjson_es/hits.ndjson", "gcp_json/stdout_20240311_S0.json",
+                 "azure_container_logs/query_data.csv")
     if (SHAPES / name).is_file()
 ]
 """Exports written by hand for tests/ingest/test_shapes.py, read here as a second opinion."""
@@ -620,3 +621,31 @@ def test_an_entry_per_physical_line_continues_the_entry_before_it(spark, tmp_pat
     assert {k: got.accounting[k] for k in ("lines", "records", "continuations", "unparsed")} == {
         "lines": len(rows) + 1, "records": plain.accounting["records"], "continuations": continued, "unparsed": 0,
     }
+
+
+AZURE_HEADER = "{time},Computer,PodName,ContainerName,LogMessage\r\n"
+BARE_LINE = "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2"
+
+
+@pytest.mark.parametrize(
+    ("time_column", "written", "read_as"),
+    [
+        ('"TimeGenerated [UTC]"', "3/11/2024, 2:02:17.418 PM", "2024-03-11T14:02:17.418000"),
+        ('"TimeGenerated [UTC]"', "3/11/2024, 12:02:17 AM", "2024-03-11T00:02:17"),
+        ('"TimeGenerated [Local Time]"', "3/11/2024, 3:02:17.418 PM", "2024-03-11T14:02:17.418000"),  # the analyst's zone: Paris
+        ("TimeGenerated", "2024-03-11T14:02:17.418Z", "2024-03-11T14:02:17.418000"),  # a query's result through the API
+        ('"TimeGenerated [UTC]"', "11/3/2024, 2:02:17.418 pm", None),  # a locale that puts the day first: not guessed
+    ],
+)
+def test_azure_portal_times_are_read_in_the_zone_the_column_names(spark, tmp_path, time_column, written, read_as):
+    """The Azure portal exports a query's times as its grid shows them (English, US) and names
+    the zone in the column: a record dated only by the export is dated by that time. A time in a
+    form that may put the day first is not guessed: the record is counted as undated."""
+    from ..helpers import ingest_paths, records_by_line
+
+    path = tmp_path / "query_data.csv"
+    path.write_text(AZURE_HEADER.format(time=time_column) + f'"{written}",aks-nodepool1-vmss000002,orders-0,orders,"{BARE_LINE}"\r\n')
+    result = ingest_paths(spark, path, tz="Europe/Paris")
+    (record,) = records_by_line(result).values()
+    assert (record["host"], record["ts"] and record["ts"].isoformat(), record["message"]) == ("orders-0", read_as, BARE_LINE)
+    assert result.inputs[0]["undated_records"] == (read_as is None)  # shown, not dated with day and month swapped
