@@ -1,9 +1,10 @@
 """Container and shipper wrappers around an application's log line, peeled off and kept.
 
 A wrapped line is an application line (any layout) behind a prefix or inside an envelope that
-a container runtime, a shipper or a console added. The wrapper's time, host and stream are
-kept: the time dates a record whose own line has none or only a time of day, the host names
-the writer when one file holds several (syslog, ``docker compose logs``).
+a container runtime, a shipper, a console or a command that tails many writers added. The
+wrapper's time, host and stream are kept: the time dates a record whose own line has none or
+only a time of day, the host names the writer when one file holds several (syslog, ``docker
+compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku logs``, logcli).
 
 - ``docker_json``: Docker's json-file driver, ``{"log":"<line>\\n","stream":"stdout","time":"<RFC 3339>"}``;
   a ``log`` without its final newline is a piece of a longer line (Docker cuts lines at 16 KiB);
@@ -17,15 +18,15 @@ the writer when one file holds several (syslog, ``docker compose logs``).
 - ``aws_tail``: ``aws logs tail`` (AWS CLI v2), ``2024-03-11T14:02:17.418000+00:00 <log stream> <line>``
   (Python's ``isoformat`` of a UTC time: microseconds or none, ``+00:00``; the stream is the
   host); ``aws_tail_short``, its ``--format short``, ``2024-03-11T14:02:17 <line>`` (UTC, no stream);
-- ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
-- ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
-  lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
-  browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
 - ``logcli``: Loki's ``logcli query`` (default output), ``2024-03-11T14:02:17Z {pod="orders-0", stream="stdout"} <line>``:
   the time to the second in the zone of ``--timezone``, the labels that not every line shares
   (``{}`` where all do), padded to one width, and the line with its leading and trailing white
   space trimmed (a stack frame's tab too); newest first unless ``--forward``. The ``pod`` label
   (else ``pod_name``, ``host``, ``hostname``, ``instance``) is the host;
+- ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
+- ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
+  lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
+  browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
 - ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host), with
@@ -120,8 +121,8 @@ def wrapper_of(value: Column) -> Column:
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
         gate = {
-            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"), "logcli": iso_t & value.contains(" {"),
-            "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
+            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"),
+            "logcli": iso_t & value.contains(" {"), "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
         }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
@@ -130,10 +131,10 @@ def wrapper_of(value: Column) -> Column:
 
 KUBECTL_ONLY = rf"^(?!{_AWS_DETAILED}){_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|{_DYNO}|{_LOKI_LABELS} |\S*\x1b|\S+ \S*\x1b)"
 """A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
-the CRI, journald, Heroku, ``aws logs tail`` or logcli shapes, which ``wrapper_of`` tries first, nor colour
-codes in the two words journald's shape reads (``wrapper_of`` reads the line without them).
-Anchored, it reads the line's first words only, where ``SHAPES``' regexes read to the end of
-the line."""
+the CRI, journald, Heroku, ``aws logs tail`` or logcli shapes, which ``wrapper_of`` tries
+first, nor colour codes in the two words journald's shape reads (``wrapper_of`` reads the line
+without them). Anchored, it reads the line's first words only, where ``SHAPES``' regexes read
+to the end of the line."""
 PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
 _WORDS_BEFORE = {"cri": 3, "kubectl": 1}
@@ -146,6 +147,7 @@ prints them, ``{app="orders", pod="orders-0"}``, sorted by name, values quoted).
 
 
 def _labelled_host(labels: Column, names: tuple[str, ...]) -> Column:
+    """The value of the first of ``names`` among Loki's ``labels`` text, else empty."""
     return F.coalesce(*[F.nullif(F.regexp_extract(labels, rf'[{{ ]{name}="([^"]*)"', 1), F.lit("")) for name in names], F.lit(""))
 
 

@@ -136,6 +136,7 @@ day first, and such a text stays unread (counted) rather than read with day and 
 
 
 def _us_portal_time(text: Column, zone: Column) -> Column:
+    """``text`` in ``US_PORTAL_TIME`` (perhaps with `` UTC`` after it) as UTC, read in ``zone``."""
     return F.to_utc_timestamp(F.try_to_timestamp(F.regexp_replace(text, " UTC$", ""), F.lit(US_PORTAL_TIME)), zone)
 
 
