@@ -216,7 +216,8 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     spans = {uri: (first_heads[uri], lines_of[uri]) for uri in newest_first}
     if spans:
         kept = kept.withColumn("line", in_time_order(spans))
-    stitched = materialise(stitch(kept, first_head, untimed, blocks))
+    hosts = any(fact["wrapper"] in wrappers.NAMING_HOSTS for fact in facts)
+    stitched = materialise(stitch(kept, first_head, untimed, blocks, hosts))
     return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans)
 
 

@@ -284,7 +284,9 @@ def in_time_order(spans: Mapping[str, tuple[int, int]]) -> Column:
     return F.when(first.isNotNull() & (line >= first), first + last - line).otherwise(line)
 
 
-def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None) -> DataFrame:
+def stitch(
+    kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None, hosts: bool = False,
+) -> DataFrame:
     """Mark each kept row with the head it continues (``head_line``) where it continues one.
 
     Before the first record head of its file (``first_head``: its line, null when the file has
@@ -292,10 +294,12 @@ def stitch(kept: DataFrame, first_head: Column | None = None, untimed: list[str]
     (``BARE_HEAD``: an excerpt pasted without timestamps) becomes a ``message_only`` head, and
     the rows after it may continue it. ``untimed``: the URIs of the files that have lines before
     their first head (None: any file may); the others are stitched in one pass. ``block_lines``:
-    stitch in blocks of that many lines (``BLOCK_LINES``; None: a file at a time).
+    stitch in blocks of that many lines (``BLOCK_LINES``; None: a file at a time). ``hosts``:
+    some file names a host on its lines (``wrappers.NAMING_HOSTS``); then a row whose wrapper
+    names another host than the head above it continues no head.
     """
     def mark(rows: DataFrame) -> DataFrame:
-        return _mark_heads(rows, block_lines)
+        return _mark_heads(rows, block_lines, hosts)
 
     def promote(rows: DataFrame) -> DataFrame:
         return mark(_promote_bare(rows, mark))
@@ -317,10 +321,16 @@ def _promote_bare(kept: DataFrame, mark) -> DataFrame:
     return marked.select(*[F.when(bare, F.lit("message_only")).otherwise(F.col(c)).alias(c) if c == "layout" else c for c in kept.columns])
 
 
-def _mark_heads(kept: DataFrame, block_lines: int | None = None) -> DataFrame:
+def _mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = False) -> DataFrame:
     """``kept`` with ``head_line``: the line of the nearest head above a row when every line
     in between is kept (and the head may have continuation lines), the row's own line for a
     head, else null.
+
+    With ``hosts``, a row behind a wrapper that names its host (``w_host``) continues only a
+    head of that host, or one whose host is not named: where the lines of several writers
+    interleave in one file (``docker compose logs``, stern, ``aws logs tail``), a line of one
+    writer's config block or stack trace that follows another writer's record is counted as a
+    continuation of none, not taken into a record of the wrong host.
 
     In blocks (``block_lines``), a window orders each block alone; the rows that open a block
     with no head above them in it take the head its earlier blocks carry (``_carried``).
@@ -338,9 +348,13 @@ def _mark_heads(kept: DataFrame, block_lines: int | None = None) -> DataFrame:
     )
     contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")
     may_continue = ~F.col("head_layout").isin(*layouts.ONE_LINE)
+    if hosts:
+        head_host = F.last(F.when(is_head, F.struct(F.col("w_host").alias("host"))), True).over(upto)["host"]
+        marked = marked.withColumn("head_host", head_host)
+        may_continue = may_continue & (F.col("w_host").isNull() | F.col("head_host").isNull() | (F.col("w_host") == F.col("head_host")))
     joined = ~is_head & contiguous & may_continue
     if block_lines is None:
-        return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop("block", "rn", "head_rn", "head_layout")
+        return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop("block", "rn", "head_rn", "head_layout", "head_host")
     opening = F.col("head_line").isNull() & (F.col("line") - F.col("block") * block_lines == F.col("rn"))  # every line of the block up to here kept
     states = marked.select(
         "uri", "block", "line",
@@ -350,7 +364,7 @@ def _mark_heads(kept: DataFrame, block_lines: int | None = None) -> DataFrame:
     carried = _carried(states, block_lines)
     with_carry = marked.join(F.broadcast(carried), ["uri", "block"], "left")
     head_line = F.when(is_head | joined, F.col("head_line")).when(opening, F.col("carried"))
-    return with_carry.withColumn("head_line", head_line).drop("block", "rn", "head_rn", "head_layout", "carried")
+    return with_carry.withColumn("head_line", head_line).drop("block", "rn", "head_rn", "head_layout", "head_host", "carried")
 
 
 def _carried(states: DataFrame, block_lines: int) -> DataFrame:

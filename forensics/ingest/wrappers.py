@@ -99,6 +99,8 @@ WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
 ENVELOPES = ("docker_json", "cri")
 """Wrappers in a shape no application writes: always peeled, and they may cut a line in pieces."""
+NAMING_HOSTS = ("journald", "heroku", "aws_tail", "logcli", "syslog", "compose", "kubectl_prefix", "stern", "json_message")
+"""Wrappers that name the writer of each line, so that one file may hold several writers' lines."""
 PIECES = tuple(f"{name}_partial" for name in ENVELOPES)
 """Wrappers of a piece of a line, which the next line of the file continues."""
 

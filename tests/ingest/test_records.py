@@ -56,7 +56,10 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
     rows = [row for seed in range(40) for row in _kept_rows(seed)]
     rows += [("file:/x/long.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14)]  # one record across 4 blocks of 3
     rows += [("file:/x/cut.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14) if line != 7]  # a gap at a block's first line
-    kept = spark.createDataFrame(rows, "uri string, line long, layout string, value string")
+    hosts = {2: "a", 3: "a", 4: "b", 5: "a", 6: None, 7: "b"}  # one file of two writers: 5 is a's line after b's head
+    rows += [("file:/x/hosts.log", line, "log4j" if line in (2, 4) else None, "x") for line in hosts]
+    kept = spark.createDataFrame([(*row, hosts.get(row[1]) if row[0].endswith("/hosts.log") else None) for row in rows],
+                                 "uri string, line long, layout string, value string, w_host string")
     first_heads = {}
     for uri, line, layout, _ in rows:
         if layout is not None:
@@ -64,12 +67,16 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
     first_head = literal_map(first_heads, "bigint")[F.col("uri")]
     untimed = sorted({r[0] for r in rows} - {u for u, line in first_heads.items() if line == 1})
 
-    def marks(block_lines):
-        stitched = stitch(kept, first_head, untimed, block_lines)
+    def marks(block_lines, by_host=False):
+        stitched = stitch(kept, first_head, untimed, block_lines, by_host)
         return sorted((r["uri"], r["line"], r["layout"], r["head_line"]) for r in stitched.collect())
 
     whole = marks(None)
     assert marks(3) == whole and marks(7) == whole
+    by_host = marks(None, by_host=True)
+    assert marks(3, by_host=True) == by_host
+    assert [head for uri, _, _, head in by_host if uri.endswith("/hosts.log")] == [2, 2, 4, None, 4, 4]
+    assert [row for row in by_host if not row[0].endswith("/hosts.log")] == [row for row in whole if not row[0].endswith("/hosts.log")]
     long_heads = {line: head for uri, line, _, head in whole if uri.endswith("/long.log")}
     assert set(long_heads.values()) == {2}
     cut_heads = {line: head for uri, line, _, head in whole if uri.endswith("/cut.log")}

@@ -116,3 +116,25 @@ def test_aws_logs_tail_short_format_dates_a_line_in_no_layout_in_utc(spark, tmp_
     assert records[1]["layout"] == "message_only" and records[1]["ts"].isoformat() == "2024-03-11T14:02:17"
     assert records[2]["layout"] == "log4j" and records[2]["ts"].isoformat() == "2024-03-11T13:02:17.418000"  # the log's own clock, in Paris
     assert records[1]["host"] == records[2]["host"] == "tail"
+
+
+def test_a_line_of_one_writer_never_continues_another_writers_record(spark, tmp_path):
+    """Two services' lines interleave in ``docker compose logs --timestamps``: the rest of one
+    service's config block, after the other service's record, joins neither record (it is
+    counted as a continuation); the other service's record holds only its own line."""
+    other = "[2024-03-11 14:00:00,113] INFO [Consumer clientId=c-2, groupId=g] Subscribed to topic(s): orders (org.apache.kafka.clients.consumer.KafkaConsumer)"
+    lines = [
+        "orders-1  | 2024-03-11T14:00:00.112416221Z [2024-03-11 14:00:00,112] INFO ConsumerConfig values: ",
+        "orders-1  | 2024-03-11T14:00:00.112422524Z \tallow.auto.create.topics = true",
+        f"orders-2  | 2024-03-11T14:00:00.113000000Z {other}",
+        "orders-1  | 2024-03-11T14:00:00.112430317Z \tgroup.id = g",
+        "orders-1  | 2024-03-11T14:00:00.112430317Z  (org.apache.kafka.clients.consumer.ConsumerConfig)",
+    ]
+    (tmp_path / "compose.log").write_text("\n".join(lines) + "\n")
+    result = ingest_paths(spark, tmp_path / "compose.log")
+    records = records_by_line(result)
+    assert sorted(records) == [1, 3]
+    assert (records[1]["host"], records[3]["host"]) == ("orders-1", "orders-2")
+    assert records[1]["message"].rstrip() == "ConsumerConfig values: \n\tallow.auto.create.topics = true"
+    assert records[3]["message"] == other.split("] INFO ", 1)[1].rsplit(" (", 1)[0]
+    assert result.accounting["continuations"] == 3 and result.accounting["unparsed"] == 0
