@@ -1,7 +1,8 @@
 """What analysts save from a terminal when one consumer group runs in many pods, tasks or dynos:
-``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku logs`` and ``logcli query``. Each
-line names its pod, log stream or dyno, which becomes the host; some date the line too
-(``wrappers``' ``kubectl_prefix``, ``stern``, ``aws_tail``, ``heroku``, ``logcli``)."""
+``kubectl logs --prefix``, stern, ``docker compose logs --timestamps``, ``aws logs tail``,
+``heroku logs`` and ``logcli query``. Each line names its pod, service, log stream or dyno,
+which becomes the host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``,
+``compose``, ``aws_tail``, ``heroku``, ``logcli``)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ CASES = [
     (f'2024-03-11T15:02:17+01:00 {{app="orders", pod_name="{POD}"}}    {TRIMMED_FRAME}', "logcli", POD, "2024-03-11T15:02:17+01:00", TRIMMED_FRAME),
     (f'2024-03-11T14:02:17Z {{instance="shop/{POD}:app", job="shop/orders"}} {LOG4J}', "logcli", f"shop/{POD}:app", "2024-03-11T14:02:17Z", LOG4J),
     ("2024-03-11T14:02:17Z {} allow.auto.create.topics = true", "logcli", None, "2024-03-11T14:02:17Z", "allow.auto.create.topics = true"),
+    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {LOG4J}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", LOG4J),  # docker compose logs --timestamps
+    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {FRAME}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", FRAME),
     # the shapes these must not take
     ('2024-03-11T14:02:17Z {"level":"INFO","message":"a JSON record behind kubectl"}', "kubectl", None, "2024-03-11T14:02:17Z",
      '{"level":"INFO","message":"a JSON record behind kubectl"}'),
@@ -57,8 +60,6 @@ CASES = [
     (f"2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl", None, "2024-03-11T14:02:17.418123456Z", LOG4J),
     (f"2024-03-11T14:02:17.418000Z {EXCEPTION}", "kubectl", None, "2024-03-11T14:02:17.418000Z", EXCEPTION),
     (f"host-a    | {LOG4J}", "compose", "host-a", None, LOG4J),
-    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {LOG4J}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", LOG4J),  # --timestamps
-    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {FRAME}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", FRAME),
     ("consumer group rebalanced without trouble", None, None, None, "consumer group rebalanced without trouble"),
     (LOG4J, None, None, None, LOG4J),
 ]
