@@ -67,8 +67,6 @@ CRI_ONLY = rf"^({_ISO_ZONED}) {_CRI_TAG}"
 _GRAFANA_TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
 _AWS_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?\+00:00"
 """``aws logs tail``'s time: Python's ``isoformat`` of a UTC ``datetime`` (kubectl writes ``Z``)."""
-_AWS_DETAILED = rf"{_AWS_TIME} \S+ "
-"""A line in ``aws logs tail``'s default shape, read by its first words: the time and the stream."""
 _DYNO = r"(?:app|heroku)\[([\w.-]+)\]: "
 """Heroku's source and dyno (``app[worker.1]: ``): the dyno, ``worker.3`` or ``web-123-456``, is group 1."""
 _LOKI_LABELS = r'\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, |(?=\})))*\}'
@@ -131,12 +129,17 @@ def wrapper_of(value: Column) -> Column:
     return kind.when(value.startswith('"') & value.rlike(r'^"[\w@.]+"\s*:.*\}\s*$'), F.lit("lost_brace"))
 
 
-KUBECTL_ONLY = rf"^(?!{_AWS_DETAILED}){_ISO_ZONED} (?!{_CRI_TAG}|\S+ {_PROGRAM}|{_DYNO}|{_LOKI_LABELS} |\S*\x1b|\S+ \S*\x1b)"
-"""A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time and a space, and not in
-the CRI, journald, Heroku, ``aws logs tail`` or logcli shapes, which ``wrapper_of`` tries
-first, nor colour codes in the two words journald's shape reads (``wrapper_of`` reads the line
-without them). Anchored, it reads the line's first words only, where ``SHAPES``' regexes read
-to the end of the line."""
+KUBECTL_ONLY = (
+    rf"^\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?(?:Z|(?!\+00:00 \S+ )[+-]\d\d:?\d\d) "
+    rf"(?!{_CRI_TAG}|\S+ {_PROGRAM}|{_DYNO}|{_LOKI_LABELS} |\S*\x1b|\S+ \S*\x1b)"
+)
+"""A line that ``wrapper_of`` finds in ``kubectl``'s shape: its time (``_ISO_ZONED``) and a
+space, and not in the CRI, journald, Heroku, ``aws logs tail`` or logcli shapes, which
+``wrapper_of`` tries first, nor colour codes in the two words journald's shape reads
+(``wrapper_of`` reads the line without them). A ``+00:00`` time before two more words is left
+to ``wrapper_of`` (``aws logs tail``'s shape, told by its fraction; kubectl writes ``Z``, which
+costs no second look). Anchored, it reads the line's first words only, where ``SHAPES``'
+regexes read to the end of the line."""
 PREFIXED = {"cri": CRI_ONLY, "kubectl": KUBECTL_ONLY}
 """Wrappers whose prefix alone, the line's first words, tells them (``prefixed_wrapper``)."""
 _WORDS_BEFORE = {"cri": 3, "kubectl": 1}
