@@ -326,64 +326,74 @@ def _mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = F
     in between is kept (and the head may have continuation lines), the row's own line for a
     head, else null.
 
-    With ``hosts``, a row behind a wrapper that names its host (``w_host``) continues only a
-    head of that host, or one whose host is not named: where the lines of several writers
-    interleave in one file (``docker compose logs``, stern, ``aws logs tail``), a line of one
-    writer's config block or stack trace that follows another writer's record is counted as a
-    continuation of none, not taken into a record of the wrong host.
+    With ``hosts``, a row behind a wrapper that names its host (``w_host``) continues the
+    nearest head of that host, or of none named, in the run of kept lines it is in: where the
+    lines of several writers interleave in one file (stern, ``kubectl logs -f --prefix``,
+    ``docker compose logs``), one writer's config block or stack trace goes on across another
+    writer's lines, and is never taken into the other writer's record.
 
     In blocks (``block_lines``), a window orders each block alone; the rows that open a block
-    with no head above them in it take the head its earlier blocks carry (``_carried``).
+    with no head above them in it take the head its earlier blocks carry (``_carried``), where
+    that head is of their host.
     """
     block = F.lit(0) if block_lines is None else F.floor((F.col("line") - 1) / block_lines)
     by_block = Window.partitionBy("uri", "block").orderBy("line")
     upto = by_block.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     is_head = F.col("layout").isNotNull()
+    host = F.col("w_host") if hosts else F.lit(None).cast("string")
+    head = F.struct(F.col("line").alias("line"), F.col("rn").alias("rn"), F.col("layout").alias("layout"), host.alias("host"))
     numbered = kept.withColumn("block", block).withColumn("rn", F.row_number().over(by_block))
-    marked = numbered.select(
-        "*",
-        F.last(F.when(is_head, F.col("line")), True).over(upto).alias("head_line"),
-        F.last(F.when(is_head, F.col("rn")), True).over(upto).alias("head_rn"),
-        F.last(F.when(is_head, F.col("layout")), True).over(upto).alias("head_layout"),
-    )
-    contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")
-    may_continue = ~F.col("head_layout").isin(*layouts.ONE_LINE)
+    nearest = F.last(F.when(is_head, head), True).over(upto)
     if hosts:
-        head_host = F.last(F.when(is_head, F.struct(F.col("w_host").alias("host"))), True).over(upto)["host"]
-        marked = marked.withColumn("head_host", head_host)
-        may_continue = may_continue & (F.col("w_host").isNull() | F.col("head_host").isNull() | (F.col("w_host") == F.col("head_host")))
+        by_host = Window.partitionBy("uri", "block", "w_host").orderBy("line").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+        unnamed = F.last(F.when(is_head & F.col("w_host").isNull(), head), True).over(upto)
+        numbered = numbered.withColumn("any", nearest).withColumn("unnamed", unnamed)  # one window over the block, then one per host
+        own = F.last(F.when(is_head, head), True).over(by_host)
+        nearest = F.when(F.col("w_host").isNull(), F.col("any")).otherwise(F.greatest(own, F.col("unnamed")))  # structs order by line first
+    marked = numbered.withColumn("head", nearest).select(
+        *kept.columns, "block", "rn", F.col("head.line").alias("head_line"), F.col("head.rn").alias("head_rn"),
+        F.col("head.layout").alias("head_layout"), F.col("head.host").alias("head_host"),
+    )
+    contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")  # line - rn is constant along a run of kept lines
+    may_continue = ~F.col("head_layout").isin(*layouts.ONE_LINE)
     joined = ~is_head & contiguous & may_continue
+    helpers = ("block", "rn", "head_rn", "head_layout", "head_host")
     if block_lines is None:
-        return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop("block", "rn", "head_rn", "head_layout", "head_host")
+        return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop(*helpers)
     opening = F.col("head_line").isNull() & (F.col("line") - F.col("block") * block_lines == F.col("rn"))  # every line of the block up to here kept
     states = marked.select(
         "uri", "block", "line",
         F.when(is_head | joined, F.when(may_continue, F.col("head_line")).otherwise(F.lit(-1)))
         .when(opening, F.lit(0)).otherwise(F.lit(-1)).alias("carries"),
+        F.when(is_head | joined, F.col("head_host")).alias("carries_host"),
     )
     carried = _carried(states, block_lines)
     with_carry = marked.join(F.broadcast(carried), ["uri", "block"], "left")
-    head_line = F.when(is_head | joined, F.col("head_line")).when(opening, F.col("carried"))
-    return with_carry.withColumn("head_line", head_line).drop("block", "rn", "head_rn", "head_layout", "head_host", "carried")
+    of_host = host.isNull() | F.col("carried_host").isNull() | (host == F.col("carried_host"))
+    head_line = F.when(is_head | joined, F.col("head_line")).when(opening & of_host, F.col("carried"))
+    return with_carry.withColumn("head_line", head_line).drop(*helpers, "carried", "carried_host")
 
 
 def _carried(states: DataFrame, block_lines: int) -> DataFrame:
     """Per ``(uri, block)``, the head line that reaches into the block from the blocks before
-    it (``carried``; absent or null: none), from each row's ``carries``: the head line a row
-    passes on when it ends a block (-1: none; 0: the head passed into the block).
+    it (``carried``; absent or null: none) and that head's host (``carried_host``), from each
+    row's ``carries``: the head line a row passes on when it ends a block (-1: none; 0: the head
+    passed into the block), and ``carries_host``.
 
     A block passes a head on only when its last line is kept; its own head when that last line
     continues it, else the one passed into it when every line of the block is kept.
     """
-    ends = states.groupBy("uri", "block").agg(F.max_by("carries", "line").alias("carries"), F.max("line").alias("end"))
+    ends = states.groupBy("uri", "block").agg(
+        F.max_by("carries", "line").alias("carries"), F.max_by("carries_host", "line").alias("host"), F.max("line").alias("end"),
+    )
     passes = F.when(F.col("end") == (F.col("block") + 1) * block_lines, F.col("carries")).otherwise(F.lit(-1))
     by_file = Window.partitionBy("uri").orderBy("block")
     earlier = by_file.rowsBetween(Window.unboundedPreceding, -1)
-    runs = ends.select("uri", "block", passes.alias("passes"), (F.col("block") - F.row_number().over(by_file)).alias("run"))  # run: equal along consecutive blocks
-    source = F.last(F.when(F.col("passes") != 0, F.struct("run", F.col("passes").alias("head"))), True).over(earlier)
+    runs = ends.select("uri", "block", "host", passes.alias("passes"), (F.col("block") - F.row_number().over(by_file)).alias("run"))  # run: equal along consecutive blocks
+    source = F.last(F.when(F.col("passes") != 0, F.struct("run", F.col("passes").alias("head"), "host")), True).over(earlier)
     chained = runs.select("uri", "block", "run", source.alias("source"))
     reaches = (F.col("source.run") == F.col("run")) & (F.col("source.head") > 0)
-    return chained.select("uri", "block", F.when(reaches, F.col("source.head")).alias("carried"))
+    return chained.select("uri", "block", F.when(reaches, F.col("source.head")).alias("carried"), F.when(reaches, F.col("source.host")).alias("carried_host"))
 
 
 def is_kafka(layout: Column, logger: Column, message: Column) -> Column:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from forensics.ingest.records import FOLD_BINARY, FOLD_FRAME, FOLD_UNDECODABLE, FOLDS, fold_lines
-from forensics.layouts import LAYOUTS
+from forensics.layouts import LAYOUTS, ONE_LINE
 
 NOISE = {
     "log4j": "[2024-03-11 14:02:17,418] INFO request served (com.example.web.Server)",
@@ -75,13 +75,51 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
     assert marks(3) == whole and marks(7) == whole
     by_host = marks(None, by_host=True)
     assert marks(3, by_host=True) == by_host
-    assert [head for uri, _, _, head in by_host if uri.endswith("/hosts.log")] == [2, 2, 4, None, 4, 4]
+    assert [head for uri, _, _, head in by_host if uri.endswith("/hosts.log")] == [2, 2, 4, 2, 4, 4]
     assert [row for row in by_host if not row[0].endswith("/hosts.log")] == [row for row in whole if not row[0].endswith("/hosts.log")]
     long_heads = {line: head for uri, line, _, head in whole if uri.endswith("/long.log")}
     assert set(long_heads.values()) == {2}
     cut_heads = {line: head for uri, line, _, head in whole if uri.endswith("/cut.log")}
     assert cut_heads[6] == 2 and cut_heads[8] is None
     assert sum(1 for _, _, layout, _ in whole if layout == "message_only") > 0  # the paste path is covered
+
+
+
+def _nearest_heads(rows) -> dict[int, int | None]:
+    """What ``stitch`` must mark in a file of several writers, walked line by line: a head marks
+    itself; another row the nearest head above it, through kept lines only, of its own host or
+    of none named (any head, for a row of no host), unless that head's layout has one line."""
+    kept = {line: (layout, host) for _, line, layout, _, host in rows}
+    marks = {}
+    for line, (layout, host) in kept.items():
+        above = line - 1
+        while above in kept and not (kept[above][0] and (host is None or kept[above][1] in (None, host))):
+            above -= 1
+        head = kept.get(above, (None, None))[0]
+        marks[line] = line if layout else above if head and head not in ONE_LINE else None
+    return marks
+
+
+def test_stitching_where_writers_interleave_joins_each_row_to_its_own_writers_head(spark):
+    import random
+
+    from forensics.ingest.records import stitch
+
+    rng = random.Random(18)
+    rows = []
+    for seed in range(30):
+        for line in range(1, 41):
+            if rng.random() < 0.2:
+                continue  # not kept: ends every record above it
+            layout = "log4j" if rng.random() < 0.3 else "json_lines" if rng.random() < 0.05 else None
+            rows.append((f"file:/x/w{seed}.log", line, layout, f"text {line}", rng.choice(["a", "b", "c", None] if seed % 3 else ["a", "b"])))
+    kept = spark.createDataFrame(rows, "uri string, line long, layout string, value string, w_host string")
+    marked = {(r["uri"], r["line"]): r["head_line"] for r in stitch(kept, None, None, None, True).collect()}
+    for seed in range(30):
+        uri = f"file:/x/w{seed}.log"
+        expected = _nearest_heads([row for row in rows if row[0] == uri])
+        assert {line: head for (u, line), head in marked.items() if u == uri} == expected, uri
+    assert sum(1 for (_, line), head in marked.items() if head is not None and head != line) > 100  # rows do continue heads
 
 
 OPENINGS = [

@@ -83,13 +83,15 @@ def test_the_pod_or_stream_is_the_host_and_the_inner_line_is_read(recognised, ca
 
 
 def test_pods_in_one_file_are_hosts_and_their_stack_traces_stay_whole(spark, tmp_path):
-    """Two pods' lines in one ``kubectl logs --prefix --timestamps`` file: each record is its
-    pod's, dated by its own layout, and the exception and its frame continue the ERROR record."""
+    """Two pods' lines in one ``kubectl logs -f --prefix --timestamps`` file: each record is its
+    pod's, dated by its own layout, and the exception continues the ERROR record across the
+    other pod's line written between them."""
     other = "orders-consumer-7d9f8b6c5-q8m2v"
     error = "[2024-03-11 14:05:31,266] ERROR [Consumer clientId=c-1, groupId=g] Offset commit with offsets {orders-2=OffsetAndMetadata{offset=40612, leaderEpoch=7, metadata=''}} failed (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
     lines = [
         f"[pod/{POD}/app] 2024-03-11T14:02:17.418123456Z {LOG4J}",
         f"[pod/{other}/app] 2024-03-11T14:05:31.266306399Z {error}",
+        f"[pod/{POD}/app] 2024-03-11T14:05:31.266309000Z {LOG4J}",
         f"[pod/{other}/app] 2024-03-11T14:05:31.266311108Z {EXCEPTION}",
         f"[pod/{other}/app] 2024-03-11T14:05:31.26631892Z {FRAME}",
         f"[pod/{other}/app] 2024-03-11T14:05:31.270000000Z {BARE}",
@@ -97,11 +99,12 @@ def test_pods_in_one_file_are_hosts_and_their_stack_traces_stay_whole(spark, tmp
     (tmp_path / "kubectl-logs.txt").write_text("\n".join(lines) + "\n")
     result = ingest_paths(spark, tmp_path / "kubectl-logs.txt")
     records = records_by_line(result)
-    assert sorted(records) == [1, 2, 5]
-    assert [records[n]["host"] for n in (1, 2, 5)] == [POD, other, other]
+    assert sorted(records) == [1, 2, 3, 6]
+    assert [records[n]["host"] for n in (1, 2, 3, 6)] == [POD, other, POD, other]
     assert records[2]["message"].endswith(f"failed\n{EXCEPTION}")  # its frames are counted, not kept
+    assert records[3]["message"] == records[1]["message"]
     assert records[2]["ts"].isoformat() == "2024-03-11T14:05:31.266000"
-    assert records[5]["layout"] == "message_only" and records[5]["ts"].isoformat() == "2024-03-11T14:05:31.270000"
+    assert records[6]["layout"] == "message_only" and records[6]["ts"].isoformat() == "2024-03-11T14:05:31.270000"
     assert result.accounting["continuations"] == 2 and result.accounting["unparsed"] == 0
 
 
@@ -119,10 +122,10 @@ def test_aws_logs_tail_short_format_dates_a_line_in_no_layout_in_utc(spark, tmp_
     assert records[1]["host"] == records[2]["host"] == "tail"
 
 
-def test_a_line_of_one_writer_never_continues_another_writers_record(spark, tmp_path):
-    """Two services' lines interleave in ``docker compose logs --timestamps``: the rest of one
-    service's config block, after the other service's record, joins neither record (it is
-    counted as a continuation); the other service's record holds only its own line."""
+def test_a_writers_record_goes_on_across_another_writers_lines(spark, tmp_path):
+    """Two services' lines interleave in ``docker compose logs --timestamps``: one service's
+    config block goes on after the other service's record and stays whole, with its logger;
+    the other service's record holds only its own line."""
     other = "[2024-03-11 14:00:00,113] INFO [Consumer clientId=c-2, groupId=g] Subscribed to topic(s): orders (org.apache.kafka.clients.consumer.KafkaConsumer)"
     lines = [
         "orders-1  | 2024-03-11T14:00:00.112416221Z [2024-03-11 14:00:00,112] INFO ConsumerConfig values: ",
@@ -136,6 +139,7 @@ def test_a_line_of_one_writer_never_continues_another_writers_record(spark, tmp_
     records = records_by_line(result)
     assert sorted(records) == [1, 3]
     assert (records[1]["host"], records[3]["host"]) == ("orders-1", "orders-2")
-    assert records[1]["message"].rstrip() == "ConsumerConfig values: \n\tallow.auto.create.topics = true"
+    assert records[1]["message"].rstrip() == "ConsumerConfig values: \n\tallow.auto.create.topics = true\n\tgroup.id = g"
+    assert records[1]["logger"] == "org.apache.kafka.clients.consumer.ConsumerConfig"
     assert records[3]["message"] == other.split("] INFO ", 1)[1].rsplit(" (", 1)[0]
     assert result.accounting["continuations"] == 3 and result.accounting["unparsed"] == 0
