@@ -41,7 +41,10 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
   own date is never read as a container (the pod is the host);
 - ``json_message``: a shipper's JSON (Vector, Fluent Bit, Filebeat to a file) whose ``message``
   holds the application's line as it was written, ``{"host":..,"message":"<line>","timestamp":..}``;
-  peeled only where that line is a record head or a continuation (else it is a JSON log record);
+  peeled only where that line is a record head or a continuation (else it is a JSON log record).
+  stern's ``--output json`` too, ``{"message":"<line>","nodeName":..,"namespace":..,"podName":..,"containerName":..}``
+  (the pod is the host), where ``--timestamps`` puts the kubelet's RFC 3339 time before the line
+  (an envelope with no time of its own: that time is the wrapper's);
 - ``lost_brace``: a JSON record whose opening ``{`` was lost in a paste.
 
 ANSI colour codes (consoles, ``docker compose``) are removed before and after peeling. A piece
@@ -103,8 +106,9 @@ PIECES = tuple(f"{name}_partial" for name in ENVELOPES)
 """Wrappers of a piece of a line, which the next line of the file continues."""
 
 
-_SHIPPED = "timestamp string, `@timestamp` string, time string, host string, hostname string, message string, msg string"
-"""The fields of a shipper's envelope (a ``host`` that is an object reads as null)."""
+_SHIPPED = "timestamp string, `@timestamp` string, time string, host string, hostname string, podName string, message string, msg string"
+"""The fields of a shipper's envelope (a ``host`` that is an object reads as null), and of
+stern's ``--output json`` (``podName``, the host)."""
 
 
 def strip_ansi(value: Column) -> Column:
@@ -204,10 +208,13 @@ def peel(value: Column, wrapper: Column) -> Column:
             parts = F.array(parts[0], _labelled_host(parts[1], HOST_LABELS[name]), parts[2], parts[3])
         fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
+    message = F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", "")
+    envelope_time = F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"])
+    stamped = envelope_time.isNull() & message.rlike(f"^{_ISO_ZONED} ")  # stern --output json --timestamps
     fields = fields.when(wrapper == "json_message", F.array(
-        F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"], F.lit("")),
-        F.coalesce(shipped["host"], shipped["hostname"], F.lit("")),
-        F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", ""),
+        F.when(stamped, F.substring_index(message, " ", 1)).otherwise(F.coalesce(envelope_time, F.lit(""))),
+        F.coalesce(shipped["host"], shipped["hostname"], shipped["podName"], F.lit("")),
+        F.when(stamped, F.regexp_replace(message, f"^{_ISO_ZONED} ", "")).otherwise(message),
         whole,
     ))
     fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value), whole))

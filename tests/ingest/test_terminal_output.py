@@ -1,10 +1,12 @@
 """What analysts save from a terminal when one consumer group runs in many pods, tasks or dynos:
 ``kubectl logs --prefix``, stern, ``docker compose logs --timestamps``, ``aws logs tail``,
-``heroku logs`` and ``logcli query``. Each line names its pod, service, log stream or dyno,
+``heroku logs``, ``logcli query`` and stern's ``--output json``. Each line names its pod, service, log stream or dyno,
 which becomes the host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``,
 ``compose``, ``aws_tail``, ``heroku``, ``logcli``)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -19,6 +21,8 @@ POD = "orders-consumer-7d9f8b6c5-x2k4p"
 STREAM = "ecs/orders-consumer/5f1a9c0e2b7d4e31a8c6b2d09e7f4a15"
 LOG4J = "[2024-03-11 14:02:17,418] INFO [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
 LOGBACK = "2024-03-11 14:02:17.418 INFO  [main] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2"
+LOGBACK_ISO = LOGBACK.replace("2024-03-11 14:02:17.418", "2024-03-11T14:02:17.418Z")
+"""A layout that opens with an RFC 3339 time, as ``kubectl logs --timestamps`` does."""
 BARE = "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-3"
 """A Kafka line in no layout (a ``message_only`` record, dated by its wrapper where it has a time)."""
 EXCEPTION = "org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed"
@@ -53,7 +57,13 @@ CASES = [
     ("2024-03-11T14:02:17Z {} allow.auto.create.topics = true", "logcli", None, "2024-03-11T14:02:17Z", "allow.auto.create.topics = true"),
     (f"orders-1  | 2024-03-11T14:02:17.418123456Z {LOG4J}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", LOG4J),  # docker compose logs --timestamps
     (f"orders-1  | 2024-03-11T14:02:17.418123456Z {FRAME}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", FRAME),
+    (json.dumps({"message": f"2024-03-11T14:02:17.418123456Z {LOG4J}", "nodeName": "node-1", "namespace": "shop", "podName": POD,
+                 "containerName": "app"}), "json_message", POD, "2024-03-11T14:02:17.418123456Z", LOG4J),  # stern --output json --timestamps
+    (json.dumps({"message": f"2024-03-11T14:02:17.418123456Z {FRAME}", "podName": POD}), "json_message", POD, "2024-03-11T14:02:17.418123456Z", FRAME),
+    (json.dumps({"message": LOG4J, "nodeName": "node-1", "namespace": "shop", "podName": POD, "containerName": "app"}), "json_message", POD, None, LOG4J),
     # the shapes these must not take
+    (json.dumps({"timestamp": "2024-03-11T14:02:17.5Z", "host": "h-1", "message": LOGBACK_ISO}), "json_message", "h-1",
+     "2024-03-11T14:02:17.5Z", LOGBACK_ISO),  # a shipper's time of its own: the message is the line as written
     ('2024-03-11T14:02:17Z {"level":"INFO","message":"a JSON record behind kubectl"}', "kubectl", None, "2024-03-11T14:02:17Z",
      '{"level":"INFO","message":"a JSON record behind kubectl"}'),
     (f"2024-03-11T14:02:17+00:00 host-a java[4242]: {LOG4J}", "journald", "host-a", "2024-03-11T14:02:17+00:00", LOG4J),
