@@ -179,9 +179,30 @@ def _expand(path: str) -> list[tuple[str, str | None]]:
     return found
 
 
+ANALYSIS_HEAD = re.compile(rb'^\{\s*"tool_version"\s*:')
+"""The first bytes of the JSON that ``forensics analyze --json`` writes."""
+
+
+def is_own_analysis(path: str) -> bool:
+    """Whether ``path`` is a ``.json`` file this toolkit wrote (``forensics analyze --json``),
+    which analysts often save next to the logs it came from: not an input."""
+    if not path.lower().endswith(".json"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return bool(ANALYSIS_HEAD.match(handle.read(64)))
+    except OSError:
+        return False
+
+
 def _problem(path: str, root: str | None) -> str | None:
-    if root is not None and DOCUMENTATION.search(os.path.basename(path)):
+    name = os.path.basename(path)
+    if root is not None and DOCUMENTATION.search(name):
         return "skipped: a documentation file inside a directory input (name it explicitly to read it)"
+    if root is not None and name.startswith("."):
+        return "skipped: a hidden file inside a directory input (an editor's or a run's temporary file; name it explicitly to read it)"
+    if root is not None and is_own_analysis(path):
+        return "skipped: an analysis this toolkit wrote (forensics analyze --json), not a log"
     if not os.path.exists(path):
         return "broken symbolic link"
     if not os.path.isfile(path):
@@ -200,6 +221,11 @@ def check_named_files(paths: Iterable[str]) -> None:
         problem = _problem(os.path.abspath(path), None)
         if problem:
             raise ForensicsError(f"Cannot read {path}: {problem}.", "Check the path and its permissions, or leave the file out.")
+        if is_own_analysis(path):
+            raise ForensicsError(
+                f"{path} is an analysis this toolkit wrote (forensics analyze --json), not a log.",
+                "Pass the logs and offset dumps it came from; `forensics plan --analysis FILE` reads a saved analysis.",
+            )
 
 
 def resolve_inputs(

@@ -1,4 +1,5 @@
-"""Inputs: directories, globs, host inference and overrides, skipped documentation files."""
+"""Inputs: directories, globs, host inference and overrides, skipped documentation files and
+the toolkit's own output."""
 
 from __future__ import annotations
 
@@ -63,6 +64,25 @@ def test_documentation_files_in_a_directory_are_reported_as_skipped(tmp_path):
     files = resolve_inputs([str(make_tree(tmp_path))])
     skipped = {os.path.basename(f.path) for f in files if f.problem and f.problem.startswith("skipped")}
     assert skipped == {"NOTES.md", "EXPECTED.json"}
+
+
+def test_a_runs_own_output_beside_the_logs_is_skipped_and_refused_when_named(tmp_path):
+    """``forensics analyze incident/ --json incident/analysis.json``: neither the analysis a
+    former run saved there nor this run's temporary file is read as a log; named, the analysis
+    gets one sentence that says what it is."""
+    from forensics.ingest.paths import check_named_files
+
+    root = make_tree(tmp_path)
+    (root / "analysis.json").write_text('{\n  "tool_version": "0.1.0",\n  "inputs": []\n}\n')
+    (root / ".analysis.json.4242.part").write_text('{\n  "tool_version": "0.1.0",\n  "in')
+    (root / "kibana.json").write_text('[{"@timestamp": "2024-03-11T14:02:17.418Z", "message": "x"}]\n')  # an export stays an input
+    files = {os.path.basename(f.path): f.problem for f in resolve_inputs([str(root)])}
+    assert files["analysis.json"] == "skipped: an analysis this toolkit wrote (forensics analyze --json), not a log"
+    assert files[".analysis.json.4242.part"].startswith("skipped: a hidden file")
+    assert files["kibana.json"] is None
+    with pytest.raises(ForensicsError, match="is an analysis this toolkit wrote"):
+        check_named_files([str(root / "analysis.json")])
+    check_named_files([str(root / "kibana.json")])
 
 
 def test_glob_and_host_and_zone_overrides(tmp_path):
