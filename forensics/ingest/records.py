@@ -55,11 +55,16 @@ STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
-LOGGER_IN_TEXT = r"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)[\w.$]+)(?::\d+)?\)(\n|$)"
+LOGGER_IN_TEXT = r"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)[A-Za-z_$][\w.$]*)(?::\d+)?\)(?: \[([^\]\n]*)\])?(\n|$)"
 """Kafka's log4j layout puts the logger at the end of the message, so in a record of several
 lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first
 line that ends in `` (logger)``, or that is ``(logger)`` where a wrapper trimmed the space after
-a message's final line break (logcli): group 2, removed by ``$1$3``."""
+a message's final line break (logcli): group 2, removed by ``$1$4``. Strimzi's ``%d %p %m (%c) [%t]``
+puts the thread after it, `` (logger) [thread]``: group 3."""
+LOGGER_CLOSES = ("log4j", "generic")
+"""Layouts in which a record's logger may close its message (``LOGGER_IN_TEXT``) where the head
+gave none: Kafka's, whose multi-line messages carry it on their last line, and any layout of a
+timestamp and a level, as Strimzi's."""
 TRIMMED_FRAME = r"at [\w$./<>-]+\("
 """A stack frame whose indentation a wrapper trimmed (logcli): ``at org.apache.kafka.X.y(X.java:1)``."""
 TRIMMED_CONTINUATION = rf"{TRIMMED_FRAME}|[a-z][\w-]*(?:\.[\w-]+)+ = |\((?:[a-z][\w$]*\.)+[A-Z][\w$]*\)$"
@@ -556,21 +561,20 @@ def assemble_records(
         .alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )
-    from_tail = F.when(
-        (F.col("layout") == "log4j") & (parts[2] == "") & F.col("tail").isNotNull(),
-        F.nullif(F.regexp_extract("text", LOGGER_IN_TEXT, 2), F.lit("")),
-    )
-    with_logger = with_text.select(
+    closing = F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), F.regexp_extract("text", LOGGER_IN_TEXT, 0))
+    from_tail = F.when(F.col("closing") != "", F.regexp_extract("closing", LOGGER_IN_TEXT, 2))
+    with_logger = with_text.withColumn("closing", closing).select(
         "*",
         F.coalesce(F.nullif(parts[2], F.lit("")), from_tail, F.col("w_logger")).alias("logger_"),
         from_tail.isNotNull().alias("logger_in_tail"),
+        F.when(F.col("closing") != "", F.nullif(F.regexp_extract("closing", LOGGER_IN_TEXT, 3), F.lit(""))).alias("thread_in_tail"),
         record_ts(F.col("layout"), F.col("ts_text"), F.col("w_ts"), tz_of, table).alias("ts_"),
     )
     ts, ts_text = F.col("ts_"), F.col("ts_text")
     relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
     bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
     bucket = F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS))
-    message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", LOGGER_IN_TEXT, "$1$3")).otherwise(F.col("text"))
+    message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", LOGGER_IN_TEXT, "$1$4")).otherwise(F.col("text"))
     return with_logger.withColumn("bucket", bucket).select(
         "uri",
         F.col("line"),
@@ -586,7 +590,7 @@ def assemble_records(
         ts.alias(s.TS),
         layouts._common.normalise_level(F.coalesce(F.nullif(parts[1], F.lit("")), F.col("w_level"))).alias(s.LEVEL),
         F.col("logger_").alias(s.LOGGER),
-        F.coalesce(F.nullif(parts[3], F.lit("")), F.col("w_thread")).alias(s.THREAD),
+        F.coalesce(F.nullif(parts[3], F.lit("")), F.col("thread_in_tail"), F.col("w_thread")).alias(s.THREAD),
         F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
         message.alias(s.MESSAGE),
     )

@@ -12,11 +12,15 @@ orders logback / log4j2 / framework defaults write them, separated by spaces or 
 - ``%-5level [%d] %logger: %msg`` (Dropwizard: level first);
 - ``%d - %logger - %level - %msg`` (fields between `` - ``, the logger before the level);
 - ``%d %level [%thread] %msg`` with no logger (Kafka identity then comes from the message's
-  log-context prefix).
+  log-context prefix);
+- ``%d{HH:mm:ss.SSS} [%level] [%logger:%line] [%thread] - %msg`` (a bracketed logger, then the thread);
+- ``[%d{ISO8601}][%-5p][%-25c]`` (Logstash's own layout: fields glued, the logger padded);
+- ``%d %p %m (%c) [%t]`` (Strimzi's brokers and Connect: Kafka's logger and the thread close the
+  message; ingest takes them off it, ``records.LOGGER_IN_TEXT``).
 
 The layouts before this one in ``LAYOUTS`` keep their exact forms; this one takes what they miss.
-A bracketed field that opens Kafka's log-context prefix (``[Consumer clientId=..``) is never a
-thread: it starts the message.
+A bracketed field that opens Kafka's log-context prefix (``[Consumer clientId=..``,
+``[GroupCoordinator 0]: ``) is never a thread: it starts the message.
 """
 
 from __future__ import annotations
@@ -33,17 +37,20 @@ EXAMPLE = (
 )
 FIRST_CHARS = "0123456789[TDINWEFSC"
 
-_SEP = r"(?:\s*\|\s*|\s+-\s+|\s+)"
+_SEP = r"(?:\s*\|\s*|\s+-\s+|\s+|(?<=\])(?=\[))"
+"""Between fields: `` | ``, `` - ``, white space, or nothing between a ``]`` and a ``[`` (Logstash's ``[%d][%-5p][%-25c]``)."""
 _LEVEL = rf"\[?\s*(?:{c.LEVELS})\s*\]?"
 _NAME = r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*"
-_KAFKA_PREFIX = r"(?:Consumer|ShareConsumer|Producer|AdminClient) "
-_THREAD = rf"\[(?!{_NAME}\])(?!{_KAFKA_PREFIX})(?P<thread_a>[^\]\x01]*)\]"
+_KAFKA_PREFIX = r"(?:(?:Consumer|ShareConsumer|Producer|AdminClient|GroupCoordinator|GroupMetadataManager) |Worker clientId=)"
+"""The bracketed openings of Kafka's log-context prefixes (a client's, the group coordinator's in a
+broker, a Connect worker's): the message's start, never a thread."""
+_THREAD = rf"\[(?!{_NAME}(?::\d+)?\s*\])(?!{_KAFKA_PREFIX})(?P<thread_a>[^\]\x01]*)\]"
 _LOGGER = (
-    rf"(?:\[(?P<logger_a>{_NAME})\]"
+    rf"(?:\[(?P<logger_a>{_NAME})(?::\d+)?\s*\](?:{_SEP}\[(?!{_KAFKA_PREFIX})(?P<thread_c>[^\]\x01]*)\])?"
     rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?::\d+|\([\w$]+\.java:\d+\))?"
     rf"|\((?P<logger_c>[\w$]+)\.java:\d+\))"
 )
-_END = r"(?:\s*[-:|](?=\s|$)\s*|\s+|$)"
+_END = r"(?:\s*[-:|](?=\s|$)\s*|\s+|$|(?<=\])(?=\[))"
 
 
 def _level(group: str) -> str:
@@ -61,12 +68,12 @@ TEMPLATE = c.replacement(
     ts_text=_NUMBER["ts"],
     level=_NUMBER["level_a"] + _NUMBER["level_b"] + _NUMBER["level_c"],
     logger=_NUMBER["logger_a"] + _NUMBER["logger_b"] + _NUMBER["logger_c"] + _NUMBER["logger_d"],
-    thread=_NUMBER["thread_a"] + _NUMBER["thread_b"],
+    thread=_NUMBER["thread_a"] + _NUMBER["thread_b"] + _NUMBER["thread_c"],
     message=_NUMBER["message"],
 )
 START = (
     rf"^(?:{_LEVEL}{_SEP}\[?(?:{c.ANY_TIMESTAMP})\]?"
-    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]|{_NAME}))*{_SEP}{_LEVEL})(?:\s|$)"
+    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]|{_NAME}))*{_SEP}{_LEVEL})(?:\s|$|(?<=\]))"
 )
 """A timestamp and a level at the start, in either order: enough to know a record begins."""
 

@@ -114,8 +114,46 @@ def test_librdkafka_native_lines(spark, data_dir):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 6
+    assert len(result.inputs) == 8
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13
     assert result.records.count() == result.accounting["records"]
+
+
+@pytest.fixture(scope="module")
+def strimzi(spark, data_dir):
+    return ingest_paths(spark, data_dir / LAYOUTS / "strimzi_broker.log", data_dir / LAYOUTS / "strimzi_connect_sink.log")
+
+
+def test_strimzi_layout_takes_logger_and_thread_off_the_messages_end(strimzi):
+    """Strimzi's ``%d{ISO8601} %p %m (%c) [%t]`` (its brokers' and Connect's default): the
+    coordinator's ``[GroupCoordinator 0]: `` opens the message, and the logger and the thread
+    that close it, on a record's last line, are its fields."""
+    broker = {r["line"]: r for r in strimzi.records.collect() if r["source_file"].endswith("strimzi_broker.log")}
+    assert sorted(broker) == [1, 2, 4, 5]  # line 3 is the log's, not the coordinator's: counted irrelevant
+    assert strimzi.inputs[0]["irrelevant"] == 1
+    stabilized = broker[4]
+    assert (stabilized["logger"], stabilized["thread"]) == ("kafka.coordinator.group.GroupCoordinator", "executor-Rebalance")
+    assert stabilized["message"] == "[GroupCoordinator 0]: Stabilized group connect-my-sink generation 3 (__consumer_offsets-17) with 1 members"
+    assert stabilized["ts"] == datetime(2024, 3, 11, 14, 2, 18, 425000)
+    connect = {r["line"]: r for r in strimzi.records.collect() if r["source_file"].endswith("strimzi_connect_sink.log")}
+    config = connect[1]
+    assert (config["line_end"], config["logger"]) == (7, "org.apache.kafka.clients.consumer.ConsumerConfig")
+    assert config["message"].startswith("ConsumerConfig values: \n\tallow.auto.create.topics = true")
+    assert config["message"].rstrip().endswith("max.poll.interval.ms = 300000")
+    offset = connect[12]
+    assert offset["logger"] == "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+    assert offset["message"].endswith("(id: 0 rack: null)], epoch=3}}")
+
+
+def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
+    from forensics.events import parse_events
+
+    events = parse_events(strimzi.records).collect()
+    types = sorted(e["event_type"] for e in events if e["source_file"].endswith("strimzi_broker.log"))
+    assert types == sorted(["coordinator:group:member_joined", "coordinator:group:preparing_rebalance",
+                            "coordinator:group:stabilized", "coordinator:group:assignment_received"])
+    assert {e["generation"] for e in events if e["event_type"] == "coordinator:group:stabilized"} == {3}
+    consumer = {e["event_type"] for e in events if e["source_file"].endswith("strimzi_connect_sink.log")}
+    assert {"consumer:group:join_started", "consumer:group:joined", "consumer:group:assigned"} <= consumer

@@ -24,7 +24,31 @@ CASES = [
     (f"2024-03-11 14:02:17 INFO {PREFIX}", ("2024-03-11 14:02:17", "INFO", None, None)),
     (f"11 Mar 2024 14:02:17,418 INFO  ConsumerCoordinator - {PREFIX}", ("11 Mar 2024 14:02:17,418", "INFO", "ConsumerCoordinator", None)),
     (f"2024-03-11 14:02:17,418 - {KAFKA_CC} - INFO - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, None)),
+    # %d{HH:mm:ss.SSS} [%level] [%logger:%line] [%thread] - (confluentinc/parallel-consumer's logs)
+    (f"14:02:17.418 [INFO] [{KAFKA_CC}:338] [pc-broker-poll] - {PREFIX}", ("14:02:17.418", "INFO", KAFKA_CC, "pc-broker-poll")),
+    # Logstash's own layout [%d{ISO8601}][%-5p][%-25c] (the pipeline and plugin ids after the logger)
+    (f"[2024-03-11T14:02:17,418][INFO ][{KAFKA_CC}][main] {PREFIX}", ("2024-03-11T14:02:17,418", "INFO", KAFKA_CC, "main")),
 ]
+BRACKETED_BEFORE = [
+    # line, (ts text, level, logger, thread), the message
+    ("[2024-03-11T14:02:15,001][INFO ][logstash.agent           ] Successfully started Logstash API endpoint {:port=>9600}",
+     ("2024-03-11T14:02:15,001", "INFO", "logstash.agent", None), "Successfully started Logstash API endpoint {:port=>9600}"),
+    (f"[2024-03-11T14:02:17,418][INFO ][{KAFKA_CC}][main][8d6f0c1a2b3c] {PREFIX}",
+     ("2024-03-11T14:02:17,418", "INFO", KAFKA_CC, "main"), f"[8d6f0c1a2b3c] {PREFIX}"),
+    # Strimzi's %d{ISO8601} %p %m (%c) [%t]: the coordinator's prefix is the message's start, no thread
+    ("2020-07-09 16:39:46,261 INFO [GroupCoordinator 0]: Stabilized group kafka-connect generation 311127280 (__consumer_offsets-7) "
+     "(kafka.coordinator.group.GroupCoordinator) [data-plane-kafka-request-handler-5]",
+     ("2020-07-09 16:39:46,261", "INFO", None, None),
+     "[GroupCoordinator 0]: Stabilized group kafka-connect generation 311127280 (__consumer_offsets-7) "
+     "(kafka.coordinator.group.GroupCoordinator) [data-plane-kafka-request-handler-5]"),
+    ("2024-03-11 14:02:17,418 INFO [Worker clientId=connect-1, groupId=connect-cluster] Rebalance started "
+     "(org.apache.kafka.connect.runtime.distributed.WorkerCoordinator) [DistributedHerder-connect-1-1]",
+     ("2024-03-11 14:02:17,418", "INFO", None, None),
+     "[Worker clientId=connect-1, groupId=connect-cluster] Rebalance started "
+     "(org.apache.kafka.connect.runtime.distributed.WorkerCoordinator) [DistributedHerder-connect-1-1]"),
+]
+"""Heads whose message opens with a bracketed field: a Logstash plugin's id, or Kafka's own
+log-context prefix, which is never a thread."""
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +67,16 @@ def test_fields_by_their_parts(split, line, fields):
     if thread:
         assert parts[3] == thread
     assert parts[5] == PREFIX  # the Kafka prefix is never taken for a thread
+
+
+@pytest.mark.parametrize("line, fields, message", BRACKETED_BEFORE, ids=range(len(BRACKETED_BEFORE)))
+def test_fields_before_a_bracketed_message(spark, line, fields, message):
+    parts = spark.createDataFrame([(line,)], "value string").select(
+        F.col("value").rlike(generic.START).alias("head"), generic.split(F.col("value")).alias("p")
+    ).first()
+    assert parts["head"]
+    assert (parts["p"][0], parts["p"][1], parts["p"][2] or None, parts["p"][3] or None) == fields
+    assert parts["p"][5] == message
 
 
 @pytest.mark.parametrize("line", ["Caused by: java.io.IOException: x", "\tat com.example.Foo.bar(Foo.java:10)", "2024-03-11 something else", "INFO nothing dated"])
