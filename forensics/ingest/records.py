@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
-from ..layouts._common import EXCEPTION_LINE, any_to_utc, is_time_of_day
+from ..layouts._common import EXCEPTION_LINE, SEP, any_to_utc, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -61,6 +61,8 @@ lines (a message of several lines, a hard-wrapped line, then an exception) it cl
 line that ends in `` (logger)``, or that is ``(logger)`` where a wrapper trimmed the space after
 a message's final line break (logcli): group 2, removed by ``$1$4``. Strimzi's ``%d %p %m (%c) [%t]``
 puts the thread after it, `` (logger) [thread]``: group 3."""
+_CLOSING_FIELDS = (rf"{LOGGER_IN_TEXT}(.*)$", SEP.join(("$2", "$3", "$1$4$5")))
+"""``LOGGER_IN_TEXT`` and the rest of the text, rewritten to logger, thread and text (``closing_fields``)."""
 LOGGER_CLOSES = ("log4j", "generic")
 """Layouts in which a record's logger may close its message (``LOGGER_IN_TEXT``) where the head
 gave none: Kafka's, whose multi-line messages carry it on their last line, and any layout of a
@@ -523,6 +525,12 @@ def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: 
     return F.coalesce(layouts.to_utc(layout, ts_text, tz, exact), any_to_utc(F.coalesce(own_day, w_ts), tz))
 
 
+def closing_fields(text: Column) -> Column:
+    """``[logger, thread, the text without them]`` where a logger closes a line of ``text``
+    (``LOGGER_IN_TEXT``), else ``[text]``: one pass of one regex."""
+    return F.split(F.regexp_replace(text, *_CLOSING_FIELDS), SEP, 3)
+
+
 def assemble_records(
     stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS,
     wrap_of: Column | None = None, partial_lines: bool = False,
@@ -561,20 +569,20 @@ def assemble_records(
         .alias("text"),
         F.nullif(parts[0], F.lit("")).alias("ts_text"),
     )
-    closing = F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), F.regexp_extract("text", LOGGER_IN_TEXT, 0))
-    from_tail = F.when(F.col("closing") != "", F.regexp_extract("closing", LOGGER_IN_TEXT, 2))
+    closing = F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text")))
+    closed = F.size("closing") == 3
     with_logger = with_text.withColumn("closing", closing).select(
         "*",
-        F.coalesce(F.nullif(parts[2], F.lit("")), from_tail, F.col("w_logger")).alias("logger_"),
-        from_tail.isNotNull().alias("logger_in_tail"),
-        F.when(F.col("closing") != "", F.nullif(F.regexp_extract("closing", LOGGER_IN_TEXT, 3), F.lit(""))).alias("thread_in_tail"),
+        F.coalesce(F.nullif(parts[2], F.lit("")), F.when(closed, F.col("closing")[0]), F.col("w_logger")).alias("logger_"),
+        F.coalesce(closed, F.lit(False)).alias("logger_in_tail"),
+        F.when(closed, F.nullif(F.col("closing")[1], F.lit(""))).alias("thread_in_tail"),
         record_ts(F.col("layout"), F.col("ts_text"), F.col("w_ts"), tz_of, table).alias("ts_"),
     )
     ts, ts_text = F.col("ts_"), F.col("ts_text")
     relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
     bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
     bucket = F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS))
-    message = F.when(F.col("logger_in_tail"), F.regexp_replace("text", LOGGER_IN_TEXT, "$1$4")).otherwise(F.col("text"))
+    message = F.when(F.col("logger_in_tail"), F.col("closing")[2]).otherwise(F.col("text"))
     return with_logger.withColumn("bucket", bucket).select(
         "uri",
         F.col("line"),
