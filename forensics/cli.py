@@ -137,7 +137,7 @@ def format_summary(result: dict) -> str:
             f"reference {clock['reference']}, {clock['samples']} generation(s))"
         )
     rebalances = [
-        f"  {rebalance['group']} generation {rebalance['generation']}: {rebalance['start']}, stopped "
+        f"  {rebalance['group']} generation {rebalance['generation']}: {rebalance['start'] or 'start not logged'}, stopped "
         f"{'?' if rebalance['duration_ms'] is None else format(rebalance['duration_ms'], ',') + ' ms'}, "
         f"{len(rebalance['members'])} member(s), {len(rebalance['moved_partitions'])} partition(s) moved; {rebalance['trigger']}"
         for rebalance in result.get("rebalances") or []

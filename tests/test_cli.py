@@ -191,3 +191,12 @@ def test_a_named_file_that_cannot_be_read_is_one_clear_error(tmp_path):
     done = run_cli("analyze", str(fifo), "--json", "-")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith(f"forensics: error: Cannot read {fifo}: not a regular file.")
+
+
+def test_summary_names_a_rebalance_whose_start_and_duration_are_unknown():
+    from forensics.cli import format_summary
+
+    accounting = {"files": 1, "lines": 1, "records": 1, "continuations": 0, "irrelevant": 0, "unparsed": 0, "unparsed_by_reason": {}}
+    rebalance = {"group": "g", "generation": 76, "start": None, "duration_ms": None, "members": [], "moved_partitions": [], "trigger": "unknown"}
+    text = format_summary({"accounting": accounting, "rebalances": [rebalance], "findings": [], "inputs": []})
+    assert "  g generation 76: start not logged, stopped ?, 0 member(s), 0 partition(s) moved; unknown" in text.splitlines()

@@ -410,7 +410,8 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     Columns: ``group_id``, ``generation``, ``start_ts`` (first sign of the rebalance on any
     witness), ``joined_ts`` (last member told it joined, else the coordinator's ``Stabilized``),
     ``end_ts`` (last member assigned: processing again; else the coordinator's ``Assignment
-    received``), ``duration_ms`` (stop-the-world, start to end), ``assignments`` (when each
+    received``), ``duration_ms`` (stop-the-world, start to end; null where the end, on another
+    host's clock, comes before the start), ``assignments`` (when each
     member got its assignment), ``members`` (with logs), ``members_joined``/``members_left``
     (against the previous generation with logs), ``leader``, ``protocol`` and ``protocol_type``
     (eager or cooperative), ``moved`` partitions, the ``trigger`` (the coordinator's statement
@@ -470,7 +471,8 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     missing = missing_members()
     return with_sets.select(
         *keys,
-        start.alias("start_ts"), joined.alias("joined_ts"), end.alias("end_ts"), _ms(end, start).alias("duration_ms"),
+        start.alias("start_ts"), joined.alias("joined_ts"), end.alias("end_ts"),
+        F.when(end >= start, _ms(end, start)).alias("duration_ms"),  # an end before the start: clocks of two hosts, no duration
         "members", "member_ids", "instance_ids", "members_joined", "members_left",
         F.coalesce("leader", "_leader_name", "coordinator_leader").alias("leader"),
         F.coalesce(F.col("assignments"), F.array()).alias("assignments"),

@@ -186,3 +186,27 @@ def test_without_member_b_every_line_is_understood_and_the_skew_still_estimated(
     assert without_b["accounting"]["irrelevant"] == 5  # two broker lines of other loggers, three application lines
     skew = {r["host"]: r for r in without_b["clock_skew"]}
     assert skew["member-a"]["corrected"] and abs(skew["member-a"]["offset_ms"] + 1750) <= skew["member-a"]["uncertainty_ms"]
+
+
+def test_an_end_on_another_hosts_clock_before_the_start_gives_no_duration(spark, tmp_path):
+    """The broker's ``Assignment received`` ends a generation no member logged its assignment
+    of; a millisecond of skew put it before the member's first sign: the rebalance keeps its
+    times, and its duration is unknown rather than negative."""
+    from tests.model.conftest import generation, line
+
+    (tmp_path / "broker-1").mkdir()
+    (tmp_path / "broker-1" / "server.log").write_text(
+        f"[2024-06-01 09:00:00,287] INFO [GroupCoordinator 1]: Assignment received from leader {A} for group orders-app "
+        "for generation 4. The group has 1 members, 0 of which are static. (kafka.coordinator.group.GroupCoordinator)\n"
+    )
+    (tmp_path / "member-a").mkdir()
+    (tmp_path / "member-a" / "app.log").write_text("\n".join([
+        line("00:00,288", "INFO", "consumer-orders-app-1", "(Re-)joining group"),
+        line("00:00,289", "INFO", "consumer-orders-app-1", f"Successfully joined group with generation {generation(4, A)}"),
+    ]) + "\n")
+    model = small_model(spark, ingest_paths(spark, tmp_path).records)
+    (row,) = model.rebalances.where("generation = 4").collect()
+    assert row["start_ts"].strftime("%H:%M:%S.%f")[:-3] == "09:00:00.288"
+    assert row["end_ts"].strftime("%H:%M:%S.%f")[:-3] == "09:00:00.287"
+    assert row["duration_ms"] is None
+    model.unpersist()
