@@ -10,7 +10,8 @@ orders logback / log4j2 / framework defaults write them, separated by spaces or 
 - ``%d{HH:mm:ss.SSS} [%t] %-5level %logger{36} - %msg`` (log4j2's default, no date);
 - ``%d %-5p [%c{3.}] (%t) %s%e`` (Quarkus: abbreviated logger in brackets, thread in parentheses);
 - ``%-5level [%d] %logger: %msg`` (Dropwizard: level first);
-- ``%d - %logger - %level - %msg`` (fields between `` - ``, the logger before the level);
+- ``%d - %logger - %level - %msg`` (fields between `` - ``, the logger before the level, as
+  Python's logging cookbook writes it, where a logger may be a simple name);
 - ``%d %level [%thread] %msg`` with no logger (Kafka identity then comes from the message's
   log-context prefix);
 - ``%d{HH:mm:ss.SSS} [%level] [%logger:%line] [%thread] - %msg`` (a bracketed logger, then the thread);
@@ -50,6 +51,10 @@ _LOGGER = (
     rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?::\d+|\([\w$]+\.java:\d+\))?"
     rf"|\((?P<logger_c>[\w$]+)\.java:\d+\))"
 )
+_SIMPLE_NAME = r"[A-Za-z_$][\w$]*"
+_DASHED_LEVEL = rf"\s+-\s+(?:{c.LEVELS})\s+-\s"
+"""Python's ``%(asctime)s - %(name)s - %(levelname)s - %(message)s`` (the logging cookbook's):
+there a logger may be a simple name (``__main__``, ``root``, ``BalanceListener``)."""
 _END = r"(?:\s*[-:|](?=\s|$)\s*|\s+|$|(?<=\])(?=\[))"
 
 
@@ -59,7 +64,7 @@ def _level(group: str) -> str:
 
 _HEAD_NAMED = (
     rf"(?s)^(?:{_level('level_a')}{_SEP})?\[?(?P<ts>{c.ANY_TIMESTAMP})\]?"
-    rf"(?:{_SEP}\d+)?(?:{_SEP}---)?(?:{_SEP}(?P<logger_d>{_NAME})(?={_SEP}{_LEVEL}))?(?:{_SEP}{_level('level_b')})?(?:{_SEP}{_THREAD})?(?:{_SEP}{_level('level_c')})?"
+    rf"(?:{_SEP}\d+)?(?:{_SEP}---)?(?:{_SEP}(?P<logger_d>{_NAME}|{_SIMPLE_NAME}(?={_DASHED_LEVEL}))(?={_SEP}{_LEVEL}))?(?:{_SEP}{_level('level_b')})?(?:{_SEP}{_THREAD})?(?:{_SEP}{_level('level_c')})?"
     rf"(?:{_SEP}{_LOGGER})?(?:{_SEP}\((?P<thread_b>[^)\x01]*)\))?{_END}(?P<message>.*)$"
 )
 HEAD, _GROUPS = c.java_pattern(_HEAD_NAMED)
@@ -73,7 +78,8 @@ TEMPLATE = c.replacement(
 )
 START = (
     rf"^(?:{_LEVEL}{_SEP}\[?(?:{c.ANY_TIMESTAMP})\]?"
-    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]|{_NAME}))*{_SEP}{_LEVEL})(?:\s|$|(?<=\]))"
+    rf"|\[?(?:{c.ANY_TIMESTAMP})\]?(?:{_SEP}(?:\d+|---|\[[^\]\x01]*\]|{_NAME}))*{_SEP}{_LEVEL}"
+    rf"|(?:{c.ANY_TIMESTAMP})\s+-\s+{_SIMPLE_NAME}(?={_DASHED_LEVEL})\s+-\s+{_LEVEL})(?:\s|$|(?<=\]))"
 )
 """A timestamp and a level at the start, in either order: enough to know a record begins."""
 

@@ -1,7 +1,8 @@
 """Kafka's own default layout ``[%d] %p %m (%c)%n`` (log4j 1.x/reload4j up to 3.9, log4j2 from 4.0).
 
 The logger comes last, in parentheses, with its line number where the layout has ``(%c:%L)``
-(Confluent Platform and ksqlDB ship that form). Multi-line messages (``Updating assignment with`` and
+(Confluent Platform and ksqlDB ship that form), or in brackets after the level, as Python's
+``[%(asctime)s] %(levelname)s [%(name)s]: %(message)s`` writes it (aiokafka's examples). Multi-line messages (``Updating assignment with`` and
 friends) carry it only on their last physical line, so it is optional here and recovered
 after continuation lines are joined.
 """
@@ -19,11 +20,11 @@ EXAMPLE = (
     "(Re-)joining group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
 )
 FIRST_CHARS = "["
-HEAD = rf"(?s)^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(.*?)(?: \(({c.LOGGER})(?::\d+)?\))?$"
+HEAD = rf"(?s)^\[({c.ISO_DATETIME})\] +({c.LEVELS}) +(?:\[({c.LOGGER})\]: )?(.*?)(?: \(({c.LOGGER})(?::\d+)?\))?$"
 START = rf"^\[{c.ISO_DATETIME}\] +(?:{c.LEVELS}) "
 """Enough to recognise a record's first line; the full ``HEAD`` (whose lazy message group
 costs far more) only runs on the lines that are kept."""
-TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$4", message="$3")
+TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$3$5", message="$4")
 
 
 def sniff(sample_lines) -> bool:

@@ -24,6 +24,9 @@ CASES = [
     (f"2024-03-11 14:02:17 INFO {PREFIX}", ("2024-03-11 14:02:17", "INFO", None, None)),
     (f"11 Mar 2024 14:02:17,418 INFO  ConsumerCoordinator - {PREFIX}", ("11 Mar 2024 14:02:17,418", "INFO", "ConsumerCoordinator", None)),
     (f"2024-03-11 14:02:17,418 - {KAFKA_CC} - INFO - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, None)),
+    # Python's logging cookbook, %(asctime)s - %(name)s - %(levelname)s - %(message)s, an application's logger
+    (f"2024-03-11 14:02:17,418 - BalanceListener - INFO - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", "BalanceListener", None)),
+    (f"2024-03-11 14:02:17,418 - __main__ - WARNING - {PREFIX}", ("2024-03-11 14:02:17,418", "WARNING", "__main__", None)),
     # %d{HH:mm:ss.SSS} [%level] [%logger:%line] [%thread] - (confluentinc/parallel-consumer's logs)
     (f"14:02:17.418 [INFO] [{KAFKA_CC}:338] [pc-broker-poll] - {PREFIX}", ("14:02:17.418", "INFO", KAFKA_CC, "pc-broker-poll")),
     # Logstash's own layout [%d{ISO8601}][%-5p][%-25c] (the pipeline and plugin ids after the logger)
@@ -77,6 +80,11 @@ def test_fields_before_a_bracketed_message(spark, line, fields, message):
     assert parts["head"]
     assert (parts["p"][0], parts["p"][1], parts["p"][2] or None, parts["p"][3] or None) == fields
     assert parts["p"][5] == message
+
+
+@pytest.mark.parametrize("line", ["2024-03-11 14:02:17 - the nightly job - INFO - done", "2024-03-11 14:02:17 - job - done - INFO"])
+def test_a_simple_name_is_a_logger_only_between_dashes_before_the_level(spark, line):
+    assert spark.createDataFrame([(line,)], "value string").select(F.col("value").rlike(generic.START)).first()[0] is False
 
 
 @pytest.mark.parametrize("line", ["Caused by: java.io.IOException: x", "\tat com.example.Foo.bar(Foo.java:10)", "2024-03-11 something else", "INFO nothing dated"])

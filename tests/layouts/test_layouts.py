@@ -56,3 +56,20 @@ def test_seed_000_kafka_7672_line_is_logback():
         "AuditTrailBatch-store1-changelog-1 with EOS turned on. Reinitializing the task and restore its state from the beginning."
     )
     assert sniff([line]) == "logback"
+
+
+def test_log4j_takes_a_logger_in_brackets_after_the_level(spark):
+    """Python's ``[%(asctime)s] %(levelname)s [%(name)s]: %(message)s`` (aiokafka's examples) reads
+    as Kafka's layout with the logger before the message; Kafka's own prefixes stay in the message."""
+    from pyspark.sql import functions as F
+
+    lines = [
+        "[2016-10-16 15:09:43,842] DEBUG [aiokafka.consumer.group_coordinator]: Issuing group metadata request to broker 1002",
+        "[2024-03-11 14:02:17,418] INFO [GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5) "
+        "(kafka.coordinator.group.GroupCoordinator)",
+    ]
+    layout = LAYOUTS["log4j"]
+    parts = [r[0] for r in spark.createDataFrame([(x,) for x in lines], "value string").select(layout.split(F.col("value"))).collect()]
+    assert (parts[0][2], parts[0][5]) == ("aiokafka.consumer.group_coordinator", "Issuing group metadata request to broker 1002")
+    assert (parts[1][2], parts[1][5]) == ("kafka.coordinator.group.GroupCoordinator",
+                                          "[GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5)")
