@@ -168,9 +168,9 @@ def _identifying(name: str) -> bool:
     """A directory or file name that can tell whose a file is: not generic by ingest's own rule
     for hosts (``logs``, ``2024-03-11``, ``app.log``, ``kafka``) and not too short. (Imported
     here: ``forensics.ingest`` loads pyspark, which a notebook reading a saved result never needs.)"""
-    from .ingest.paths import _GENERIC_DIRS, _GENERIC_FILES, host_from_name
+    from .ingest.paths import GENERIC_DIRS, GENERIC_FILES, host_from_name
 
-    return len(name) >= MIN_LENGTH and not _GENERIC_DIRS.match(name) and not _GENERIC_FILES.match(host_from_name(name))
+    return len(name) >= MIN_LENGTH and not GENERIC_DIRS.match(name) and not GENERIC_FILES.match(host_from_name(name))
 
 
 def _named_root(path: str) -> tuple[str, ...]:

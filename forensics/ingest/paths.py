@@ -75,12 +75,12 @@ def host_from_name(file_name: str) -> str:
     return name or file_name
 
 
-_GENERIC_DIRS = re.compile(r"^(logs?|var|tmp|old|archive|rotated|offsets|dumps?|\d{4}(-\d\d(-\d\d)?)?)$", re.IGNORECASE)
+GENERIC_DIRS = re.compile(r"^(logs?|var|tmp|old|archive|rotated|offsets|dumps?|\d{4}(-\d\d(-\d\d)?)?)$", re.IGNORECASE)
 DOCUMENTATION = re.compile(r"(\.(md|rst|ipynb|html|pdf)|^EXPECTED\.json|^README(\..*)?)$", re.IGNORECASE)
 """Files skipped (and reported) when found inside a directory input: notes, not logs."""
 
 
-_GENERIC_FILES = re.compile(
+GENERIC_FILES = re.compile(
     r"^(app(lication)?|server|service|std(out|err)|console|output|out|main|kafka|client|consumer|producer|"
     r"streams|messages|syslog|all|debug|info|error|trace|current|log|logs|combined)$",
     re.IGNORECASE,
@@ -114,12 +114,12 @@ def infer_host(path: str, root: str | None) -> str:
     if root is not None:
         directories = os.path.relpath(path, root).split(os.sep)[:-1]
         for name in reversed(directories):
-            if not _GENERIC_DIRS.match(name):
+            if not GENERIC_DIRS.match(name):
                 return name
     by_name = host_from_name(os.path.basename(path))
-    if _GENERIC_FILES.match(by_name):
+    if GENERIC_FILES.match(by_name):
         for name in reversed(os.path.abspath(root or os.path.dirname(path)).split(os.sep)):
-            if name and not _GENERIC_DIRS.match(name):
+            if name and not GENERIC_DIRS.match(name):
                 return name
     return by_name
 

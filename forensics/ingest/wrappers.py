@@ -39,6 +39,10 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
   (or ``03-11 14:02:17``, ``--timestamps=short``: no year, the time is not used). Names are
   Kubernetes' lower-case DNS labels, each taken to open with a letter, so that an inner line's
   own date is never read as a container (the pod is the host);
+- ``grep``: the output of ``grep -r`` / ``-H`` / ``zgrep`` over several log files, ``server.log.2023-12-09-08:<line>``,
+  with ``-n`` ``server.log:1234:<line>`` (``-`` for context lines): the file names the host
+  (``host-a.log:<line>``), or, where its name says only what it is, its directory does
+  (``broker-1/server.log:<line>``), unless that too (``logs/``);
 - ``json_message``: a shipper's JSON (Vector, Fluent Bit, Filebeat to a file) whose ``message``
   holds the application's line as it was written, ``{"host":..,"message":"<line>","timestamp":..}``;
   peeled only where that line is a record head or a continuation (else it is a JSON log record).
@@ -58,6 +62,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..layouts._common import ANY_TIME_OF_DAY, EXCEPTION_LINE, KIBANA_TIME, SEP
+from .paths import GENERIC_DIRS, GENERIC_FILES
 
 ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_ZONED = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
@@ -74,6 +79,11 @@ _DYNO = r"(?:app|heroku)\[([\w.-]+)\]: "
 """Heroku's source and dyno (``app[worker.1]: ``): the dyno, ``worker.3`` or ``web-123-456``, is group 1."""
 _LOKI_LABELS = r'\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, |(?=\})))*\}'
 """Loki's labels as Go prints them, ``{app="orders", pod="orders-0"}`` (``{}``: none)."""
+_GREP_PATH = r"(?:\.?/)?(?:[\w.@+-]+/)*?((?:[\w.@+-]+/)?[\w.@+-]*?)\.(?:log|out|txt)(?:\.[\w-]+)*"
+"""The file name ``grep`` puts before a line it found in one of several files (``-r``, ``-H``,
+``zgrep``): a log file's name, perhaps rotated (``server.log.2023-12-09-08``, ``app.log.1.gz``),
+after its directories; group 1 is the directory it is in and its name up to ``.log``
+(``broker-1/server``), which name the host (``_grep_host``)."""
 _LABEL = r"[a-z][a-z0-9-]*"
 """A namespace's or container's name as stern prints it (a DNS label, here opening with a letter)."""
 SHAPES = {
@@ -92,6 +102,7 @@ SHAPES = {
     "stern": (
         rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3",
     ),
+    "grep": (rf"(?s)^{_GREP_PATH}(?:[:-]\d+(?=[:-](?!\d\d[:-]\d\d)))?[:-](.*)$", "", "$1", "$2"),  # $1: dir/name
 }
 """Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three.
 The inner line is any text (``(?s)``): Java's ``.`` stops at U+0085, U+2028 and U+2029, which
@@ -100,7 +111,7 @@ WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
 ENVELOPES = ("docker_json", "cri")
 """Wrappers in a shape no application writes: always peeled, and they may cut a line in pieces."""
-NAMING_HOSTS = ("journald", "heroku", "aws_tail", "logcli", "syslog", "compose", "kubectl_prefix", "stern", "json_message")
+NAMING_HOSTS = ("journald", "heroku", "aws_tail", "logcli", "syslog", "compose", "kubectl_prefix", "stern", "json_message", "grep")
 """Wrappers that name the writer of each line, so that one file may hold several writers' lines."""
 PIECES = tuple(f"{name}_partial" for name in ENVELOPES)
 """Wrappers of a piece of a line, which the next line of the file continues."""
@@ -127,6 +138,7 @@ def wrapper_of(value: Column) -> Column:
         gate = {
             "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"),
             "logcli": iso_t & value.contains(" {"), "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
+            "grep": value.contains(".log") | value.contains(".out") | value.contains(".txt"),
         }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
@@ -158,6 +170,16 @@ prints them, ``{app="orders", pod="orders-0"}``, sorted by name, values quoted).
 def _labelled_host(labels: Column, names: tuple[str, ...]) -> Column:
     """The value of the first of ``names`` among Loki's ``labels`` text, else empty."""
     return F.coalesce(*[F.nullif(F.regexp_extract(labels, rf'[{{ ]{name}="([^"]*)"', 1), F.lit("")) for name in names], F.lit(""))
+
+
+def _grep_host(place: Column) -> Column:
+    """The host a ``grep`` output names, from ``dir/name`` (``_GREP_PATH``'s group 1): the file's
+    name, as ``paths.infer_host`` reads it, unless it says only what the file is (``server``,
+    ``app``); then its directory, unless that too (``logs``); else none (the output file's host)."""
+    name, folder = F.substring_index(place, "/", -1), F.substring_index(place, "/", 1)
+    generic = rf"(?i){GENERIC_FILES.pattern}"
+    folder_host = F.when(place.contains("/") & ~folder.rlike(rf"(?i){GENERIC_DIRS.pattern}|{GENERIC_FILES.pattern}"), folder)
+    return F.when(~name.rlike(generic) & (name != ""), name).otherwise(F.coalesce(folder_host, F.lit("")))
 
 
 ESCAPED = {"syslog": {"#011": "\t", "#012": "\n"}}
@@ -206,6 +228,8 @@ def peel(value: Column, wrapper: Column) -> Column:
             parts = F.array(parts[0], parts[1], _unescaped(parts[2], ESCAPED[name]), parts[3])
         if name in HOST_LABELS:
             parts = F.array(parts[0], _labelled_host(parts[1], HOST_LABELS[name]), parts[2], parts[3])
+        if name == "grep":
+            parts = F.array(parts[0], _grep_host(parts[1]), parts[2], parts[3])
         fields = fields.when(wrapper == name, parts)
     shipped = F.from_json(value, _SHIPPED)
     message = F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", "")

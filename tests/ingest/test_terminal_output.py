@@ -1,6 +1,6 @@
 """What analysts save from a terminal when one consumer group runs in many pods, tasks or dynos:
 ``kubectl logs --prefix``, stern, ``docker compose logs --timestamps``, ``aws logs tail``,
-``heroku logs``, ``logcli query`` and stern's ``--output json``. Each line names its pod, service, log stream or dyno,
+``heroku logs``, ``logcli query``, stern's ``--output json`` and ``grep`` over several files. Each line names its pod, service, log stream or dyno,
 which becomes the host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``,
 ``compose``, ``aws_tail``, ``heroku``, ``logcli``)."""
 
@@ -23,6 +23,8 @@ LOG4J = "[2024-03-11 14:02:17,418] INFO [Consumer clientId=c-1, groupId=g] Revok
 LOGBACK = "2024-03-11 14:02:17.418 INFO  [main] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2"
 LOGBACK_ISO = LOGBACK.replace("2024-03-11 14:02:17.418", "2024-03-11T14:02:17.418Z")
 """A layout that opens with an RFC 3339 time, as ``kubectl logs --timestamps`` does."""
+TIME_ONLY = "14:02:17.418 [main] INFO  o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2"
+"""log4j2's default layout, a time of day first."""
 BARE = "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-3"
 """A Kafka line in no layout (a ``message_only`` record, dated by its wrapper where it has a time)."""
 EXCEPTION = "org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed"
@@ -61,6 +63,13 @@ CASES = [
                  "containerName": "app"}), "json_message", POD, "2024-03-11T14:02:17.418123456Z", LOG4J),  # stern --output json --timestamps
     (json.dumps({"message": f"2024-03-11T14:02:17.418123456Z {FRAME}", "podName": POD}), "json_message", POD, "2024-03-11T14:02:17.418123456Z", FRAME),
     (json.dumps({"message": LOG4J, "nodeName": "node-1", "namespace": "shop", "podName": POD, "containerName": "app"}), "json_message", POD, None, LOG4J),
+    (f"broker-1/server.log.2023-12-09-08:{LOG4J}", "grep", "broker-1", None, LOG4J),  # grep -r over brokers' rotated logs
+    (f"logs/server.log:1234:{LOG4J}", "grep", None, None, LOG4J),  # grep -rn; "logs" names no writer
+    (f"incident/host-a.log:{LOG4J}", "grep", "host-a", None, LOG4J),  # the file names the host
+    (f"./kafka/server.log-1235-{FRAME}", "grep", None, None, FRAME),  # a context line (-A/-B/-C)
+    (f"app.log.1.gz:{LOGBACK}", "grep", None, None, LOGBACK),  # zgrep
+    (f"app.log:{TIME_ONLY}", "grep", None, None, TIME_ONLY),  # a time of day is no line number
+    (f"app.log:17:{LOGBACK}", "grep", None, None, LOGBACK),  # nor a date's year, after one
     # the shapes these must not take
     (json.dumps({"timestamp": "2024-03-11T14:02:17.5Z", "host": "h-1", "message": LOGBACK_ISO}), "json_message", "h-1",
      "2024-03-11T14:02:17.5Z", LOGBACK_ISO),  # a shipper's time of its own: the message is the line as written
