@@ -91,14 +91,15 @@ SESSION_EXPIRED = (
 def session_timeout_lines(members: DataFrame) -> Column:
     """Lines showing the coordinator expired a member's session: no heartbeat reached it within
     ``session.timeout.ms`` (heartbeat answered UNKNOWN_MEMBER_ID, "member id is not valid",
-    KIP-848 / KIP-1071 "member M is unknown", or the client's own "session timed out without
-    receiving a heartbeat response")."""
+    kafka-python's and aiokafka's "local member_id was not recognized", KIP-848 / KIP-1071
+    "member M is unknown", or the client's own "session timed out without receiving a
+    heartbeat response")."""
     message = F.coalesce(F.col(s.MESSAGE), F.lit(""))
     reason = F.coalesce(F.col("reason"), F.lit(""))
     return (
         (F.col(s.EVENT_TYPE) == "consumer:group:session_timeout")
         | ((F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed")
-           & ((F.col("error") == "UNKNOWN_MEMBER_ID") | message.rlike(r"member id \S+ is not valid")))
+           & ((F.col("error") == "UNKNOWN_MEMBER_ID") | message.rlike(r"member id \S+ is not valid|^Heartbeat(?: failed)?: local member_id was not recognized")))
         | ((F.col(s.EVENT_TYPE) == "consumer:group:generation_reset") & reason.contains("UNKNOWN_MEMBER_ID") & reason.contains("HEARTBEAT"))
         | ((F.col(s.EVENT_TYPE) == "consumer:group:coordinator_unavailable") & F.lower(reason).contains("session timed out"))
         | member_unknown()

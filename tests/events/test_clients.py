@@ -306,3 +306,19 @@ def test_librdkafka_line_through_an_applications_logger_names_facility_and_handl
     message = "MAXPOLL [orders-svc#consumer-2] [thrd:main]: Application maximum poll interval (300000ms) exceeded by 12ms"
     row = spark.createDataFrame([(message,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
     assert (row["facility"], row["client_id"], row["rest"]) == ("MAXPOLL", "orders-svc#consumer-2", message.split("]: ", 1)[1])
+
+
+def test_python_clients_unknown_member_heartbeat_is_a_session_expiry(spark):
+    """kafka-python's and aiokafka's heartbeat answered UNKNOWN_MEMBER_ID (PY31, PY32) shows the
+    coordinator expired the member's session, as the Java client's "member id .. is not valid"."""
+    from forensics.detect.group import session_timeout_lines
+
+    rows = [
+        ("consumer:group:heartbeat_failed", "Heartbeat: local member_id was not recognized; this consumer needs to re-join"),
+        ("consumer:group:heartbeat_failed", "Heartbeat failed: local member_id was not recognized; resetting and re-joining group"),
+        ("consumer:group:heartbeat_failed", "Heartbeat failed for group orders-app because it is rebalancing"),
+    ]
+    frame = spark.createDataFrame(rows, f"{s.EVENT_TYPE} string, {s.MESSAGE} string").selectExpr(
+        "*", "cast(null as string) as error", "cast(null as string) as reason"
+    )
+    assert [bool(r[0]) for r in frame.select(session_timeout_lines(frame)).collect()] == [True, True, False]
