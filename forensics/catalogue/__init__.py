@@ -153,6 +153,19 @@ def _class_end(pattern: str, i: int) -> int:
     return i + 1
 
 
+SAME_LINES = {"ConsumerCoordinator": "WorkerCoordinator"}
+"""Logger -> another that prints the same lines: from Kafka 3.0 AbstractCoordinator logs under
+the class of the coordinator running its code, a consumer's (``ConsumerCoordinator``) or a Kafka
+Connect worker's in its cluster's group (``WorkerCoordinator``, ``[Worker clientId=.., groupId=..]``),
+whose rebalances the same lines record."""
+
+
+def _loggers(entry: dict) -> tuple[str, ...]:
+    """An entry's loggers, with those that print the same lines (``SAME_LINES``)."""
+    named = tuple(entry["loggers"])
+    return named + tuple(SAME_LINES[name] for name in named if name in SAME_LINES and SAME_LINES[name] not in named)
+
+
 def _template(entry: dict, key: str) -> Template:
     pattern, groups = java_pattern(entry["pattern"])
     gate, at_start = literal_gate(pattern)
@@ -161,7 +174,7 @@ def _template(entry: dict, key: str) -> Template:
         reference_id=entry["id"],
         event_type=entry["event_type"],
         versions=str(entry["versions"]),
-        loggers=tuple(entry["loggers"]),
+        loggers=_loggers(entry),
         pattern=pattern,
         groups=groups,
         gate=gate,

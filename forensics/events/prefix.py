@@ -1,6 +1,7 @@
 """Kafka's log-context prefixes: who logged a message, split off before template matching.
 
 ``[Consumer instanceId=I, clientId=C, groupId=G] `` (instanceId with static membership, 2.3+),
+``[Worker clientId=C, groupId=G] `` (a Kafka Connect worker in its cluster's group),
 ``[Producer clientId=C, transactionalId=T] ``, ``stream-client [C] `` (no space in 1.0),
 ``stream-thread [T] `` then ``task|stream-task|standby-task [0_1] ``, and
 ``state-updater [U] `` (4.x restoration). 2.0/2.1 lines may lack the space after the thread.
@@ -25,7 +26,7 @@ PREFIX_FIELDS = (
     "stream_client", "stream_thread", "state_updater", "task", "coordinator_topic", "coordinator_partition", "rest",
 )
 _NOT = r"[^,\]\x01]*"
-_KINDS = "Consumer|ShareConsumer|Producer|AdminClient"
+_KINDS = "Consumer|ShareConsumer|Producer|AdminClient|Worker"
 _EXTRA = rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?={KAFKA_OPENINGS}))?"
 """Bracketed fields a team's layout puts before Kafka's prefix (``[KafkaConsumer] [segment-7] ``)."""
 _BROKER = (

@@ -29,7 +29,7 @@ so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 OPENING_MARKERS = (
-    "[Consumer ", "[ShareConsumer ", "[Producer ", "[AdminClient ", "[GroupCoordinator ", "[GroupMetadataManager ",
+    "[Consumer ", "[ShareConsumer ", "[Producer ", "[AdminClient ", "[Worker clientId=", "[GroupCoordinator ", "[GroupMetadataManager ",
     "task [", "#consumer-", "#producer-",
 )
 """A piece of each Kafka opening of a message (``KAFKA_PREFIX``) that ``KAFKA_MARKERS`` may miss:

@@ -22,7 +22,7 @@ EXCEPTION_LINE = r"(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?:: |$)"
 """The first line of a stack trace: a qualified exception class name, then its message."""
 
 KAFKA_OPENINGS = (
-    r"\[(?:Consumer|ShareConsumer|Producer|AdminClient) |(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
+    r"\[(?:Consumer|ShareConsumer|Producer|AdminClient) |\[Worker clientId=|(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
     r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):|"
     r"\[GroupCoordinator (?:\d+\]: |id=\d+[ \]])|\[GroupMetadataManager brokerId=\d+\] "
 )

@@ -114,10 +114,10 @@ def test_librdkafka_native_lines(spark, data_dir):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 8
+    assert len(result.inputs) == 9
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12
     assert result.records.count() == result.accounting["records"]
 
 
@@ -157,3 +157,18 @@ def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
     assert {e["generation"] for e in events if e["event_type"] == "coordinator:group:stabilized"} == {3}
     consumer = {e["event_type"] for e in events if e["source_file"].endswith("strimzi_connect_sink.log")}
     assert {"consumer:group:join_started", "consumer:group:joined", "consumer:group:assigned"} <= consumer
+
+
+def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_dir):
+    """A Kafka Connect worker's coordinator runs the consumer's group code under its own logger
+    (``WorkerCoordinator``) and prefix (``[Worker clientId=.., groupId=..]``): its join, sync and
+    rejoin lines are the Connect cluster's group events; Connect's own lines stay unrecognised."""
+    from forensics.events import parse_events
+
+    result = ingest_paths(spark, data_dir / LAYOUTS / "connect_worker.log")
+    events = parse_events(result.records).collect()
+    assert {(e["client_id"], e["group_id"]) for e in events} == {("connect-1", "connect-cluster")}
+    assert sorted((e["line"], e["event_type"], e["generation"]) for e in events if e["generation"] is not None) == [
+        (6, "consumer:group:joined", 20), (7, "consumer:group:synced", 20), (12, "consumer:group:joined", 21),
+    ]
+    assert sorted(e["line"] for e in events) == [1, 3, 4, 5, 6, 7, 11, 12]  # not "Rebalance started", nor the herder's lines
