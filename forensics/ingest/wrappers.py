@@ -24,6 +24,8 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
   space trimmed (a stack frame's tab too); newest first unless ``--forward``. The ``pod`` label
   (else ``pod_name``, ``host``, ``hostname``, ``instance``) is the host;
 - ``kubectl``: ``kubectl logs --timestamps``, ``2024-03-11T14:02:17.418123456Z <line>``;
+- ``jenkins``: a Jenkins pipeline's console log under ``timestamps {}`` (the Timestamper plugin),
+  ``[2024-03-11T14:02:17.418Z] <line>``;
 - ``grafana``: Grafana's "Download logs" as text (Loki's lines, under a few ``Common labels:``
   lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
   browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
@@ -94,6 +96,7 @@ SHAPES = {
     "aws_tail_short": (r"(?s)^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (.*)$", "$1Z", "", "$2"),  # UTC, not the log's zone
     "logcli": (rf"(?s)^({_ISO_ZONED}) ({_LOKI_LABELS}) +(.*)$", "$1", "$2", "$3"),  # $2: the labels (``HOST_LABELS``)
     "kubectl": (rf"(?s)^({_ISO_ZONED}) (.*)$", "$1", "", "$2"),
+    "jenkins": (rf"(?s)^\[({_ISO_ZONED})\] (.*)$", "$1", "", "$2"),
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
@@ -139,6 +142,7 @@ def wrapper_of(value: Column) -> Column:
             "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"),
             "logcli": iso_t & value.contains(" {"), "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
             "grep": value.contains(".log") | value.contains(".out") | value.contains(".txt"),
+            "jenkins": value.startswith("[") & (F.substring(value, 12, 1) == "T"),
         }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))

@@ -1,7 +1,8 @@
 """Spring Boot's default console/file layout.
 
 Boot 1.x/2.x: ``%d{yyyy-MM-dd HH:mm:ss.SSS} %5p ${PID} --- [%15.15t] %-40.40logger{39} : %m``;
-Boot 3.x writes an ISO date with offset, and 3.2+ adds ``[app-name]`` before the thread.
+Boot 3.x writes an ISO date with offset, and 3.2+ adds ``[app-name]`` before the thread and,
+where Micrometer tracing runs, the correlation ids ``[<trace id>-<span id>]`` after it.
 The thread is cut to its last 15 characters, so the Kafka prefix in the message is the better
 source of the thread name.
 """
@@ -21,7 +22,7 @@ EXAMPLE = (
 FIRST_CHARS = "0123456789"
 HEAD = (
     rf"(?s)^({c.ISO_DATETIME}) +({c.LEVELS}) +\d+ +--- +(?:\[[^\]\x01]*\] +)?\[ *([^\]\x01]*)\] +"
-    rf"({c.LOGGER}) *: (.*)$"
+    rf"(?:\[[0-9A-Fa-f, -]*\] +)?({c.LOGGER}) *: (.*)$"
 )
 TEMPLATE = c.replacement(ts_text="$1", level="$2", thread="$3", logger="$4", message="$5")
 

@@ -1,8 +1,9 @@
-"""What analysts save from a terminal when one consumer group runs in many pods, tasks or dynos:
-``kubectl logs --prefix``, stern, ``docker compose logs --timestamps``, ``aws logs tail``,
-``heroku logs``, ``logcli query``, stern's ``--output json`` and ``grep`` over several files. Each line names its pod, service, log stream or dyno,
-which becomes the host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``,
-``compose``, ``aws_tail``, ``heroku``, ``logcli``)."""
+"""What analysts save from a terminal, a console or a search when one consumer group runs in many
+pods, tasks or dynos: ``kubectl logs --prefix``, stern (text and ``--output json``), ``docker
+compose logs --timestamps``, ``aws logs tail``, ``heroku logs``, ``logcli query``, ``grep`` over
+several files and a Jenkins pipeline's console. Most name on each line the pod, service, log
+stream, dyno or file, which becomes the host; some date the line too (``wrappers``'
+``kubectl_prefix``, ``stern``, ``compose``, ``aws_tail``, ``heroku``, ``logcli``, ``jenkins``)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ CASES = [
     (f"app.log.1.gz:{LOGBACK}", "grep", None, None, LOGBACK),  # zgrep
     (f"app.log:{TIME_ONLY}", "grep", None, None, TIME_ONLY),  # a time of day is no line number
     (f"app.log:17:{LOGBACK}", "grep", None, None, LOGBACK),  # nor a date's year, after one
+    (f"[2024-03-11T14:02:17.418Z] {LOGBACK}", "jenkins", None, "2024-03-11T14:02:17.418Z", LOGBACK),  # a pipeline's timestamps {}
+    (f"[2024-03-11T14:02:17.418Z] {FRAME}", "jenkins", None, "2024-03-11T14:02:17.418Z", FRAME),
     # the shapes these must not take
     (json.dumps({"timestamp": "2024-03-11T14:02:17.5Z", "host": "h-1", "message": LOGBACK_ISO}), "json_message", "h-1",
      "2024-03-11T14:02:17.5Z", LOGBACK_ISO),  # a shipper's time of its own: the message is the line as written

@@ -73,3 +73,16 @@ def test_log4j_takes_a_logger_in_brackets_after_the_level(spark):
     assert (parts[0][2], parts[0][5]) == ("aiokafka.consumer.group_coordinator", "Issuing group metadata request to broker 1002")
     assert (parts[1][2], parts[1][5]) == ("kafka.coordinator.group.GroupCoordinator",
                                           "[GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5)")
+
+
+@pytest.mark.parametrize("between", ["[orders-app] ", "[orders-app] [ntainer#0-0-C-1] [803B448A0489F84084905D3093480352-3425F23BB2432450] "])
+def test_spring_boot_3_application_name_and_correlation_ids(spark, between):
+    """Boot 3.2+: ``[app-name]`` before the thread and, with tracing, ``[trace-span]`` after it."""
+    from pyspark.sql import functions as F
+
+    thread = "" if "ntainer" in between else "[           main] "
+    line = (f"2024-03-11T14:02:17.418+01:00  INFO 41873 --- {between}{thread}o.a.k.c.c.i.ConsumerCoordinator          : "
+            "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group")
+    parts = spark.createDataFrame([(line,)], "value string").select(LAYOUTS["spring_boot"].split(F.col("value"))).first()[0]
+    assert parts[:4] == ["2024-03-11T14:02:17.418+01:00", "INFO", "o.a.k.c.c.i.ConsumerCoordinator", "ntainer#0-0-C-1" if thread == "" else "main"]
+    assert parts[5] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
