@@ -153,17 +153,19 @@ def _class_end(pattern: str, i: int) -> int:
     return i + 1
 
 
-SAME_LINES = {"ConsumerCoordinator": "WorkerCoordinator"}
-"""Logger -> another that prints the same lines: from Kafka 3.0 AbstractCoordinator logs under
-the class of the coordinator running its code, a consumer's (``ConsumerCoordinator``) or a Kafka
+SAME_LINES = {"ConsumerCoordinator": ("WorkerCoordinator", "AbstractCoordinator")}
+"""Logger -> others that print the same lines. From Kafka 3.0 AbstractCoordinator logs under the
+class of the coordinator running its code, a consumer's (``ConsumerCoordinator``) or a Kafka
 Connect worker's in its cluster's group (``WorkerCoordinator``, ``[Worker clientId=.., groupId=..]``),
-whose rebalances the same lines record."""
+whose rebalances the same lines record; and a layout that prints the caller's class instead of
+the logger (``%C``, ``%class``) names AbstractCoordinator for those lines."""
 
 
 def _loggers(entry: dict) -> tuple[str, ...]:
     """An entry's loggers, with those that print the same lines (``SAME_LINES``)."""
     named = tuple(entry["loggers"])
-    return named + tuple(SAME_LINES[name] for name in named if name in SAME_LINES and SAME_LINES[name] not in named)
+    same = [other for name in named for other in SAME_LINES.get(name, ())]
+    return named + tuple(dict.fromkeys(other for other in same if other not in named))
 
 
 def _template(entry: dict, key: str) -> Template:

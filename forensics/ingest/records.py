@@ -55,12 +55,13 @@ STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
-LOGGER_IN_TEXT = r"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)[A-Za-z_$][\w.$]*)(?::\d+)?\)(?: \[([^\]\n]*)\])?(\n|$)"
+LOGGER_IN_TEXT = r"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)[A-Za-z_$][\w.$]*)(?::\d+)?\)(?: \[([^\]\n]*)\]| - [\w.-]+=[^\n]*)?(\n|$)"
 """Kafka's log4j layout puts the logger at the end of the message, so in a record of several
 lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first
 line that ends in `` (logger)``, or that is ``(logger)`` where a wrapper trimmed the space after
 a message's final line break (logcli): group 2, removed by ``$1$4``. Strimzi's ``%d %p %m (%c) [%t]``
-puts the thread after it, `` (logger) [thread]``: group 3."""
+puts the thread after it, `` (logger) [thread]``: group 3; Confluent for Kubernetes' images a
+context, `` (logger:line) - app=connect, clusterId=confluent``: removed with it."""
 _CLOSING_FIELDS = (rf"{LOGGER_IN_TEXT}(.*)$", SEP.join(("$2", "$3", "$1$4$5")))
 """``LOGGER_IN_TEXT`` and the rest of the text, rewritten to logger, thread and text (``closing_fields``)."""
 LOGGER_CLOSES = ("log4j", "generic")

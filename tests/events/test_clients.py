@@ -322,3 +322,26 @@ def test_python_clients_unknown_member_heartbeat_is_a_session_expiry(spark):
         "*", "cast(null as string) as error", "cast(null as string) as reason"
     )
     assert [bool(r[0]) for r in frame.select(session_timeout_lines(frame)).collect()] == [True, True, False]
+
+
+def test_a_layout_printing_the_callers_class_names_abstract_coordinator_for_its_lines(spark, tmp_path):
+    """``%d{HH:mm:ss.SSS} [%level] [%class:%line] [%thread] - %msg`` (confluentinc/parallel-consumer's
+    logs): from Kafka 3.0 AbstractCoordinator's lines come under ConsumerCoordinator's logger, but
+    a layout of the caller's class names AbstractCoordinator; they are typed all the same."""
+    from forensics.catalogue import load_catalogue
+    from forensics.events import parse_events
+    from tests.helpers import ingest_paths
+
+    prefix = "[Consumer instanceId=6588bffbc4-nnnzc, clientId=consumer-my-consumer-6588bffbc4-nnnzc, groupId=my-consumer]"
+    (tmp_path / "pc.log").write_text("\n".join([
+        f"22:33:44.055 [INFO] [org.apache.kafka.clients.consumer.internals.AbstractCoordinator:1072] [pc-broker-poll] - {prefix} "
+        "Request joining group due to: group is already rebalancing",
+        f"22:33:44.055 [INFO] [org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:338] [pc-broker-poll] - {prefix} "
+        "Revoke previously assigned partitions my-topic-12, my-topic-13",
+    ]) + "\n")
+    events = parse_events(ingest_paths(spark, tmp_path / "pc.log").records).collect()
+    assert [(e["line"], e["event_type"], e["thread"]) for e in sorted(events, key=lambda e: e["line"])] == [
+        (1, "consumer:group:join_requested", "pc-broker-poll"), (2, "consumer:group:revoked", "pc-broker-poll"),
+    ]
+    joined = next(t for t in load_catalogue() if t.reference_id == "G05")
+    assert {"ConsumerCoordinator", "WorkerCoordinator", "AbstractCoordinator"} <= set(joined.loggers)

@@ -164,3 +164,26 @@ def test_an_export_entry_that_may_be_a_kafka_record_is_never_folded(spark):
     kept = may_be_kafka_entry(layout, F.col("message"), F.col("logger"))
     counts = frame.agg(F.sum(kafka.cast("int")).alias("kafka"), F.sum((kafka & ~kept).cast("int")).alias("folded")).first()
     assert counts["folded"] == 0 and counts["kafka"] >= len(OPENINGS) + len(LOGGERS) - 2
+
+
+CLOSINGS = [
+    # text, [logger, thread, the text without them] (or [text]: no logger closes a line)
+    ("Stabilized group g generation 3 (kafka.coordinator.group.GroupCoordinator) [executor-Rebalance]",
+     ["kafka.coordinator.group.GroupCoordinator", "executor-Rebalance", "Stabilized group g generation 3"]),
+    ("Successfully joined group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:672) - app=connect, clusterId=confluent",
+     ["org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "", "Successfully joined group"]),
+    ("ConsumerConfig values: \n\tgroup.id = g\n (org.apache.kafka.clients.consumer.ConsumerConfig) [task-thread-0]\n",
+     ["org.apache.kafka.clients.consumer.ConsumerConfig", "task-thread-0", "ConsumerConfig values: \n\tgroup.id = g\n\n"]),
+    ("Setting offset FetchPosition{leader=Optional[k:9092 (id: 0 rack: null)], epoch=3}} (a.b.ConsumerCoordinator)",
+     ["a.b.ConsumerCoordinator", "", "Setting offset FetchPosition{leader=Optional[k:9092 (id: 0 rack: null)], epoch=3}}"]),
+    ("Rebalance failed (3)", ["Rebalance failed (3)"]),
+    ("at x.Y.z(Y.java:12)", ["at x.Y.z(Y.java:12)"]),
+]
+
+
+def test_a_logger_that_closes_a_line_is_read_with_its_thread_or_context(spark):
+    from forensics.ingest.records import closing_fields
+
+    frame = spark.createDataFrame([(text,) for text, _ in CLOSINGS], "text string")
+    got = [row[0] for row in frame.select(closing_fields(F.col("text"))).collect()]
+    assert got == [fields for _, fields in CLOSINGS]
