@@ -2,9 +2,9 @@
 
 The logger comes last, in parentheses, with its line number where the layout has ``(%c:%L)``
 (Confluent Platform and ksqlDB ship that form), or in brackets after the level, as Python's
-``[%(asctime)s] %(levelname)s [%(name)s]: %(message)s`` writes it (aiokafka's examples). Multi-line messages (``Updating assignment with`` and
-friends) carry it only on their last physical line, so it is optional here and recovered
-after continuation lines are joined.
+``[%(asctime)s] %(levelname)s [%(name)s]: %(message)s`` writes it (aiokafka's examples).
+Multi-line messages (``Updating assignment with`` and friends) carry it only on their last
+physical line, so it is optional here and recovered after continuation lines are joined.
 """
 
 from __future__ import annotations
