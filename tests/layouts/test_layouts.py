@@ -75,6 +75,20 @@ def test_log4j_takes_a_logger_in_brackets_after_the_level(spark):
                                           "[GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5)")
 
 
+@pytest.mark.parametrize("level", [
+    " INFO 41873", " INFO [orders-app,5f1a9c0e2b7d4e31,a8c6b2d09e7f4a15] 41873",  # Spring Cloud Sleuth's logging.pattern.level
+    " app=orders-app environment=prod INFO 41873",  # MDC values before the level (a team's pattern)
+])
+def test_spring_boot_with_a_teams_additions_around_the_level(spark, level):
+    from pyspark.sql import functions as F
+
+    line = (f"2024-03-11 14:02:17.418 {level} --- [           main] o.a.k.c.c.i.ConsumerCoordinator          : "
+            "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group")
+    parts = spark.createDataFrame([(line,)], "value string").select(LAYOUTS["spring_boot"].split(F.col("value"))).first()[0]
+    assert parts[:4] == ["2024-03-11 14:02:17.418", "INFO", "o.a.k.c.c.i.ConsumerCoordinator", "main"]
+    assert parts[5] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
+
+
 @pytest.mark.parametrize("between", ["[orders-app] ", "[orders-app] [ntainer#0-0-C-1] [803B448A0489F84084905D3093480352-3425F23BB2432450] "])
 def test_spring_boot_3_application_name_and_correlation_ids(spark, between):
     """Boot 3.2+: ``[app-name]`` before the thread and, with tracing, ``[trace-span]`` after it."""
