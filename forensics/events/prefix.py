@@ -18,7 +18,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..layouts._common import KAFKA_OPENINGS, SEP
+from ..layouts._common import CLIENT_KINDS, KAFKA_OPENINGS, SEP, WORKER_KIND
 from ..layouts.librdkafka import LOG_CALLBACK
 
 PREFIX_FIELDS = (
@@ -26,7 +26,7 @@ PREFIX_FIELDS = (
     "stream_client", "stream_thread", "state_updater", "task", "coordinator_topic", "coordinator_partition", "rest",
 )
 _NOT = r"[^,\]\x01]*"
-_KINDS = "Consumer|ShareConsumer|Producer|AdminClient|Worker"
+_KINDS = "|".join((*CLIENT_KINDS, WORKER_KIND))
 _EXTRA = rf"(?:(?:\[(?!(?:{_KINDS}) )[^\]\x01]*\] ?)+(?={KAFKA_OPENINGS}))?"
 """Bracketed fields a team's layout puts before Kafka's prefix (``[KafkaConsumer] [segment-7] ``)."""
 _BROKER = (

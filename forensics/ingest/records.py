@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
-from ..layouts._common import EXCEPTION_LINE, SEP, any_to_utc, is_time_of_day
+from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, SEP, any_to_utc, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -28,10 +28,7 @@ log-context prefix such as ``stream-thread [``, or ``Kafka version:`` and the li
 so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
-OPENING_MARKERS = (
-    "[Consumer ", "[ShareConsumer ", "[Producer ", "[AdminClient ", "[Worker clientId=", "[GroupCoordinator ", "[GroupMetadataManager ",
-    "task [", "#consumer-", "#producer-",
-)
+OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")
 """A piece of each Kafka opening of a message (``KAFKA_PREFIX``) that ``KAFKA_MARKERS`` may miss:
 an export's message column can hold the message alone, without the logger."""
 

@@ -21,8 +21,17 @@ LOGGER = r"[A-Za-z_$][\w.$]*"
 EXCEPTION_LINE = r"(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?:: |$)"
 """The first line of a stack trace: a qualified exception class name, then its message."""
 
+CLIENT_KINDS = ("Consumer", "ShareConsumer", "Producer", "AdminClient")
+"""The Kafka clients whose log-context prefix opens ``[<kind> ``."""
+WORKER_KIND = "Worker"
+"""A Kafka Connect worker in its cluster's group: ``[Worker clientId=.., groupId=..]``."""
+WORKER_OPENING = f"[{WORKER_KIND} clientId="
+"""A Connect worker's prefix opens with its first field: other fields and threads say ``Worker`` too."""
+BRACKETED_OPENINGS = (*(f"[{kind} " for kind in CLIENT_KINDS), WORKER_OPENING, "[GroupCoordinator ", "[GroupMetadataManager ")
+"""The bracketed fields that open Kafka's log-context prefixes, as text. Never a thread
+(``generic``); looked for in an export's message (``records.OPENING_MARKERS``)."""
 KAFKA_OPENINGS = (
-    r"\[(?:Consumer|ShareConsumer|Producer|AdminClient) |\[Worker clientId=|(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
+    rf"\[(?:{'|'.join(CLIENT_KINDS)}) |{re.escape(WORKER_OPENING)}|(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
     r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):|"
     r"\[GroupCoordinator (?:\d+\]: |id=\d+[ \]])|\[GroupMetadataManager brokerId=\d+\] "
 )

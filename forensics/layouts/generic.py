@@ -26,6 +26,8 @@ A bracketed field that opens Kafka's log-context prefix (``[Consumer clientId=..
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column
 
 from . import _common as c
@@ -42,9 +44,9 @@ _SEP = r"(?:\s*\|\s*|\s+-\s+|\s+|(?<=\])(?=\[))"
 """Between fields: `` | ``, `` - ``, white space, or nothing between a ``]`` and a ``[`` (Logstash's ``[%d][%-5p][%-25c]``)."""
 _LEVEL = rf"\[?\s*(?:{c.LEVELS})\s*\]?"
 _NAME = r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*"
-_KAFKA_PREFIX = r"(?:(?:Consumer|ShareConsumer|Producer|AdminClient|GroupCoordinator|GroupMetadataManager) |Worker clientId=)"
-"""The bracketed openings of Kafka's log-context prefixes (a client's, the group coordinator's in a
-broker, a Connect worker's): the message's start, never a thread."""
+_KAFKA_PREFIX = f"(?:{'|'.join(re.escape(opening[1:]) for opening in c.BRACKETED_OPENINGS)})"
+"""After a ``[``, the openings of Kafka's log-context prefixes (``_common.BRACKETED_OPENINGS``: a
+client's, a Connect worker's, the group coordinator's in a broker): the message's start, never a thread."""
 _THREAD = rf"\[(?!{_NAME}(?::\d+)?\s*\])(?!{_KAFKA_PREFIX})(?P<thread_a>[^\]\x01]*)\]"
 _LOGGER = (
     rf"(?:\[(?P<logger_a>{_NAME})(?::\d+)?\s*\](?:{_SEP}\[(?!{_KAFKA_PREFIX})(?P<thread_c>[^\]\x01]*)\])?"
