@@ -8,6 +8,11 @@ from pathlib import Path
 from forensics.ingest import Ingested, ingest
 
 
+GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}
+"""Spark's defaults for generated code, which the suite's session turns off (``conftest``):
+for the tests of what a larger incident runs with it (``sql_settings(spark, GENERATED)``)."""
+
+
 def ingest_paths(spark, *paths: Path | str, **options) -> Ingested:
     return ingest(spark, [str(p) for p in paths], **options)
 

@@ -78,7 +78,7 @@ def test_summary_is_printed_when_json_goes_to_a_file(tmp_path, spark):
     assert json.loads(out.read_text())["accounting"]["records"] == 30
 
 
-def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark, monkeypatch):
+def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark, monkeypatch, gap_as_larger_incident):
     """``--json FILE`` streams the model tables' rows (``analyze(json_to=...)``); what it writes is
     the result ``analyze`` returns whole, and only the finished file takes the name.
 
@@ -102,10 +102,10 @@ def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark, monkeypatc
     done = run_in_process("analyze", str(incident), "--json", str(out), "--quiet")
     assert done.exit_code == 0, done.output
     assert [p.name for p in out.parent.iterdir()] == ["result.json"]
-    assert len(persisted() - before) >= 5  # kept while the CLI prints the summary from them
+    streamed_rdds = persisted() - before
+    assert len(streamed_rdds) >= 5  # kept while the CLI prints the summary from them
     streamed = json.loads(out.read_text(encoding="utf-8"))
-    whole = json.loads(json.dumps(analyze(spark, [str(incident)]), default=str))
-    assert own.id() in persisted() <= before
+    whole = json.loads(json.dumps(gap_as_larger_incident.result, default=str))
     assert all(isinstance(whole[name], list) for name in ROW_LISTS) and whole["rebalances"] and whole["commits"]
     assert any(f["recovery"] and f["recovery"]["reset_rows"] for f in whole["findings"])
     for result in (streamed, whole):
@@ -113,8 +113,12 @@ def test_the_json_written_row_by_row_is_the_analysis(tmp_path, spark, monkeypatc
     assert streamed == whole
     with open(tmp_path / "again.json", "w", encoding="utf-8") as handle:
         returned = analyze(spark, [str(incident)], json_to=handle)
+    assert not streamed_rdds & persisted()  # released as the next analysis started
     assert all(isinstance(returned[name], Rows) for name in ROW_LISTS)
     assert json.loads(json.dumps(list(returned["rebalances"]), default=str)) == whole["rebalances"]
+    monkeypatch.undo()
+    analyze(spark, [str(incident / "demo-consumer-1" / "app.log")])  # a small incident, whole: it releases those kept for `returned`
+    assert own.id() in persisted() <= before
     own.unpersist()
 
 

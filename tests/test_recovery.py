@@ -263,16 +263,19 @@ def planned(spark, tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("small", [True, False], ids=["small incident", "spread"])
-def test_the_analysis_plans_each_finding_as_the_whole_result_would(spark, monkeypatch, small):
+def test_the_analysis_plans_each_finding_as_the_whole_result_would(spark, monkeypatch, request, small):
     """The analysis makes each plan from the facts read with its finding (its group's config
     blocks and owners, its partition's commits); ``facts_of`` over the whole JSON gives the same."""
     import importlib
 
     from forensics.analyze import analyze
 
-    if not small:
+    if small:
+        analysed = request.getfixturevalue("samples_analysis")
+    else:
         monkeypatch.setattr(importlib.import_module("forensics.analyze"), "SMALL_INCIDENT_BYTES", 0)
-    result = json.loads(json.dumps(analyze(spark, [str(SAMPLES)]), default=str))
+        analysed = analyze(spark, [str(SAMPLES)])
+    result = json.loads(json.dumps(analysed, default=str))
     plans = [f["recovery"] for f in result["findings"]]
     assert {p["kind"] for p in plans if p} >= {"reconsume", "deduplicate", "restore_state"}
     assert all(p["bootstrap_servers"] for p in plans if p) and any(p and p["streams"] and p["streams"]["state_dir"] for p in plans)

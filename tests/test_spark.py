@@ -119,12 +119,14 @@ def test_counting_jobs_counts_the_jobs_of_its_block_and_restores_the_callers_gro
 
 def test_sql_settings_apply_inside_the_block_only(spark):
     from forensics.spark import INTERPRETED, sql_settings
+    from tests.helpers import GENERATED
 
-    before = {key: spark.conf.get(key, None) for key in INTERPRETED}
-    with sql_settings(spark, INTERPRETED):
-        assert {key: spark.conf.get(key) for key in INTERPRETED} == dict(INTERPRETED)
-        assert spark.range(5).selectExpr("sum(id * 2)").collect()[0][0] == 20  # runs interpreted
-    assert {key: spark.conf.get(key, None) for key in INTERPRETED} == before
+    for settings in (INTERPRETED, GENERATED):  # one of them is the suite session's own (conftest)
+        before = {key: spark.conf.get(key, None) for key in settings}
+        with sql_settings(spark, settings):
+            assert {key: spark.conf.get(key) for key in settings} == dict(settings)
+            assert spark.range(5).selectExpr("sum(id * 2)").collect()[0][0] == 20
+        assert {key: spark.conf.get(key, None) for key in settings} == before
 
 
 def test_a_small_incident_is_one_of_known_small_local_files(tmp_path):
@@ -383,17 +385,18 @@ def test_only_an_empty_local_relation_is_known_to_be_empty(spark):
         assert known_empty(materialise(none)) and not known_empty(materialise(spark.range(3)))
 
 
-def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch):
+def test_a_small_incident_runs_in_far_fewer_jobs_to_the_same_analysis(spark, monkeypatch, gap_as_larger_incident):
     """One analysis, run as a small incident (``SMALL_INCIDENT``), as a larger one with few
     events (its model and detectors in one partition: ``FEW_EVENTS``) and as any other: the same
     JSON, each in fewer jobs than the next."""
+    import copy
     import importlib
 
     analysis = importlib.import_module("forensics.analyze")
     paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
     small = analysis.analyze(spark, paths)
+    few = copy.deepcopy(gap_as_larger_incident.result)
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
-    few = analysis.analyze(spark, paths)
     monkeypatch.setattr(analysis, "FEW_EVENTS", 0)
     general = analysis.analyze(spark, paths)
     assert small["findings"] and small["offsets"]["rows"]
@@ -470,11 +473,15 @@ def test_a_warm_session_does_not_compile_a_query_again_after_many_others(spark):
     some 1,100, and with Spark's default of 100 a second analysis compiled them all again."""
     from pyspark.sql import functions as F
 
+    from forensics.spark import sql_settings
+    from tests.helpers import GENERATED
+
     compilations = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
 
     def planned(factor: int) -> None:
         """The query's physical plan made, its whole-stage code compiled in the driver, no job run."""
-        spark.range(3).select((F.col("id") * factor + 1).alias("x"))._jdf.queryExecution().toRdd()
+        with sql_settings(spark, GENERATED):
+            spark.range(3).select((F.col("id") * factor + 1).alias("x"))._jdf.queryExecution().toRdd()
 
     planned(-1)
     for factor in range(120):  # each literal makes a class of its own, more than the default keeps
@@ -539,7 +546,7 @@ def test_a_small_incidents_logs_and_dumps_are_read_in_few_jobs(spark):
     assert dumps.snapshots == []  # its dump has no time stamp lines
 
 
-def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_another(spark, monkeypatch):
+def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_another(spark, monkeypatch, gap_as_larger_incident):
     """``room_to_run_at_once``: the model's four later tables are built at once unless a local
     driver's heap holds less than ``HEAP_PER_CONCURRENT_ROW`` bytes an event (the 16M-line
     corpus in 1 GiB); one after another, the analysis is the same."""
@@ -556,11 +563,10 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     real = model_module.concurrently
     monkeypatch.setattr(model_module, "concurrently", lambda *a: built_at_once.append(len(a) - 1) or real(*a))
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
-    paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
-    roomy = analysis.analyze(spark, paths)
     monkeypatch.setattr(spark_module, "HEAP_PER_CONCURRENT_ROW", heap)  # a byte an event leaves no room
-    tight = analysis.analyze(spark, paths)
-    assert built_at_once == [4]
+    tight = analysis.analyze(spark, [str(SAMPLE_LOGS / "reset_to_latest_gap")])
+    assert gap_as_larger_incident.built_at_once == [4] and built_at_once == []
+    roomy = gap_as_larger_incident.result
     assert roomy["findings"] and roomy == tight
 
 
@@ -596,16 +602,17 @@ def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was
     assert jobs() > static_jobs and adaptive.accounting == ingested.accounting
 
 
-def test_an_analysis_with_static_shuffles_equals_the_adaptive_one_in_fewer_jobs(spark, monkeypatch):
+def test_an_analysis_with_static_shuffles_equals_the_adaptive_one_in_fewer_jobs(spark, monkeypatch, gap_as_larger_incident):
     """The same analysis (spread: no small incident) with ingest's and parse's shuffles planned
     in step with the cores and with the session's adaptive execution: the same JSON, fewer jobs."""
+    import copy
     import importlib
 
     analysis = importlib.import_module("forensics.analyze")
     ingest_package = importlib.import_module("forensics.ingest")
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
     paths = [str(SAMPLE_LOGS / "reset_to_latest_gap")]
-    static = analysis.analyze(spark, paths)
+    static = copy.deepcopy(gap_as_larger_incident.result)
     for module in (analysis, ingest_package):
         monkeypatch.setattr(module, "in_step_with_cores", lambda session, text_bytes: {})
     adaptive = analysis.analyze(spark, paths)

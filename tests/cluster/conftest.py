@@ -23,6 +23,11 @@ from typing import Callable
 import pytest
 
 ROOT = Path(__file__).parent.parent.parent
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""The JIT's quick tier and the serial collector for every JVM these tests start (master, worker,
+executors, Connect server, the CLI's driver): each runs a few seconds of cold code, where the
+optimising compiler's threads took as much CPU as the work (``forensics.spark.QUICK_START_JVM``).
+What is under test is the toolkit's result on a cluster, which the JIT's tier does not change."""
 START_TIMEOUT = 90  # seconds for a service to be ready (JVM start on a busy 2-core machine)
 RUN_TIMEOUT = 300  # seconds for one `forensics analyze` run
 
@@ -58,7 +63,9 @@ def service_env(work: Path) -> dict[str, str]:
         "SPARK_LOCAL_DIRS": str(work / "local"),
         "SPARK_LOG_DIR": str(work / "logs"),
         "SPARK_PID_DIR": str(work),
-        "SPARK_CONF_DIR": str(work / "conf"),  # empty: no site spark-defaults.conf leaks in
+        "SPARK_CONF_DIR": str(work / "conf"),  # only _work_dir's spark-defaults.conf: no site one leaks in
+        "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM,  # master and worker
+        "JDK_JAVA_OPTIONS": QUICK_JVM,  # the CLI's driver JVM (the CLI sets the driver's options itself)
         "PYSPARK_PYTHON": sys.executable,
         "PYSPARK_DRIVER_PYTHON": sys.executable,
     }
@@ -202,7 +209,7 @@ class ConnectServer:
             "--name", "forensics-tests-connect", "--master", "local[2]",
             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
             "--conf", f"spark.connect.grpc.binding.port={self.port}",
-            "--conf", "spark.ui.enabled=false",
+            "--conf", "spark.ui.enabled=false", "--driver-java-options", QUICK_JVM,
         ], work)
 
     def _listening(self) -> bool:
@@ -221,6 +228,7 @@ def _work_dir(tmp_path_factory, name: str) -> Path:
     work = tmp_path_factory.mktemp(name)
     for sub in ("local", "logs", "conf", "worker"):
         (work / sub).mkdir()
+    (work / "conf" / "spark-defaults.conf").write_text(f"spark.executor.extraJavaOptions {QUICK_JVM}\n")
     return work
 
 

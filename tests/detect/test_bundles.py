@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from forensics.analyze import analyze
 from forensics.cli import main
 from forensics.detect import DETECTORS
 from forensics.simulate.truth import by_bundle, compare, key
@@ -28,8 +27,8 @@ def expected(bundle: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def result(spark) -> dict:
-    return analyze(spark, [str(SAMPLES)])
+def result(samples_analysis) -> dict:
+    return samples_analysis
 
 
 @pytest.fixture(scope="module")
