@@ -66,7 +66,7 @@ def with_split_prefix(frame: DataFrame, message: Column, name: str) -> DataFrame
 
 def _callback(message: Column) -> Column:
     """[librdkafka's facility, its handle, the rest of the message]."""
-    return F.split(F.regexp_replace(message, _CALLBACK, f"$1{SEP}$2{SEP}$3"), SEP, 3)
+    return F.split(F.regexp_replace(message, _CALLBACK, f"$1$3{SEP}$2$4{SEP}$5"), SEP, 3)
 
 
 def _parts(text: Column) -> Column:

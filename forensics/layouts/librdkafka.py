@@ -1,4 +1,6 @@
-"""librdkafka's native log line: ``%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: msg``.
+"""librdkafka's native log line: ``%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: msg``,
+and the line of the log callback in librdkafka's examples, which C and C++ programs copy:
+``1600000000.123 RDKAFKA-7-CGRPSTATE: rdkafka#consumer-1: [thrd:main]: msg``.
 
 Fields: syslog level (0-7), epoch seconds with millis (UTC by definition), facility (kept as
 the logger), the client handle name (kept as the client), the internal thread, the message.
@@ -17,16 +19,26 @@ EXAMPLE = (
     "%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: Group \"orders-app\" changed "
     "state init -> query-coord (join-state init)"
 )
-FIRST_CHARS = "%"
-HEAD = r"(?s)^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$"
-TEMPLATE = c.replacement(ts_text="$2", level="$1", logger="$3", client="$4", thread="$5", message="$6")
+FIRST_CHARS = "%0123456789"
+HEAD = (
+    r"(?s)^(?:%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| "
+    r"|(\d{9,11}\.\d{3}) RDKAFKA-(\d)-([A-Za-z0-9_]+): ([^:\x01]*): )"
+    r"(?:\[thrd:([^\]\x01]*)\]: )?(.*)$"
+)
+TEMPLATE = c.replacement(ts_text="$2$5", level="$1$6", logger="$3$7", client="$4$8", thread="$9", message="$10")
 
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
 """syslog severities 0-7 (emerg..debug) in log4j's names; 5 (notice) reads as INFO."""
-LOG_CALLBACK = r"([A-Z][A-Z0-9_]*) \[([^\]\x01]*#(?:consumer|producer)-\d+)\] (?:\[thrd:[^\]\x01]*\]: )?"
+_HANDLE = r"[^\]:\x01]*#(?:consumer|producer)-\d+"
+LOG_CALLBACK = (
+    rf"(?:([A-Z][A-Z0-9_]*) \[({_HANDLE})\] |RDKAFKA-\d-([A-Z][A-Z0-9_]*): ({_HANDLE}): |rdkafka: (?=\[thrd:))"
+    r"(?:\[thrd:[^\]\x01]*\]: )?"
+)
 """The opening of a librdkafka line an application's log callback hands to its own logger:
-facility and handle name (``client.id#consumer-N``), then ``[thrd:name]: `` and the message
-(confluent-kafka-python's ``logger=``: ``"%s [%s] %s" % (facility, handle, text)``, 0.11.4-2.15)."""
+facility and handle name (``client.id#consumer-N``; groups 1-2 or 3-4), then ``[thrd:name]: ``
+and the message. confluent-kafka-python's ``logger=`` writes ``"%s [%s] %s" % (facility, handle,
+text)`` (0.11.4-2.15); programs that copied librdkafka's example callback into their own logger
+``RDKAFKA-7-FACILITY: handle: text``; rdkafka-ruby (Karafka) ``rdkafka: text``, without both."""
 
 
 def sniff(sample_lines) -> bool:

@@ -112,12 +112,47 @@ def test_librdkafka_native_lines(spark, data_dir):
     assert records[1]["message"].startswith('Group "orders-app" changed state init -> query-coord')
 
 
+def test_librdkafka_lines_of_the_examples_log_callback(spark, data_dir):
+    """``%u.%03u RDKAFKA-%i-%s: %s: %s`` (librdkafka's examples, copied into many C programs): the
+    example's own ``% ...`` lines are no records; the one after a record continues it."""
+    result = ingest_paths(spark, data_dir / LAYOUTS / "librdkafka_example_logger.log")
+    (entry,) = result.inputs
+    assert entry["layout"] == "librdkafka"
+    assert buckets(entry) == {"lines": 8, "records": 6, "continuations": 1, "irrelevant": 0, "unparsed": 1}
+    records = records_by_line(result)
+    assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118000)
+    assert (records[2]["level"], records[8]["level"]) == ("DEBUG", "WARN")
+    assert (records[2]["logger"], records[2]["client"], records[2]["thread"]) == ("CGRPSTATE", "rdkafka#consumer-1", "main")
+    assert records[2]["message"].startswith('Group "orders-app" changed state init -> query-coord')
+    assert records[3]["message"].startswith("kafka-1:9092/1: Group ")
+
+
+def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
+    """Ruby's ``Logger`` (Karafka): the process id as the thread, the progname as the logger,
+    librdkafka's ``rdkafka: [thrd:main]: ..`` lines read as librdkafka's own."""
+    from forensics.events import parse_events
+
+    result = ingest_paths(spark, data_dir / LAYOUTS / "ruby_logger_karafka.log")
+    (entry,) = result.inputs
+    assert entry["layout"] == "ruby_logger"
+    assert buckets(entry) == {"lines": 10, "records": 7, "continuations": 0, "irrelevant": 3, "unparsed": 0}
+    records = records_by_line(result)
+    assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118204)
+    assert (records[2]["level"], records[8]["level"], records[2]["thread"], records[2]["logger"]) == ("DEBUG", "WARN", "48211", None)
+    assert records[2]["message"].startswith('rdkafka: [thrd:main]: Group "orders-app" changed state')
+    events = {e["line"]: e for e in parse_events(result.records).collect()}
+    assert sorted(events) == [2, 3, 4, 5, 6, 8, 9]
+    assert (events[2]["event_type"], events[2]["group_id"]) == ("consumer:group:member_state", "orders-app")
+    assert (events[5]["event_type"], events[5]["generation"]) == ("consumer:group:joined", 7)
+    assert events[8]["event_type"] == "consumer:group:session_timeout"
+
+
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 9
+    assert len(result.inputs) == 11
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10
     assert result.records.count() == result.accounting["records"]
 
 
