@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import background
+
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"
 CLI_SAMPLE = DATA / "cli" / "kafka-7672"
@@ -50,15 +52,32 @@ def data_dir() -> Path:
     return DATA
 
 
-@pytest.fixture(scope="session")
-def cli_sample_run() -> subprocess.CompletedProcess:
+def pytest_collection_modifyitems(session, config, items):
+    """Submit the background jobs of the tests collected (``tests.background``), the cold CLI
+    run first; the tests of a module with jobs of its own run last."""
+    if any("cli_sample_run" in getattr(item, "fixturenames", ()) for item in items):
+        background.submit(analyze_cli_sample)
+    owning = {id(item) for item in items if getattr(getattr(item, "module", None), "BACKGROUND", ())}
+    for item in items:
+        for job in getattr(getattr(item, "module", None), "BACKGROUND", ()):
+            background.submit(job)
+    items[:] = sorted(items, key=lambda item: id(item) in owning)  # stable: their own order kept
+
+
+def analyze_cli_sample() -> subprocess.CompletedProcess:
     """``forensics analyze CLI_SAMPLE --json -`` in a new process with its own JVM, as a user
     runs it: ``test_cli`` reads the JSON contract from its stdout, ``test_quiet`` checks that its
-    stderr is empty (one cold start serves both)."""
+    stderr is empty (one cold start serves both). Run in the background (``tests.background``)."""
     return subprocess.run(
         [sys.executable, "-m", "forensics", "analyze", str(CLI_SAMPLE), "--master", "local[2]", "--json", "-"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, env=dict(os.environ),
+        capture_output=True, text=True, timeout=600, cwd=ROOT, env=dict(background.ENVIRONMENT),
     )
+
+
+@pytest.fixture(scope="session")
+def cli_sample_run() -> subprocess.CompletedProcess:
+    """``analyze_cli_sample``'s process, run in the background."""
+    return background.result(analyze_cli_sample)
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from forensics.errors import ForensicsError
 from forensics.ingest import route_inputs
 from forensics.offsets import sniff_file
 from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_START_JVM, _archive_maps, class_archive_path, quick_start_options, record_class_archive
+from tests import background
 
 ROOT = Path(__file__).parent.parent
 SMALL_LOG = ROOT / "sample_logs" / "reset_to_latest_gap" / "demo-consumer-1" / "app.log"
@@ -61,32 +62,48 @@ def test_recording_needs_a_jvm_of_its_own(spark, own_cache):
 
 def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "forensics", *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+                          env={**background.ENVIRONMENT, "XDG_CACHE_HOME": str(cache)})
 
 
-def test_warm_up_records_an_archive_that_a_small_analysis_starts_from(spark, tmp_path):
+def warm_up_then_analyze() -> dict:
+    """``forensics warm-up`` in a new process with a cache of its own, the archive it left, and
+    a CLI analysis of ``SMALL_LOG`` that starts from it. Run in the background
+    (``tests.background``)."""
+    with tempfile.TemporaryDirectory(prefix="forensics-warm-up-test-") as scratch:
+        cache, out = Path(scratch) / "cache", Path(scratch) / "quick.json"
+        recorded = _cli("warm-up", cache=cache)
+        archives = list((cache / "kafka-forensics").iterdir()) if recorded.returncode == 0 else []
+        truncated = Path(scratch) / "truncated.jsa"
+        if archives:
+            with open(archives[0], "rb") as whole:
+                truncated.write_bytes(whole.read(5 << 20))
+        done = _cli("analyze", str(SMALL_LOG), "--json", str(out), "--quiet", cache=cache)
+        return {
+            "recorded": recorded, "archives": archives, "maps": bool(archives) and _archive_maps(archives[0]),
+            "truncated_maps": _archive_maps(truncated), "done": done, "quick": out.read_text(encoding="utf-8") if out.exists() else None,
+        }
+
+
+BACKGROUND = (warm_up_then_analyze,)
+
+
+def test_warm_up_records_an_archive_that_a_small_analysis_starts_from(spark):
     """``forensics warm-up`` in a new process writes a whole archive (a JVM maps it; a truncated
     copy would kill a JVM, and is refused); a CLI analysis that starts from it, with the quick JIT
     tier, says what the suite's session says of the same log, and nothing on stderr."""
     from forensics.analyze import analyze
 
-    cache = tmp_path / "cache"
-    recorded = _cli("warm-up", cache=cache)
+    run = background.result(warm_up_then_analyze)
+    recorded, archives = run["recorded"], run["archives"]
     assert recorded.returncode == 0, recorded.stderr
     assert recorded.stderr == ""
-    archives = list((cache / "kafka-forensics").iterdir())
     assert [a.name for a in archives] == [a.name for a in archives if a.suffix == ".jsa"] and len(archives) == 1  # no partial left
     assert f"Class archive written to {archives[0]}" in recorded.stdout
-    assert _archive_maps(archives[0])
-    truncated = tmp_path / "truncated.jsa"
-    with open(archives[0], "rb") as whole:
-        truncated.write_bytes(whole.read(5 << 20))
-    assert not _archive_maps(truncated)
+    assert run["maps"] and not run["truncated_maps"]
 
-    out = tmp_path / "quick.json"
-    done = _cli("analyze", str(SMALL_LOG), "--json", str(out), "--quiet", cache=cache)
+    done = run["done"]
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    quick = json.loads(out.read_text(encoding="utf-8"))
+    quick = json.loads(run["quick"])
     here = json.loads(json.dumps(analyze(spark, [str(SMALL_LOG)]), default=str))
     for result in (quick, here):
         result.pop("spark")

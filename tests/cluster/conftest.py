@@ -2,9 +2,10 @@
 worker, and a Spark Connect server, all started from the installed pyspark's ``SPARK_HOME``.
 
 Every service runs in a process group of its own (the worker's executors join its group) and
-is stopped by its fixture's finalizer: SIGTERM to the group, then SIGKILL. On Linux each one
-is also tied to the test process (``PR_SET_PDEATHSIG``), so a killed pytest leaves no JVMs.
-Services start without waiting; ``ready()`` waits, so JVM start-up overlaps other work.
+is stopped by the job that started it (``test_cluster.run_on_clusters``, on the suite's
+background lane): SIGTERM to the group, then SIGKILL. On Linux each one is also tied to the
+thread that started it (``PR_SET_PDEATHSIG``; the lane lives as long as the test process), so a
+killed pytest leaves no JVMs. Services start without waiting; ``ready()`` waits.
 """
 
 from __future__ import annotations
@@ -56,8 +57,10 @@ def _die_with_parent() -> Callable[[], None] | None:
 
 def service_env(work: Path) -> dict[str, str]:
     """Environment of every service and client: this pyspark, loopback only, scratch in ``work``."""
+    from tests.background import ENVIRONMENT
+
     return {
-        **os.environ,
+        **ENVIRONMENT,
         "SPARK_HOME": spark_home(),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_LOCAL_DIRS": str(work / "local"),
@@ -224,28 +227,13 @@ class ConnectServer:
         self.service.stop()
 
 
-def _work_dir(tmp_path_factory, name: str) -> Path:
-    work = tmp_path_factory.mktemp(name)
+def work_dir(parent: Path, name: str) -> Path:
+    """``parent/name`` with the services' scratch directories and a ``spark-defaults.conf``."""
+    work = parent / name
     for sub in ("local", "logs", "conf", "worker"):
-        (work / sub).mkdir()
+        (work / sub).mkdir(parents=True)
     (work / "conf" / "spark-defaults.conf").write_text(f"spark.executor.extraJavaOptions {QUICK_JVM}\n")
     return work
-
-
-@pytest.fixture(scope="module")
-def standalone(tmp_path_factory):
-    """A started (not yet ready) standalone cluster; call ``ready()`` for its master URL."""
-    cluster = Standalone(_work_dir(tmp_path_factory, "standalone"))
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture(scope="module")
-def connect_server(tmp_path_factory):
-    """A started (not yet ready) Spark Connect server; call ``ready()`` for its ``sc://`` URL."""
-    server = ConnectServer(_work_dir(tmp_path_factory, "connect"))
-    yield server
-    server.stop()
 
 
 def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, str], logs: Callable[[], str] = str) -> dict:

@@ -5,31 +5,58 @@ must equal the embedded ``local`` result for the same incident, except ``spark.m
 They are part of the default run; ``.venv/bin/pytest -m cluster`` runs them alone. (They found that SPARK_TESTING turns on Spark's eager shuffle clean-up, which
 stalled standalone runs; ``forensics.spark.CLASSIC_CONF`` pins it off.)
 Input files are read by the executors through local paths: the worker is on this machine.
+The services and runs are one background job (``tests.background``); these tests run last.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from forensics.analyze import analyze
-from tests.cluster.conftest import run_analyze, service_env
+from tests import background
+from tests.cluster.conftest import ConnectServer, Standalone, run_analyze, service_env, work_dir
 
 pytestmark = pytest.mark.cluster
 
-INCIDENT = "model/cooperative_3_6"  # several hosts, logs only
+INCIDENT = str(Path(__file__).resolve().parents[1] / "data" / "model" / "cooperative_3_6")  # several hosts, logs only
+
+
+def run_on_clusters() -> dict:
+    """``forensics analyze INCIDENT`` on a standalone master with one worker, then on a Spark
+    Connect server (one service at a time, each stopped after its run): the results, and the
+    applications the master saw. Run in the background (``tests.background``)."""
+    runs = {}
+    with tempfile.TemporaryDirectory(prefix="forensics-cluster-") as scratch:
+        work = work_dir(Path(scratch), "standalone")
+        cluster = Standalone(work)
+        try:
+            master = cluster.ready()
+            runs["standalone"] = run_analyze(master, [INCIDENT], work / "standalone.json", service_env(work), cluster.logs)
+            runs["master"] = master
+            state = cluster.state()
+            runs["apps"] = [app["name"] for app in state["completedapps"] + state["activeapps"]]
+        finally:
+            cluster.stop()
+        work = work_dir(Path(scratch), "connect")
+        server = ConnectServer(work)
+        try:
+            runs["connect"] = run_analyze(server.ready(), [INCIDENT], work / "connect.json", service_env(work), server.service.tail)
+        finally:
+            server.stop()
+    return runs
+
+
+BACKGROUND = (run_on_clusters,)
 
 
 @pytest.fixture(scope="module")
-def incident(data_dir) -> list[str]:
-    return [str(data_dir / INCIDENT)]
-
-
-@pytest.fixture(scope="module")
-def local_result(spark, incident) -> dict:
+def local_result(spark) -> dict:
     """The embedded-Spark result, shaped as the CLI writes it (``json.dumps(..., default=str)``)."""
-    result = json.loads(json.dumps(analyze(spark, incident), default=str))
+    result = json.loads(json.dumps(analyze(spark, [INCIDENT]), default=str))
     assert result["rebalances"] and result["ownership"], "the incident should give a non-trivial result"
     return result
 
@@ -47,17 +74,12 @@ def assert_same_result(remote: dict, local: dict) -> None:
         assert remote[field] == local[field], f"JSON field {field!r} differs from the local[*] result"
 
 
-def test_standalone_cluster_gives_the_local_result(standalone, local_result, incident, tmp_path):
-    master = standalone.ready()  # the JVMs started while local_result ran
-    result = run_analyze(master, incident, tmp_path / "standalone.json", service_env(tmp_path), standalone.logs)
-    assert result["spark"]["master"] == master
-    assert_same_result(result, local_result)
-    state = standalone.state()
-    apps = [app["name"] for app in state["completedapps"] + state["activeapps"]]
-    assert apps == ["kafka-forensics"], "the run should have been an application of this master"
+def test_standalone_cluster_gives_the_local_result(local_result):
+    runs = background.result(run_on_clusters)
+    assert runs["standalone"]["spark"]["master"] == runs["master"]
+    assert_same_result(runs["standalone"], local_result)
+    assert runs["apps"] == ["kafka-forensics"], "the run should have been an application of this master"
 
 
-def test_spark_connect_gives_the_local_result(connect_server, local_result, incident, tmp_path):
-    remote = connect_server.ready()
-    result = run_analyze(remote, incident, tmp_path / "connect.json", service_env(tmp_path), connect_server.service.tail)
-    assert_same_result(result, local_result)
+def test_spark_connect_gives_the_local_result(local_result):
+    assert_same_result(background.result(run_on_clusters)["connect"], local_result)
