@@ -66,7 +66,7 @@ def service_env(work: Path) -> dict[str, str]:
         "SPARK_LOCAL_DIRS": str(work / "local"),
         "SPARK_LOG_DIR": str(work / "logs"),
         "SPARK_PID_DIR": str(work),
-        "SPARK_CONF_DIR": str(work / "conf"),  # only _work_dir's spark-defaults.conf: no site one leaks in
+        "SPARK_CONF_DIR": str(work / "conf"),  # only work_dir's spark-defaults.conf: no site one leaks in
         "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM,  # master and worker
         "JDK_JAVA_OPTIONS": QUICK_JVM,  # the CLI's driver JVM (the CLI sets the driver's options itself)
         "PYSPARK_PYTHON": sys.executable,

@@ -99,12 +99,18 @@ def test_json_lines_logstash_and_ecs_fields(spark, data_dir):
     assert records[5]["ts"] == datetime(2024, 3, 11, 14, 2, 26, 100000)
 
 
-def test_librdkafka_native_lines(spark, data_dir):
-    result = ingest_paths(spark, data_dir / LAYOUTS / "librdkafka_consumer.log")
+def one_file(spark, path, layout: str, *counts: int):
+    """The ingest of one file, whose layout is ``layout`` and whose lines, records,
+    continuations, irrelevant and unparsed lines number ``counts``."""
+    result = ingest_paths(spark, path)
     (entry,) = result.inputs
-    assert entry["layout"] == "librdkafka"
-    assert buckets(entry) == {"lines": 5, "records": 5, "continuations": 0, "irrelevant": 0, "unparsed": 0}
-    records = records_by_line(result)
+    assert entry["layout"] == layout
+    assert buckets(entry) == dict(zip(("lines", "records", "continuations", "irrelevant", "unparsed"), counts))
+    return result
+
+
+def test_librdkafka_native_lines(spark, data_dir):
+    records = records_by_line(one_file(spark, data_dir / LAYOUTS / "librdkafka_consumer.log", "librdkafka", 5, 5, 0, 0, 0))
     assert records[1]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118000)
     assert (records[1]["level"], records[4]["level"], records[5]["level"]) == ("DEBUG", "INFO", "WARN")
     assert records[1]["logger"] == "CGRPSTATE" and records[1]["client"] == "rdkafka#consumer-1"
@@ -115,11 +121,7 @@ def test_librdkafka_native_lines(spark, data_dir):
 def test_librdkafka_lines_of_the_examples_log_callback(spark, data_dir):
     """``%u.%03u RDKAFKA-%i-%s: %s: %s`` (librdkafka's examples, copied into many C programs): the
     example's own ``% ...`` lines are no records; the one after a record continues it."""
-    result = ingest_paths(spark, data_dir / LAYOUTS / "librdkafka_example_logger.log")
-    (entry,) = result.inputs
-    assert entry["layout"] == "librdkafka"
-    assert buckets(entry) == {"lines": 8, "records": 6, "continuations": 1, "irrelevant": 0, "unparsed": 1}
-    records = records_by_line(result)
+    records = records_by_line(one_file(spark, data_dir / LAYOUTS / "librdkafka_example_logger.log", "librdkafka", 8, 6, 1, 0, 1))
     assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118000)
     assert (records[2]["level"], records[8]["level"]) == ("DEBUG", "WARN")
     assert (records[2]["logger"], records[2]["client"], records[2]["thread"]) == ("CGRPSTATE", "rdkafka#consumer-1", "main")
@@ -132,10 +134,7 @@ def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
     librdkafka's ``rdkafka: [thrd:main]: ..`` lines read as librdkafka's own."""
     from forensics.events import parse_events
 
-    result = ingest_paths(spark, data_dir / LAYOUTS / "ruby_logger_karafka.log")
-    (entry,) = result.inputs
-    assert entry["layout"] == "ruby_logger"
-    assert buckets(entry) == {"lines": 10, "records": 7, "continuations": 0, "irrelevant": 3, "unparsed": 0}
+    result = one_file(spark, data_dir / LAYOUTS / "ruby_logger_karafka.log", "ruby_logger", 10, 7, 0, 3, 0)
     records = records_by_line(result)
     assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118204)
     assert (records[2]["level"], records[8]["level"], records[2]["thread"], records[2]["logger"]) == ("DEBUG", "WARN", "48211", None)
