@@ -52,9 +52,12 @@ def data_dir() -> Path:
     return DATA
 
 
+@pytest.hookimpl(trylast=True)  # after ``-m`` / ``-k`` have deselected
 def pytest_collection_modifyitems(session, config, items):
-    """Submit the background jobs of the tests collected (``tests.background``), the cold CLI
+    """Submit the background jobs of the tests selected (``tests.background``), the cold CLI
     run first; the tests of a module with jobs of its own run last."""
+    if config.option.collectonly:
+        return
     if any("cli_sample_run" in getattr(item, "fixturenames", ()) for item in items):
         background.submit(analyze_cli_sample)
     owning = {id(item) for item in items if getattr(getattr(item, "module", None), "BACKGROUND", ())}
