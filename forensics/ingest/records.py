@@ -71,10 +71,13 @@ TRIMMED_CONTINUATION = rf"{TRIMMED_FRAME}|[a-z][\w-]*(?:\.[\w-]+)+ = |\((?:[a-z]
 """Continuation lines whose indentation a wrapper trimmed (logcli): a stack frame, a config
 block's ``key.name = value`` setting, and the ``(logger)`` that Kafka's layout puts on the line
 after a message ending in a line break (a config block's last line)."""
-CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION})"
+SECOND_LINES = {name: layout.SECOND_LINE for name, layout in layouts.LAYOUTS.items() if hasattr(layout, "SECOND_LINE")}
+"""Layout -> the second line of its records' heads, where it writes a head over two lines (``jul``)."""
+CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION}|{'|'.join(SECOND_LINES.values())})"
 """Lines that continue a record even where a wrapper dates every line (``kubectl logs
 --timestamps`` dates an exception's first line as it dates the record it belongs to): stack-trace
-text, and continuation lines a wrapper trimmed (``TRIMMED_CONTINUATION``)."""
+text, continuation lines a wrapper trimmed (``TRIMMED_CONTINUATION``), and the second line of a
+head written over two (``SECOND_LINES``)."""
 CONTINUATION_PREFIX = 256
 """``CONTINUATION_TEXT`` is looked for in an export's message by its first characters (a regex
 on a prefix: the whole of a message that holds a stack trace is not scanned)."""
@@ -505,6 +508,26 @@ def whole_head_lines(heads: DataFrame, table: dict = layouts.LAYOUTS) -> DataFra
     return glued.select(*[replaced[c].alias(c) if c in replaced else c for c in heads.columns])
 
 
+def with_second_head_lines(heads: DataFrame) -> DataFrame:
+    """``heads`` (with their ``tail``) where a head's layout writes it over two lines
+    (``SECOND_LINES``: java.util.logging's date and caller, then ``LEVEL: message``) and the
+    next line of its file is that second line: ``value`` both lines, joined by a line break, and
+    the second taken off the ``tail``. The head is then split as one."""
+    following = F.col("tail")[0]
+    second = None
+    for name, regex in SECOND_LINES.items():
+        second = (F.when if second is None else second.when)(F.col("layout") == name, following["value"].rlike(f"^{regex}"))
+    if second is None:
+        return heads
+    takes = F.coalesce(second & (following["line"] == F.col("line") + 1), F.lit(False))
+    rest = F.when(F.size("tail") > 1, F.slice("tail", 2, F.size("tail") - 1))
+    replaced = {
+        "value": F.when(takes, F.concat_ws("\n", "value", following["value"])).otherwise(F.col("value")),
+        "tail": F.when(takes, rest).otherwise(F.col("tail")),
+    }
+    return heads.select(*[replaced[c].alias(c) if c in replaced else c for c in heads.columns])
+
+
 def is_partial(wrapper: Column) -> Column:
     """Whether a line is a piece of a line (``wrappers.PIECES``), continued by the next
     without a line break."""
@@ -555,6 +578,7 @@ def assemble_records(
     joined = heads.join(tails, ["uri", "head_line"], "left")
     if partial_lines:
         joined = whole_head_lines(joined, table)
+    joined = with_second_head_lines(joined)
     with_parts = joined.withColumn("parts", layouts.split_fields(F.col("layout"), F.col("value"), table))
     glued = F.col("wrap_width").isNotNull()
     if partial_lines:

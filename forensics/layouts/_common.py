@@ -53,7 +53,10 @@ _WORDY_DATE = r"^(?:(\d\d?) ([A-Z][a-z]{2}) (\d{4})|([A-Z][a-z]{2}) (\d\d?), (\d
 """``%d{DATE}`` (day, month, year) or Kibana (month, day, year), then the time of day."""
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
-_LEVEL_ALIASES = {"WARNING": "WARN", "SEVERE": "ERROR", "CRITICAL": "FATAL", "NOTICE": "INFO"}
+_LEVEL_ALIASES = {
+    "WARNING": "WARN", "SEVERE": "ERROR", "CRITICAL": "FATAL", "NOTICE": "INFO",
+    "CONFIG": "INFO", "FINE": "DEBUG", "FINER": "TRACE", "FINEST": "TRACE",  # java.util.logging's
+}
 
 
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
@@ -80,7 +83,7 @@ def split_fields(value: Column, head: str | Column, template: str | Column) -> C
 
 
 def normalise_level(level: Column) -> Column:
-    """Upper-case level names, folding WARNING/SEVERE/CRITICAL/NOTICE to log4j's names."""
+    """Upper-case level names, folding WARNING/SEVERE/CRITICAL/NOTICE and JUL's CONFIG/FINE.. to log4j's names."""
     upper = F.upper(F.trim(level))
     mapping = F.create_map(*[F.lit(x) for pair in _LEVEL_ALIASES.items() for x in pair])
     return F.coalesce(mapping[upper], F.when(upper != "", upper))
@@ -133,7 +136,7 @@ def any_to_utc(ts_text: Column, tz: Column) -> Column:
     return (
         F.when(text.rlike(r"^(\d{13}|\d{10}(\.\d+)?)$"), epoch)
         .when(is_time_of_day(text), F.lit(None).cast("timestamp"))
-        .when(meridiem, _us_portal_time(text, F.when(utc, F.lit("UTC")).otherwise(tz)))
+        .when(meridiem, _meridiem_time(text, F.when(utc, F.lit("UTC")).otherwise(tz)))
         .otherwise(_parsed_in_zone(iso, text, tz))
     )
 
@@ -144,9 +147,14 @@ US_PORTAL_TIME = "M/d/yyyy, h:mm:ss[.SSSSSS] a"
 day first, and such a text stays unread (counted) rather than read with day and month swapped."""
 
 
-def _us_portal_time(text: Column, zone: Column) -> Column:
-    """``text`` in ``US_PORTAL_TIME`` (perhaps with `` UTC`` after it) as UTC, read in ``zone``."""
-    return F.to_utc_timestamp(F.try_to_timestamp(F.regexp_replace(text, " UTC$", ""), F.lit(US_PORTAL_TIME)), zone)
+JUL_TIME = "MMM d, yyyy h:mm:ss a"
+"""java.util.logging's ``SimpleFormatter`` in English: ``Jul 17, 2024 1:50:29 PM`` (``layouts.jul``)."""
+
+
+def _meridiem_time(text: Column, zone: Column) -> Column:
+    """``text`` in ``US_PORTAL_TIME`` (perhaps with `` UTC`` after it) or ``JUL_TIME`` as UTC, read in ``zone``."""
+    bare = F.regexp_replace(text, " UTC$", "")
+    return F.to_utc_timestamp(F.coalesce(F.try_to_timestamp(bare, F.lit(US_PORTAL_TIME)), F.try_to_timestamp(bare, F.lit(JUL_TIME))), zone)
 
 
 def sniff_regex(pattern: str, sample_lines: Iterable[str], share: float = 0.3) -> bool:

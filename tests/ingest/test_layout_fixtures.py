@@ -146,12 +146,53 @@ def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
     assert events[8]["event_type"] == "consumer:group:session_timeout"
 
 
+JUL_RECORDS = {1: 2, 3: 4, 5: 6, 7: 8, 9: 10, 11: 12, 15: 17, 19: 20, 21: 22, 23: 24}
+"""java.util.logging's fixture: each Kafka record's head line -> its last line (a stack frame is folded)."""
+
+
+def jul_checks(result):
+    """What java.util.logging's two-line heads give, as ``jul_simpleformatter.log`` holds them."""
+    from forensics.events import parse_events
+
+    records = records_by_line(result)
+    assert {line: record["line_end"] for line, record in records.items()} == JUL_RECORDS
+    assert (records[5]["ts"], records[21]["ts"], records[23]["ts"]) == (
+        datetime(2024, 3, 11, 14, 2, 17), datetime(2024, 3, 12, 9, 5, 5), datetime(2024, 3, 12, 12, 5, 6),
+    )
+    assert [records[line]["level"] for line in (1, 15, 23)] == ["INFO", "ERROR", "WARN"]
+    assert records[3]["logger"] == "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"  # $FindCoordinatorResponseHandler cut off
+    assert records[23]["logger"] == "org.apache.kafka.clients.consumer.KafkaConsumer"  # a caller without a method
+    assert records[5]["message"] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
+    assert records[15]["message"].endswith("\norg.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed "
+                                           "since the group has already rebalanced and assigned the partitions to another member.")
+    events = {e["line"]: e for e in parse_events(result.records).collect()}
+    assert sorted(events) == [1, 3, 5, 7, 9, 11, 15, 19, 21]
+    assert (events[7]["event_type"], events[7]["generation"], events[7]["group_id"]) == ("consumer:group:joined", 12, "orders-app")
+    assert (events[11]["event_type"], events[15]["event_type"]) == ("consumer:group:assigned", "consumer:offset:commit_failed")
+
+
+def test_java_util_logging_heads_over_two_lines(spark, data_dir):
+    """``SimpleFormatter``'s default: the date and the caller, then ``LEVEL: message`` on the
+    next line, which joins the head; the caller's inner class is cut off the logger."""
+    jul_checks(one_file(spark, data_dir / LAYOUTS / "jul_simpleformatter.log", "jul", 24, 10, 13, 1, 0))
+
+
+def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
+    """Behind a wrapper that dates every line, the ``LEVEL: message`` line still continues its head."""
+    lines = (data_dir / LAYOUTS / "jul_simpleformatter.log").read_text().splitlines()
+    wrapped = tmp_path / "orders-0.log"
+    wrapped.write_text("".join(f"2024-03-11T14:{i:02d}:17.418123456Z {line}\n" for i, line in enumerate(lines)))
+    result = one_file(spark, wrapped, "jul", 24, 10, 13, 1, 0)
+    assert result.inputs[0]["wrappers"] == {"kubectl": 24}
+    jul_checks(result)
+
+
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 11
+    assert len(result.inputs) == 12
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24
     assert result.records.count() == result.accounting["records"]
 
 
