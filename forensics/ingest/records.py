@@ -45,9 +45,10 @@ _KAFKA_MESSAGE = (
 )
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
-BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE})"
+BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE}|{layouts.message_only.LEVEL_AND_KAFKA_LOGGER})"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
-prefix, or an exception class name (``CommitFailedException``, ``TaskMigratedException``)."""
+prefix, an exception class name (``CommitFailedException``, ``TaskMigratedException``), or a
+level and a Kafka logger (``message_only.LEVEL_AND_KAFKA_LOGGER``)."""
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""

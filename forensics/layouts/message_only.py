@@ -7,7 +7,8 @@ prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) or with an exception
 (``org.apache.kafka.clients.consumer.CommitFailedException: ..``) that continues no record.
 Such records are untimed unless a wrapper dates them, and keep their order by line. A wrapped
 line in Python ``logging.basicConfig``'s default ``%(levelname)s:%(name)s:%(message)s`` (no time
-of its own: kafka-python, aiokafka) gives its level and logger too.
+of its own: kafka-python, aiokafka) gives its level and logger too, as does a pasted line that
+kept its level and Kafka logger but lost its time (``LEVEL_AND_KAFKA_LOGGER``).
 """
 
 from __future__ import annotations
@@ -20,10 +21,18 @@ NAME = "message_only"
 DESCRIPTION = "A message with no layout fields (untimed paste, or dated by its wrapper)"
 EXAMPLE = "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
 FIRST_CHARS = ""
-_SPLIT = rf"(?s)^(?:({c.LEVELS}):([A-Za-z_][\w.]*):)?(.*)$"
+_KAFKA_LOGGER = r"(?:org\.apache\.kafka|o\.a\.k)\.[\w.$]*[\w$]"
+LEVEL_AND_KAFKA_LOGGER = (
+    rf"\[?({c.LEVELS})\s*\]?\s*(?:\[({_KAFKA_LOGGER})(?::\d+)?\] ?|({_KAFKA_LOGGER})(?::\d+)?(?: - |: | (?=\[)))"
+)
+"""An excerpt's line whose timestamp was cut off but whose level and Kafka logger were kept, in
+any of the usual forms: ``[INFO ][org.apache.kafka.clients.Metadata] msg`` (Logstash's own
+layout), ``INFO  o.a.k.c.c.i.ConsumerCoordinator - msg``, ``WARN [org.apache.kafka..] msg``."""
+_SPLIT = rf"(?s)^(?:({c.LEVELS}):([A-Za-z_][\w.]*):|{LEVEL_AND_KAFKA_LOGGER})?(.*)$"
 """The whole line is the message, but for ``logging.basicConfig``'s default ``LEVEL:logger:``
-opening (``INFO:kafka.coordinator:(Re-)joining group g``). Not a ``HEAD``: never recognised."""
-_TEMPLATE = c.replacement(level="$1", logger="$2", message="$3")
+opening (``INFO:kafka.coordinator:(Re-)joining group g``) and ``LEVEL_AND_KAFKA_LOGGER``. Not a
+``HEAD``: never recognised."""
+_TEMPLATE = c.replacement(level="$1$3", logger="$2$4$5", message="$6")
 
 
 def sniff(sample_lines) -> bool:

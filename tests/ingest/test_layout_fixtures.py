@@ -187,12 +187,33 @@ def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     jul_checks(result)
 
 
+def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
+    """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
+    opens with a level and a Kafka logger is a record, untimed and in line order."""
+    from forensics.events import parse_events
+
+    result = one_file(spark, data_dir / LAYOUTS / "untimed_level_logger.log", "message_only", 10, 8, 2, 0, 0)
+    records = records_by_line(result)
+    assert result.inputs[0]["undated_records"] == 8
+    assert [(records[line]["level"], records[line]["logger"]) for line in (1, 6, 7, 10)] == [
+        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"), ("INFO", "o.a.k.c.c.i.ConsumerCoordinator"),
+        ("ERROR", "o.a.k.c.c.i.ConsumerCoordinator"), ("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
+    ]
+    assert records[4]["line_end"] == 5  # Logstash's own line, with no Kafka logger, continues the record above it
+    assert records[6]["message"] == "[Consumer clientId=logstash-0, groupId=logstash] Revoke previously assigned partitions events-0, events-1"
+    events = {e["line"]: e["event_type"] for e in parse_events(result.records).collect()}
+    assert events == {
+        1: "consumer:version", 2: "consumer:group:join_started", 3: "consumer:group:joined", 4: "consumer:group:assigned",
+        6: "consumer:group:revoked", 7: "consumer:offset:commit_failed", 10: "consumer:offset:no_committed",
+    }
+
+
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 12
+    assert len(result.inputs) == 13
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10
     assert result.records.count() == result.accounting["records"]
 
 
