@@ -19,7 +19,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ..layouts._common import CLIENT_KINDS, KAFKA_OPENINGS, SEP, WORKER_KIND
-from ..layouts.librdkafka import LOG_CALLBACK
+from ..layouts.librdkafka import DECORATED, LOG_CALLBACK
 
 PREFIX_FIELDS = (
     "prefix_kind", "instance_id", "client_id", "group_id", "transactional_id",
@@ -46,10 +46,12 @@ PREFIX = (
 _TEMPLATE = SEP.join(f"${n}" for n in range(1, len(PREFIX_FIELDS) + 1))
 _CALLBACK = rf"(?s)^(?:{LOG_CALLBACK})?(.*)$"
 """librdkafka's facility and handle before the message, when an application's logger wrote it."""
+_DECORATED_CALLBACK = rf"(?s)^(?:{LOG_CALLBACK}|{DECORATED})?(.*)$"
+"""``_CALLBACK`` or, where none of its forms opens the message, ``librdkafka.DECORATED``."""
 
 
 def split_prefix(message: Column) -> Column:
-    """Struct of ``PREFIX_FIELDS`` and ``facility`` (empty strings become null); ``rest`` is the
+    """Struct of ``PREFIX_FIELDS`` (empty strings become null) and ``facility``; ``rest`` is the
     message proper."""
     callback = _callback(message)
     return _prefix_struct(callback, _parts(callback[2]))
@@ -65,8 +67,14 @@ def with_split_prefix(frame: DataFrame, message: Column, name: str) -> DataFrame
 
 
 def _callback(message: Column) -> Column:
-    """[librdkafka's facility, its handle, the rest of the message]."""
-    return F.split(F.regexp_replace(message, _CALLBACK, f"$1$3{SEP}$2$4{SEP}$5"), SEP, 3)
+    """[librdkafka's facility, its handle, the rest of the message]; the facility is ``""``, not
+    null, where a librdkafka line names none (``librdkafka.DECORATED``, rdkafka-ruby's): the record's
+    logger then is the application's, which no template of librdkafka's lines names."""
+    split = F.split(F.when(
+        message.contains("[thrd:"), F.regexp_replace(message, _DECORATED_CALLBACK, f"$1$3$5{SEP}$2$4$6$7{SEP}$8"),
+    ).otherwise(F.regexp_replace(message, _CALLBACK, f"$1$3$5{SEP}$2$4$6{SEP}$7")), SEP, 3)
+    opened = F.length(split[2]) < F.length(message)
+    return F.array(F.when(opened, split[0]), split[1], split[2])
 
 
 def _parts(text: Column) -> Column:
@@ -77,4 +85,4 @@ def _parts(text: Column) -> Column:
 def _prefix_struct(callback: Column, parts: Column) -> Column:
     fields = {name: F.nullif(parts[i], F.lit("")) for i, name in enumerate(PREFIX_FIELDS)}
     fields["client_id"] = F.coalesce(F.nullif(callback[1], F.lit("")), fields["client_id"])
-    return F.struct(*[value.alias(name) for name, value in fields.items()], F.nullif(callback[0], F.lit("")).alias("facility"))
+    return F.struct(*[value.alias(name) for name, value in fields.items()], callback[0].alias("facility"))

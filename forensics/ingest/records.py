@@ -21,10 +21,11 @@ from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, SEP, any_to_ut
 from . import wrappers
 from .sampling import ALL, Recognisers
 
-KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [")
+KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:")
 """Cheap substring test: a line containing none of these cannot be a Kafka client record by
 itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, a
-log-context prefix such as ``stream-thread [``, or ``Kafka version:`` and the like). Each needle is one more scan of every line,
+log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, or librdkafka's
+``[thrd:main]`` in an application's own layout). Each needle is one more scan of every line,
 so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
@@ -406,9 +407,11 @@ def _carried(states: DataFrame, block_lines: int) -> DataFrame:
 
 
 def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
-    """A record of a Kafka client: a librdkafka line, a Kafka logger, or a Kafka log-context
-    prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) opening the message."""
-    return (layout == "librdkafka") | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX)
+    """A record of a Kafka client: a librdkafka line, a Kafka logger, a Kafka log-context
+    prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) opening the message, or
+    librdkafka's thread in its first characters (``librdkafka.DECORATED``)."""
+    decorated = message.contains("[thrd:") & message.rlike(f"^{layouts.librdkafka.DECORATED}")
+    return (layout == "librdkafka") | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX) | decorated
 
 
 def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Column:

@@ -56,6 +56,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _LEVEL_ALIASES = {
     "WARNING": "WARN", "SEVERE": "ERROR", "CRITICAL": "FATAL", "NOTICE": "INFO",
     "CONFIG": "INFO", "FINE": "DEBUG", "FINER": "TRACE", "FINEST": "TRACE",  # java.util.logging's
+    "INFORMATION": "INFO", "VERBOSE": "TRACE",  # .NET's (Serilog, Microsoft.Extensions.Logging)
 }
 
 

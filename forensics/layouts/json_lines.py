@@ -1,22 +1,25 @@
-"""One JSON object per line: logstash-logback-encoder, ECS, log4j2 JSON layouts, GCP, Bunyan / pino.
+"""One JSON object per line: logstash-logback-encoder, ECS, log4j2 JSON layouts, GCP, Bunyan / pino,
+Serilog's compact JSON with its message rendered (CLEF, ``RenderedCompactJsonFormatter``; what Seq exports).
 
 One ``from_json`` with one schema reads every family; each field is the first one present:
 
 - timestamp: ``@timestamp`` (logstash, ECS / log4j2 EcsLayout), ``timestamp`` (text, or GCP's
   ``{seconds, nanos}``), ``time`` (GCP, Bunyan ISO text; pino epoch millis), log4j2 JsonLayout's
   ``instant: {epochSecond, nanoOfSecond}`` or ``timeMillis``, GCP's ``timestampSeconds`` /
-  ``timestampNanos``, python-json-logger's ``asctime``;
+  ``timestampNanos``, python-json-logger's ``asctime``, Serilog's ``@t``;
 - level: ``level`` (names, or Bunyan / pino numbers 10-60), ``log.level`` / ``log: {level}``,
   ``severity`` / ``logging.googleapis.com/severity`` (GCP; ``DEFAULT`` is no level,
-  ``ALERT``/``EMERGENCY`` are FATAL), ``levelname``;
+  ``ALERT``/``EMERGENCY`` are FATAL), ``levelname``, Serilog's ``@l`` (none: Information);
 - logger: ``logger_name``, ``loggerName``, ``log.logger`` / ``log: {logger}``, ``logger``, GCP's
-  ``logging.googleapis.com/labels`` / ``labels`` ``loggerName``, ``jsonPayload.logger``, ``name``;
+  ``logging.googleapis.com/labels`` / ``labels`` ``loggerName``, ``jsonPayload.logger``, ``name``,
+  Serilog's ``SourceContext``;
 - thread: ``thread_name``, ``process.thread.name`` / ``process: {thread: {name}}``, ``thread``,
   ``jsonPayload.thread``, ``threadName``;
-- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``;
+- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``, Serilog's ``@m``;
 - stack trace, appended to the message: ``stack_trace``, ``error.stack_trace`` / ``error:
   {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
-  after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``;
+  after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``,
+  Serilog's ``@x``;
 - a Kafka client's context in fields after the message (KafkaJS's ``groupId``, ``memberId``,
   ``generationId``, ``memberAssignment``, ...): appended to the message's first line as written,
   `` {"groupId":"g","memberId":"m",...}``, so templates read them.
@@ -53,12 +56,12 @@ AFTER_MESSAGE = r'^\{.*?"message"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*(.*)\}\s*$'
 """The fields a record writes after its message, as written (KafkaJS's logger writes ``level``,
 ``timestamp``, ``logger``, ``message``, then the line's own fields)."""
 _FLAT = [
-    "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime",
-    "level", "log.level", "severity", f"{GCP}severity", "levelname",
-    "logger_name", "loggerName", "log.logger", "logger", "name",
+    "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime", "@t",
+    "level", "log.level", "severity", f"{GCP}severity", "levelname", "@l",
+    "logger_name", "loggerName", "log.logger", "logger", "name", "SourceContext",
     "thread_name", "process.thread.name", "thread", "threadName",
-    "message", "msg", "textPayload",
-    "stack_trace", "error.stack_trace", "error.type", "error.message",
+    "message", "msg", "textPayload", "@m",
+    "stack_trace", "error.stack_trace", "error.type", "error.message", "@x",
 ]
 SCHEMA = StructType(
     [StructField(name, _S) for name in _FLAT]
@@ -76,7 +79,7 @@ SCHEMA = StructType(
 )
 """A field holding another JSON type than declared (GCP's ``timestamp`` object, log4j2's
 ``extendedStackTrace`` array, pino's numeric ``level``) is read as its JSON text."""
-_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"')
+_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"', '"@m"')
 LEVEL_NAMES = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL",
                "DEFAULT": "", "ALERT": "FATAL", "EMERGENCY": "FATAL"}
 """Bunyan / pino level numbers and GCP severities that log4j has no name for."""
@@ -97,7 +100,7 @@ def _is_record(line: str) -> bool:
     if not isinstance(obj, dict):
         return False
     payload = obj.get("jsonPayload")
-    return any(k in obj for k in ("message", "msg", "textPayload")) or (isinstance(payload, dict) and "message" in payload)
+    return any(k in obj for k in ("message", "msg", "textPayload", "@m")) or (isinstance(payload, dict) and "message" in payload)
 
 
 def _parsed(value: Column) -> Column:
@@ -105,14 +108,13 @@ def _parsed(value: Column) -> Column:
 
 
 def _message(r: Column) -> Column:
-    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"])
+    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"], r.getField("@m"))
 
 
 def head(value: Column) -> Column:
     """A JSON object line with a message field (checked without a full parse first)."""
-    cheap = value.startswith("{") & (
-        value.contains(_MESSAGE_KEYS[0]) | value.contains(_MESSAGE_KEYS[1]) | value.contains(_MESSAGE_KEYS[2])
-    )
+    cheap = value.startswith("{")
+    cheap = cheap & F.reduce(F.array(*[value.contains(key) for key in _MESSAGE_KEYS]), F.lit(False), lambda a, b: a | b)
     return cheap & _message(_parsed(value)).isNotNull()
 
 
@@ -135,12 +137,14 @@ def _timestamp(r: Column) -> Column:
         r["timeMillis"],
         _seconds(r["timestampSeconds"], r["timestampNanos"]),
         r["asctime"],
+        r.getField("@t"),
     )
 
 
 def _level(r: Column) -> Column:
     level = F.coalesce(r["level"], r.getField("log.level"), r["log"]["level"], r["severity"],
-                       r.getField(f"{GCP}severity"), r["levelname"])
+                       r.getField(f"{GCP}severity"), r["levelname"], r.getField("@l"),
+                       F.when(r.getField("@m").isNotNull(), F.lit("Information")))  # Serilog leaves Information out
     names = F.create_map(*[F.lit(x) for pair in LEVEL_NAMES.items() for x in pair])
     return F.coalesce(names[F.upper(level)], level)
 
@@ -160,6 +164,7 @@ def _stack(r: Column) -> Column:
         r["err"]["stack"],
         F.when(r.getField("error.message").isNotNull(),
                F.concat_ws(": ", r.getField("error.type"), r.getField("error.message"))),
+        r.getField("@x"),
     )
 
 
@@ -178,7 +183,8 @@ def split(value: Column) -> Column:
         _timestamp(r),
         _level(r),
         F.coalesce(r["logger_name"], r["loggerName"], r.getField("log.logger"), r["log"]["logger"], r["logger"],
-                   r.getField(f"{GCP}labels")["loggerName"], r["labels"]["loggerName"], r["jsonPayload"]["logger"], r["name"]),
+                   r.getField(f"{GCP}labels")["loggerName"], r["labels"]["loggerName"], r["jsonPayload"]["logger"], r["name"],
+                   r["SourceContext"]),
         F.coalesce(r["thread_name"], r.getField("process.thread.name"), r["process"]["thread"]["name"], r["thread"],
                    r["jsonPayload"]["thread"], r["threadName"]),
         F.lit(None).cast("string"),

@@ -30,15 +30,25 @@ TEMPLATE = c.replacement(ts_text="$2$5", level="$1$6", logger="$3$7", client="$4
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
 """syslog severities 0-7 (emerg..debug) in log4j's names; 5 (notice) reads as INFO."""
 _HANDLE = r"[^\]:\x01]*#(?:consumer|producer)-\d+"
+THREAD = r"\[thrd:[^\]\x01]*\]: "
+"""librdkafka's internal thread, ``[thrd:main]: ``, which opens the text of each of its lines."""
 LOG_CALLBACK = (
-    rf"(?:([A-Z][A-Z0-9_]*) \[({_HANDLE})\] |RDKAFKA-\d-([A-Z][A-Z0-9_]*): ({_HANDLE}): |rdkafka: (?=\[thrd:))"
-    r"(?:\[thrd:[^\]\x01]*\]: )?"
+    rf"(?:([A-Z][A-Z0-9_]*) \[({_HANDLE})\] |RDKAFKA-\d-([A-Z][A-Z0-9_]*): ({_HANDLE}): "
+    rf"|\[([A-Z][A-Z0-9_]*)\] ({_HANDLE}): (?={THREAD})|rdkafka: (?={THREAD}))"
+    rf"(?:{THREAD})?"
 )
 """The opening of a librdkafka line an application's log callback hands to its own logger:
-facility and handle name (``client.id#consumer-N``; groups 1-2 or 3-4), then ``[thrd:name]: ``
+facility and handle name (``client.id#consumer-N``; groups 1-2, 3-4 or 5-6), then ``[thrd:name]: ``
 and the message. confluent-kafka-python's ``logger=`` writes ``"%s [%s] %s" % (facility, handle,
 text)`` (0.11.4-2.15); programs that copied librdkafka's example callback into their own logger
-``RDKAFKA-7-FACILITY: handle: text``; rdkafka-ruby (Karafka) ``rdkafka: text``, without both."""
+``RDKAFKA-7-FACILITY: handle: text``; Microsoft.Extensions.Logging adapters for Confluent.Kafka
+``[FACILITY] handle: text``; rdkafka-ruby (Karafka) ``rdkafka: text``, without both."""
+DECORATED = rf"[^\n\x01]{{0,100}}?(?:([\w.-]*#(?:consumer|producer)-\d+)\W{{0,4}})?{THREAD}"
+"""A librdkafka line that an application's own log handler decorated in its own way, found by
+``[thrd:name]: `` within its first 100 characters (a .NET or Go program's ``SetLogHandler``:
+``Debug | [thrd:main]: ..``, ``[7] rdkafka#consumer-1 > [thrd:main]: ..``, ``From(orders#consumer-1)
+[thrd:main]: ..``, Serilog's ``"rdkafka#consumer-5": "[thrd:main]: ..``): the handle just before
+it, if any, is group 1; no facility. Tried after ``LOG_CALLBACK``, only on texts holding ``[thrd:``."""
 
 
 def sniff(sample_lines) -> bool:

@@ -308,6 +308,23 @@ def test_librdkafka_line_through_an_applications_logger_names_facility_and_handl
     assert (row["facility"], row["client_id"], row["rest"]) == ("MAXPOLL", "orders-svc#consumer-2", message.split("]: ", 1)[1])
 
 
+@pytest.mark.parametrize(("message", "facility", "client_id"), [
+    ("[CGRPSTATE] orders-svc#consumer-2: [thrd:main]: ", "CGRPSTATE", "orders-svc#consumer-2"),  # Microsoft.Extensions.Logging's adapter
+    ("Debug | [thrd:main]: ", "", None),
+    ("[7] rdkafka#consumer-1 > [thrd:main]: ", "", "rdkafka#consumer-1"),
+    ("From(orders-svc#consumer-2) [thrd:main]: ", "", "orders-svc#consumer-2"),
+    ('"rdkafka#consumer-5": "[thrd:main]: ', "", "rdkafka#consumer-5"),  # Serilog's rendering of a quoted property
+    ("rdkafka: [thrd:main]: ", "", None),  # rdkafka-ruby
+    ("[Consumer clientId=c-1, groupId=orders-app] ", None, "c-1"),  # not librdkafka's: the logger names the class
+])
+def test_librdkafka_lines_an_applications_handler_decorated_in_its_own_way(spark, message, facility, client_id):
+    """A librdkafka line is known by its ``[thrd:name]: `` where a handler put its own words before
+    it; it names no facility then (``""``: the application's logger is none of librdkafka's)."""
+    text = message + 'Group "orders-app" changed join state wait-sync -> wait-assign-call (state up)'
+    row = spark.createDataFrame([(text,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
+    assert (row["facility"], row["client_id"], row["rest"]) == (facility, client_id, text[len(message):])
+
+
 def test_python_clients_unknown_member_heartbeat_is_a_session_expiry(spark):
     """kafka-python's and aiokafka's heartbeat answered UNKNOWN_MEMBER_ID (PY31, PY32) shows the
     coordinator expired the member's session, as the Java client's "member id .. is not valid"."""

@@ -6,6 +6,7 @@ from datetime import datetime
 
 import pytest
 
+from forensics.events import parse_events
 from tests.helpers import buckets, ingest_paths, records_by_line
 
 LAYOUTS = "layouts"
@@ -132,7 +133,6 @@ def test_librdkafka_lines_of_the_examples_log_callback(spark, data_dir):
 def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
     """Ruby's ``Logger`` (Karafka): the process id as the thread, the progname as the logger,
     librdkafka's ``rdkafka: [thrd:main]: ..`` lines read as librdkafka's own."""
-    from forensics.events import parse_events
 
     result = one_file(spark, data_dir / LAYOUTS / "ruby_logger_karafka.log", "ruby_logger", 10, 7, 0, 3, 0)
     records = records_by_line(result)
@@ -152,7 +152,6 @@ JUL_RECORDS = {1: 2, 3: 4, 5: 6, 7: 8, 9: 10, 11: 12, 15: 17, 19: 20, 21: 22, 23
 
 def jul_checks(result):
     """What java.util.logging's two-line heads give, as ``jul_simpleformatter.log`` holds them."""
-    from forensics.events import parse_events
 
     records = records_by_line(result)
     assert {line: record["line_end"] for line, record in records.items()} == JUL_RECORDS
@@ -190,7 +189,6 @@ def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
 def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
     """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
     opens with a level and a Kafka logger is a record, untimed and in line order."""
-    from forensics.events import parse_events
 
     result = one_file(spark, data_dir / LAYOUTS / "untimed_level_logger.log", "message_only", 10, 8, 2, 0, 0)
     records = records_by_line(result)
@@ -208,12 +206,57 @@ def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data
     }
 
 
+RDKAFKA_EVENTS = {
+    2: ("consumer:group:member_state", None), 3: ("consumer:group:joined", 7),
+    4: ("consumer:group:member_state", None), 5: ("consumer:group:session_timeout", None),
+}
+"""The librdkafka lines of ``serilog_clef_rdkafka.log`` (and its kubectl twin) by line: event type, generation."""
+
+
+def rdkafka_events(result) -> dict:
+    events = {e["line"]: e for e in parse_events(result.records).collect()}
+    assert {line: (e["event_type"], e["generation"]) for line, e in events.items()} == RDKAFKA_EVENTS
+    assert {events[line]["group_id"] for line in (2, 4)} == {"orders-app"}  # the JoinGroup response and the timeout name none
+    return events
+
+
+def test_serilog_compact_json_of_a_dotnet_clients_librdkafka_lines(spark, data_dir):
+    """Serilog's CLEF (``@t``, ``@m``, ``@l``, none for Information, ``@x``, ``SourceContext``) from a
+    Confluent.Kafka log handler that writes ``{Name}: {Message}``: librdkafka's lines, typed
+    though their logger is the application's; the application's own records are irrelevant."""
+    result = one_file(spark, data_dir / LAYOUTS / "serilog_clef_rdkafka.log", "json_lines", 6, 4, 0, 2, 0)
+    records = records_by_line(result)
+    assert (records[2]["ts"], records[2]["level"], records[5]["level"]) == (datetime(2024, 3, 11, 14, 2, 17, 118204), "DEBUG", "WARN")
+    assert records[2]["logger"] == "Orders.KafkaLog"
+    events = rdkafka_events(result)
+    assert events[3]["client_id"] == "rdkafka#consumer-1"
+
+
+def test_a_dotnet_handlers_level_and_librdkafka_text_behind_kubectl(spark, tmp_path):
+    """``Debug | [thrd:main]: ..`` (a handler that writes the level and the text only), dated by
+    ``kubectl logs --timestamps``; the application's line between them is irrelevant."""
+    lines = [
+        'Debug | [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)',
+        "Debug | [thrd:main]: JoinGroup response: GenerationId 7, Protocol range, LeaderId orders-svc-4e1f (me), my MemberId "
+        "orders-svc-4e1f, member metadata count 2: (no error)",
+        "Received Message from partition [0] with offset 2062379",
+        'Debug | [thrd:main]: Group "orders-app" changed join state wait-sync -> wait-assign-call (state up)',
+        "Warning | [thrd:main]: Consumer group session timed out (in join-state steady) after 45002 ms without a successful "
+        "response from the group coordinator (broker 2, last error was Success): revoking assignment and rejoining group",
+    ]
+    path = tmp_path / "orders-svc.log"
+    path.write_text("".join(f"2024-03-11T14:02:{17 + i:02d}.118204000Z {line}\n" for i, line in enumerate(lines)))
+    result = one_file(spark, path, "message_only", 5, 4, 0, 1, 0)
+    assert sorted(records_by_line(result)) == [1, 2, 4, 5]
+    assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
+
+
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 13
+    assert len(result.inputs) == 14
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6
     assert result.records.count() == result.accounting["records"]
 
 
@@ -244,7 +287,6 @@ def test_strimzi_layout_takes_logger_and_thread_off_the_messages_end(strimzi):
 
 
 def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
-    from forensics.events import parse_events
 
     events = parse_events(strimzi.records).collect()
     types = sorted(e["event_type"] for e in events if e["source_file"].endswith("strimzi_broker.log"))
@@ -259,7 +301,6 @@ def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_d
     """A Kafka Connect worker's coordinator runs the consumer's group code under its own logger
     (``WorkerCoordinator``) and prefix (``[Worker clientId=.., groupId=..]``): its join, sync and
     rejoin lines are the Connect cluster's group events; Connect's own lines stay unrecognised."""
-    from forensics.events import parse_events
 
     result = ingest_paths(spark, data_dir / LAYOUTS / "connect_worker.log")
     events = parse_events(result.records).collect()
