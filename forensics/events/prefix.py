@@ -71,10 +71,18 @@ def _callback(message: Column) -> Column:
     null, where a librdkafka line names none (``librdkafka.DECORATED``, rdkafka-ruby's): the record's
     logger then is the application's, which no template of librdkafka's lines names."""
     split = F.split(F.when(
-        message.contains("[thrd:"), F.regexp_replace(message, _DECORATED_CALLBACK, f"$1$3$5{SEP}$2$4$6$7{SEP}$8"),
-    ).otherwise(F.regexp_replace(message, _CALLBACK, f"$1$3$5{SEP}$2$4$6{SEP}$7")), SEP, 3)
+        message.contains("[thrd:"), F.regexp_replace(message, _DECORATED_CALLBACK, f"$1$3$5{SEP}$2$4$6$7{SEP}$9{SEP}$8"),
+    ).otherwise(F.regexp_replace(message, _CALLBACK, f"$1$3$5{SEP}$2$4$6{SEP}$7")), SEP, 4)
     opened = F.length(split[2]) < F.length(message)
-    return F.array(F.when(opened, split[0]), split[1], split[2])
+    quoted = F.coalesce(F.get(split, 3) == '"', F.lit(False))  # a fourth field only where DECORATED was tried
+    return F.array(F.when(opened, split[0]), split[1], F.when(quoted, _unquoted(split[2])).otherwise(split[2]))
+
+
+def _unquoted(text: Column) -> Column:
+    """The text of a quoted string whose opening quote is gone: up to its closing quote, with
+    ``\\"`` and ``\\\\`` unescaped (Serilog's rendering of a string property)."""
+    inside = F.regexp_replace(text, r'(?s)^((?:[^"\\]|\\.)*)".*$', "$1")
+    return F.regexp_replace(inside, r"\\(.)", "$1")
 
 
 def _parts(text: Column) -> Column:

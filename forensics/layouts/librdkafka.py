@@ -43,12 +43,14 @@ and the message. confluent-kafka-python's ``logger=`` writes ``"%s [%s] %s" % (f
 text)`` (0.11.4-2.15); programs that copied librdkafka's example callback into their own logger
 ``RDKAFKA-7-FACILITY: handle: text``; Microsoft.Extensions.Logging adapters for Confluent.Kafka
 ``[FACILITY] handle: text``; rdkafka-ruby (Karafka) ``rdkafka: text``, without both."""
-DECORATED = rf"[^\n\x01]{{0,100}}?(?:([\w.-]*#(?:consumer|producer)-\d+)\W{{0,4}})?{THREAD}"
+DECORATED = rf"[^\n\x01]{{0,100}}?(?:([\w.-]*#(?:consumer|producer)-\d+)\W{{0,4}}?)?(\"?){THREAD}"
 """A librdkafka line that an application's own log handler decorated in its own way, found by
 ``[thrd:name]: `` within its first 100 characters (a .NET or Go program's ``SetLogHandler``:
 ``Debug | [thrd:main]: ..``, ``[7] rdkafka#consumer-1 > [thrd:main]: ..``, ``From(orders#consumer-1)
-[thrd:main]: ..``, Serilog's ``"rdkafka#consumer-5": "[thrd:main]: ..``): the handle just before
-it, if any, is group 1; no facility. Tried after ``LOG_CALLBACK``, only on texts holding ``[thrd:``."""
+[thrd:main]: ..``): the handle just before it, if any, is group 1; no facility. Group 2 is a
+quote that opens the text where Serilog rendered it as a string property (its default),
+``"rdkafka#consumer-5": "[thrd:main]: Group \\"orders\\" ..\"; level: Debug``. Tried after
+``LOG_CALLBACK``, only on texts holding ``[thrd:``."""
 
 
 def sniff(sample_lines) -> bool:

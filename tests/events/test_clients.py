@@ -313,7 +313,6 @@ def test_librdkafka_line_through_an_applications_logger_names_facility_and_handl
     ("Debug | [thrd:main]: ", "", None),
     ("[7] rdkafka#consumer-1 > [thrd:main]: ", "", "rdkafka#consumer-1"),
     ("From(orders-svc#consumer-2) [thrd:main]: ", "", "orders-svc#consumer-2"),
-    ('"rdkafka#consumer-5": "[thrd:main]: ', "", "rdkafka#consumer-5"),  # Serilog's rendering of a quoted property
     ("rdkafka: [thrd:main]: ", "", None),  # rdkafka-ruby
     ("[Consumer clientId=c-1, groupId=orders-app] ", None, "c-1"),  # not librdkafka's: the logger names the class
 ])
@@ -323,6 +322,15 @@ def test_librdkafka_lines_an_applications_handler_decorated_in_its_own_way(spark
     text = message + 'Group "orders-app" changed join state wait-sync -> wait-assign-call (state up)'
     row = spark.createDataFrame([(text,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
     assert (row["facility"], row["client_id"], row["rest"]) == (facility, client_id, text[len(message):])
+
+
+def test_librdkafka_text_that_serilog_rendered_as_a_quoted_string(spark):
+    """Serilog renders a string property in quotes, escaping the quotes inside: the text is read
+    up to its closing quote, unescaped (the handler's own words after it are not the line's)."""
+    message = r'"rdkafka#consumer-5": "[thrd:main]: Group \"orders-app\" changed join state wait-sync -> steady (state up)"; level: Debug'
+    row = spark.createDataFrame([(message,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
+    assert (row["facility"], row["client_id"]) == ("", "rdkafka#consumer-5")
+    assert row["rest"] == 'Group "orders-app" changed join state wait-sync -> steady (state up)'
 
 
 def test_python_clients_unknown_member_heartbeat_is_a_session_expiry(spark):
@@ -362,3 +370,51 @@ def test_a_layout_printing_the_callers_class_names_abstract_coordinator_for_its_
     ]
     joined = next(t for t in load_catalogue() if t.reference_id == "G05")
     assert {"ConsumerCoordinator", "WorkerCoordinator", "AbstractCoordinator"} <= set(joined.loggers)
+
+
+RDK_EXCERPT = [
+    # librdkafka 1.x: subscribe() logs SUBSCRIBE, then clears the previous subscription without leaving (UNSUBSCRIBE)
+    '%7|1710165600.101|SUBSCRIBE|rdkafka#consumer-1| [thrd:main]: Group "hechen_test": subscribe to new subscription of 1 topics (join state init)',
+    '%7|1710165600.101|UNSUBSCRIBE|rdkafka#consumer-1| [thrd:main]: Group "hechen_test": unsubscribe from current unset subscription of 0 topics '
+    "(leave group=no, join state init, v1)",
+    '%7|1710165600.412|MEMBERID|rdkafka#consumer-1| [thrd:main]: Group "hechen_test": updating member id "(not-set)" -> '
+    '"rdkafka-a3bd5c1e-7f20-4a8b-9c3d-2e1f0a9b8c7d"',
+    '%7|1710165603.412|HEARTBEAT|rdkafka#consumer-1| [thrd:main]: GroupCoordinator/1: Heartbeat for group "hechen_test" generation id 3537',
+    '%7|1710165603.900|UNASSIGN|rdkafka#consumer-1| [thrd:main]: Group "hechen_test": unassign done in state up (join state wait-unassign): '
+    "without new assignment: unassign (no previous assignment)",
+    '%7|1710165604.001|CLOSE|rdkafka#consumer-1| [thrd:main]: Closing consumer',
+    '%7|1710165604.002|CLOSE|rdkafka#consumer-1| [thrd:main]: Waiting for close events',
+    # librdkafka 1.6+
+    '%7|1710165610.200|SUBSCRIBE|rdkafka#consumer-2| [thrd:main]: Group "node.rb-e4ef35230e0d_app": subscribe to new subscription of 2 topics '
+    "(join-state init)",
+    '%7|1710165612.517|REJOIN|rdkafka#consumer-2| [thrd:main]: Group "node.rb-e4ef35230e0d_app": Rejoining group without an assignment: '
+    "SyncGroup error: Broker: Group rebalance in progress",
+    '%7|1710165650.030|SUBSCRIBE|rdkafka#consumer-2| [thrd:main]: Group "node.rb-e4ef35230e0d_app": subscribe to new unset subscription of 0 topics '
+    "(join-state steady)",
+]
+"""librdkafka lines from analysts' excerpts (native layout): subscriptions (RDK60, RDK61) and the
+rejoin after a failed SyncGroup (RDK59) are typed as the Java client's; the rest on purpose not:
+unsubscribe() ("unset subscription", and 1.x's clearing of the old subscription inside
+subscribe()), member id updates (the JoinGroup lines carry the id), heartbeats, unassign steps and
+close() (the LeaveGroup itself is RDK33/RDK34; a static member closes without leaving)."""
+
+
+def test_librdkafka_subscribe_and_syncgroup_rejoin_lines_from_analysts_excerpts(spark, tmp_path):
+    from tests.helpers import ingest_paths
+
+    (tmp_path / "rdkafka.log").write_text("\n".join(RDK_EXCERPT) + "\n", encoding="utf-8")
+    ingested = ingest_paths(spark, tmp_path / "rdkafka.log")
+    assert (ingested.accounting["records"], ingested.accounting["unparsed"]) == (len(RDK_EXCERPT), 0)
+    events = parse_events(ingested.records).collect()
+    got = {
+        e[s.LINE]: (e[s.EVENT_TYPE], e[s.TEMPLATE_ID], e[s.LEVEL], e[s.LOGGER], e[s.CLIENT_ID], e[s.GROUP_ID], e["error"], e[s.TOPIC])
+        for e in events
+    }
+    assert got == {
+        1: ("consumer:subscribed", "RDK60", "DEBUG", "SUBSCRIBE", "rdkafka#consumer-1", "hechen_test", None, None),
+        8: ("consumer:subscribed", "RDK61", "DEBUG", "SUBSCRIBE", "rdkafka#consumer-2", "node.rb-e4ef35230e0d_app", None, None),
+        9: (
+            "consumer:group:sync_failed", "RDK59", "DEBUG", "REJOIN", "rdkafka#consumer-2", "node.rb-e4ef35230e0d_app",
+            "Broker: Group rebalance in progress", None,
+        ),
+    }
