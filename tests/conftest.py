@@ -83,25 +83,47 @@ def cli_sample_run() -> subprocess.CompletedProcess:
     return background.result(analyze_cli_sample)
 
 
-@pytest.fixture(scope="session")
-def samples_model(spark):
-    """The model of every sample incident under ``sample_logs/``, logs and offset dumps, built
-    as a small incident (each of its tables has rows)."""
-    from forensics.ingest import ingest_files, route_inputs
-    from forensics.offsets import read_offsets, sniff_file
-    from tests.helpers import small_model
-
-    inputs = route_inputs([str(ROOT / "sample_logs")], [], sniff_file)
-    return small_model(spark, ingest_files(spark, inputs.logs).records, read_offsets(spark, [d.path for d in inputs.dumps]))
+@dataclass(frozen=True)
+class SamplesAnalysed:
+    result: dict
+    """What ``analyze`` returns for every sample incident under ``sample_logs/``."""
+    model: object
+    """The model that analysis built (``model.Model``), as a small incident: each of its tables has rows."""
 
 
 @pytest.fixture(scope="session")
-def samples_analysis(spark) -> dict:
-    """``analyze`` of every sample incident under ``sample_logs/`` (a small incident), as it
-    returns it; the tests that share it do not change it."""
-    from forensics.analyze import analyze
+def samples_analysed(spark) -> SamplesAnalysed:
+    """``analyze`` of every sample incident under ``sample_logs/`` (logs and offset dumps, a small
+    incident) and the model it built, kept by a spy on ``analyze.build_model``: its tables are
+    local relations in the driver, usable after the analysis. The tests that share them do not
+    change them."""
+    import importlib
 
-    return analyze(spark, [str(ROOT / "sample_logs")])
+    analyze = importlib.import_module("forensics.analyze")  # the module: the package exports its function by that name
+    built = []
+    build_model = analyze.build_model
+
+    def keeping(*args, **kwargs):
+        built.append(build_model(*args, **kwargs))
+        return built[-1]
+
+    analyze.build_model = keeping
+    try:
+        result = analyze.analyze(spark, [str(ROOT / "sample_logs")])
+    finally:
+        analyze.build_model = build_model
+    (model,) = built
+    return SamplesAnalysed(result, model)
+
+
+@pytest.fixture(scope="session")
+def samples_model(samples_analysed):
+    return samples_analysed.model
+
+
+@pytest.fixture(scope="session")
+def samples_analysis(samples_analysed) -> dict:
+    return samples_analysed.result
 
 
 @dataclass(frozen=True)
