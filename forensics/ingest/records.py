@@ -74,7 +74,8 @@ TRIMMED_CONTINUATION = rf"{TRIMMED_FRAME}|[a-z][\w-]*(?:\.[\w-]+)+ = |\((?:[a-z]
 block's ``key.name = value`` setting, and the ``(logger)`` that Kafka's layout puts on the line
 after a message ending in a line break (a config block's last line)."""
 SECOND_LINES = {name: layout.SECOND_LINE for name, layout in layouts.LAYOUTS.items() if hasattr(layout, "SECOND_LINE")}
-"""Layout -> the second line of its records' heads, where it writes a head over two lines (``jul``)."""
+"""Layout -> the second line of its records' heads, where it writes a head over two lines (``jul``,
+``dotnet_console``); such heads are all kept by ``fold_lines``."""
 CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION}|{'|'.join(SECOND_LINES.values())})"
 """Lines that continue a record even where a wrapper dates every line (``kubectl logs
 --timestamps`` dates an exception's first line as it dates the record it belongs to): stack-trace
@@ -183,7 +184,8 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
     partial = may_continue_partial() if tried.wrappers else F.lit(False)
-    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial)
+    second_line = F.col("layout").isin(*SECOND_LINES)  # its Kafka text may be on the next line, which the head's fold would orphan
+    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line)
     trimmed_frame = F.col("wrapper").isNotNull() & value.startswith("at ") & value.rlike(f"^{TRIMMED_FRAME}")
     frame = (first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)) | trimmed_frame
     key = (

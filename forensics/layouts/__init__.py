@@ -6,7 +6,7 @@ of the fields in ``FIELDS`` order, ``to_utc(ts_text, tz) -> timestamp column`` a
 ``HEAD`` regex (optionally a cheaper ``START`` regex that recognises the same lines) or a
 ``head(value) -> bool column``; ``SPLIT = (regex, template)`` may stand for ``split`` where one
 ``regexp_replace`` gives the fields; ``SECOND_LINE``, a regex of the line that completes a head
-written over two lines (``jul``), which ingest joins to it before the split; a layout with neither (``message_only``) is only given by
+written over two lines (``jul``, ``dotnet_console``), which ingest joins to it before the split; a layout with neither (``message_only``) is only given by
 ingest, never recognised from a line by itself.
 
 A line is recognised per line, in the order of ``LAYOUTS``, so one file may mix layouts;
@@ -21,12 +21,12 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..registry import literal_map, registry
-from . import generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spring_boot
+from . import dotnet_console, generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spring_boot
 from ._common import FIELDS
 from ._common import split_fields as split_by_regex
 
 
-LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, logfmt, generic, message_only)
+LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, dotnet_console, logfmt, generic, message_only)
 """The built-in layouts in recognition order: the exact forms first, ``generic`` after them."""
 ONE_LINE = (json_lines.NAME, logfmt.NAME)
 """Layouts whose records are one line each: nothing continues them."""

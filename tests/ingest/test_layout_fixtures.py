@@ -251,12 +251,39 @@ def test_a_dotnet_handlers_level_and_librdkafka_text_behind_kubectl(spark, tmp_p
     assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
 
+DOTNET_CONSOLE = "dotnet_console_rdkafka.log"
+
+
+def test_dotnet_console_heads_over_two_lines(spark, data_dir):
+    """Microsoft.Extensions.Logging's console: ``dbug: Category[0]``, then the message six spaces
+    in; no time of its own; a head whose Kafka text is on its second line is kept for it."""
+    result = one_file(spark, data_dir / LAYOUTS / DOTNET_CONSOLE, "dotnet_console", 14, 4, 8, 2, 0)
+    records = records_by_line(result)
+    assert {line: (r["line_end"], r["level"], r["logger"], r["ts"]) for line, r in records.items()} == {
+        3: (4, "DEBUG", "Orders.KafkaLog", None), 5: (6, "DEBUG", "Orders.KafkaLog", None),
+        7: (8, "DEBUG", "Orders.KafkaLog", None), 9: (10, "WARN", "Orders.KafkaLog", None),
+    }
+    assert records[3]["message"] == 'rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
+    assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
+
+
+def test_dotnet_console_behind_kubectl_timestamps(spark, data_dir, tmp_path):
+    """The runtime dates each line: a record takes its head line's time."""
+    lines = (data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines()
+    wrapped = tmp_path / "orders-svc-0.log"
+    wrapped.write_text("".join(f"2024-03-11T14:02:{17 + i:02d}.118204000Z {line}\n" for i, line in enumerate(lines)))
+    result = one_file(spark, wrapped, "dotnet_console", 14, 4, 8, 2, 0)
+    records = records_by_line(result)
+    assert [records[line]["ts"] for line in (3, 9)] == [datetime(2024, 3, 11, 14, 2, 19, 118204), datetime(2024, 3, 11, 14, 2, 25, 118204)]
+    assert records[9]["message"].startswith("rdkafka#consumer-1: [thrd:main]: Consumer group session timed out")
+
+
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 14
+    assert len(result.inputs) == 15
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14
     assert result.records.count() == result.accounting["records"]
 
 
