@@ -1,25 +1,26 @@
 """One JSON object per line: logstash-logback-encoder, ECS, log4j2 JSON layouts, GCP, Bunyan / pino,
-Serilog's compact JSON with its message rendered (CLEF, ``RenderedCompactJsonFormatter``; what Seq exports).
+Serilog's compact JSON with its message rendered (CLEF, ``RenderedCompactJsonFormatter``; what Seq exports),
+.NET's Microsoft.Extensions.Logging ``json`` console (``Timestamp``, ``LogLevel``, ``Category``, ``Message``, ``Exception``).
 
 One ``from_json`` with one schema reads every family; each field is the first one present:
 
 - timestamp: ``@timestamp`` (logstash, ECS / log4j2 EcsLayout), ``timestamp`` (text, or GCP's
   ``{seconds, nanos}``), ``time`` (GCP, Bunyan ISO text; pino epoch millis), log4j2 JsonLayout's
   ``instant: {epochSecond, nanoOfSecond}`` or ``timeMillis``, GCP's ``timestampSeconds`` /
-  ``timestampNanos``, python-json-logger's ``asctime``, Serilog's ``@t``;
+  ``timestampNanos``, python-json-logger's ``asctime``, Serilog's ``@t``, .NET's ``Timestamp``;
 - level: ``level`` (names, or Bunyan / pino numbers 10-60), ``log.level`` / ``log: {level}``,
   ``severity`` / ``logging.googleapis.com/severity`` (GCP; ``DEFAULT`` is no level,
-  ``ALERT``/``EMERGENCY`` are FATAL), ``levelname``, Serilog's ``@l`` (none: Information);
+  ``ALERT``/``EMERGENCY`` are FATAL), ``levelname``, Serilog's ``@l`` (none: Information), .NET's ``LogLevel``;
 - logger: ``logger_name``, ``loggerName``, ``log.logger`` / ``log: {logger}``, ``logger``, GCP's
   ``logging.googleapis.com/labels`` / ``labels`` ``loggerName``, ``jsonPayload.logger``, ``name``,
-  Serilog's ``SourceContext``;
+  Serilog's ``SourceContext``, .NET's ``Category``;
 - thread: ``thread_name``, ``process.thread.name`` / ``process: {thread: {name}}``, ``thread``,
   ``jsonPayload.thread``, ``threadName``;
-- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``, Serilog's ``@m``;
+- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``, Serilog's ``@m``, .NET's ``Message``;
 - stack trace, appended to the message: ``stack_trace``, ``error.stack_trace`` / ``error:
   {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
   after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``,
-  Serilog's ``@x``;
+  Serilog's ``@x``, .NET's ``Exception``;
 - a Kafka client's context in fields after the message (KafkaJS's ``groupId``, ``memberId``,
   ``generationId``, ``memberAssignment``, ...): appended to the message's first line as written,
   `` {"groupId":"g","memberId":"m",...}``, so templates read them.
@@ -79,7 +80,11 @@ SCHEMA = StructType(
 )
 """A field holding another JSON type than declared (GCP's ``timestamp`` object, log4j2's
 ``extendedStackTrace`` array, pino's numeric ``level``) is read as its JSON text."""
-_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"', '"@m"')
+DOTNET = _struct("Timestamp", "LogLevel", "Category", "Message", "Exception")
+""".NET's ``json`` console's fields, read by a schema of their own: Spark resolves a field's name
+regardless of case, and ``Message`` and ``Timestamp`` would be ambiguous beside ``message`` and
+``timestamp``. Only lines holding ``"LogLevel"`` are parsed with it."""
+_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"', '"@m"', '"Message"')
 LEVEL_NAMES = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL",
                "DEFAULT": "", "ALERT": "FATAL", "EMERGENCY": "FATAL"}
 """Bunyan / pino level numbers and GCP severities that log4j has no name for."""
@@ -100,15 +105,18 @@ def _is_record(line: str) -> bool:
     if not isinstance(obj, dict):
         return False
     payload = obj.get("jsonPayload")
-    return any(k in obj for k in ("message", "msg", "textPayload", "@m")) or (isinstance(payload, dict) and "message" in payload)
+    return any(k in obj for k in ("message", "msg", "textPayload", "@m", "Message")) or (isinstance(payload, dict) and "message" in payload)
 
 
 def _parsed(value: Column) -> Column:
-    return F.from_json(value, SCHEMA, {"mode": "PERMISSIVE"})
+    """The record's fields (``SCHEMA``), and .NET's (``DOTNET``) as the field ``dotnet``."""
+    parsed = F.from_json(value, SCHEMA, {"mode": "PERMISSIVE"})
+    dotnet = F.when(value.contains('"LogLevel"'), F.from_json(value, DOTNET, {"mode": "PERMISSIVE"}))
+    return F.struct(*[parsed.getField(name).alias(name) for name in SCHEMA.fieldNames()], dotnet.alias("dotnet"))
 
 
 def _message(r: Column) -> Column:
-    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"], r.getField("@m"))
+    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"], r.getField("@m"), r["dotnet"]["Message"])
 
 
 def head(value: Column) -> Column:
@@ -138,12 +146,13 @@ def _timestamp(r: Column) -> Column:
         _seconds(r["timestampSeconds"], r["timestampNanos"]),
         r["asctime"],
         r.getField("@t"),
+        r["dotnet"]["Timestamp"],
     )
 
 
 def _level(r: Column) -> Column:
     level = F.coalesce(r["level"], r.getField("log.level"), r["log"]["level"], r["severity"],
-                       r.getField(f"{GCP}severity"), r["levelname"], r.getField("@l"),
+                       r.getField(f"{GCP}severity"), r["levelname"], r.getField("@l"), r["dotnet"]["LogLevel"],
                        F.when(r.getField("@m").isNotNull(), F.lit("Information")))  # Serilog leaves Information out
     names = F.create_map(*[F.lit(x) for pair in LEVEL_NAMES.items() for x in pair])
     return F.coalesce(names[F.upper(level)], level)
@@ -165,6 +174,7 @@ def _stack(r: Column) -> Column:
         F.when(r.getField("error.message").isNotNull(),
                F.concat_ws(": ", r.getField("error.type"), r.getField("error.message"))),
         r.getField("@x"),
+        r["dotnet"]["Exception"],
     )
 
 
@@ -184,7 +194,7 @@ def split(value: Column) -> Column:
         _level(r),
         F.coalesce(r["logger_name"], r["loggerName"], r.getField("log.logger"), r["log"]["logger"], r["logger"],
                    r.getField(f"{GCP}labels")["loggerName"], r["labels"]["loggerName"], r["jsonPayload"]["logger"], r["name"],
-                   r["SourceContext"]),
+                   r["SourceContext"], r["dotnet"]["Category"]),
         F.coalesce(r["thread_name"], r.getField("process.thread.name"), r["process"]["thread"]["name"], r["thread"],
                    r["jsonPayload"]["thread"], r["threadName"]),
         F.lit(None).cast("string"),

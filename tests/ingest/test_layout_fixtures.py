@@ -278,6 +278,29 @@ def test_dotnet_console_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     assert records[9]["message"].startswith("rdkafka#consumer-1: [thrd:main]: Consumer group session timed out")
 
 
+def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
+    """Microsoft.Extensions.Logging's ``json`` console, one object per record, its ``Timestamp``,
+    ``LogLevel``, ``Category``, ``Message`` and ``Exception`` read."""
+    import json
+
+    lines = (data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines()
+    levels = {"info": "Information", "dbug": "Debug", "warn": "Warning", "fail": "Error"}
+    objects = [
+        {"Timestamp": f"2024-03-11T14:02:{17 + i:02d}.118Z", "EventId": 0, "LogLevel": levels[head[:4]], "Category": head[6:].split("[")[0],
+         "Message": body.strip(), "State": {"Message": body.strip()}}
+        for i, (head, body) in enumerate(zip(lines[0:12:2], lines[1:12:2]))
+    ]
+    objects[-1]["Exception"] = "\n".join(line.strip() for line in lines[12:])
+    path = tmp_path / "orders-svc.json"
+    path.write_text("".join(json.dumps(o) + "\n" for o in objects))
+    result = one_file(spark, path, "json_lines", 6, 4, 0, 2, 0)
+    records = records_by_line(result)
+    assert [(records[line]["ts"], records[line]["level"], records[line]["logger"]) for line in (2, 5)] == [
+        (datetime(2024, 3, 11, 14, 2, 18, 118000), "DEBUG", "Orders.KafkaLog"), (datetime(2024, 3, 11, 14, 2, 21, 118000), "WARN", "Orders.KafkaLog"),
+    ]
+    assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
+
+
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
     assert len(result.inputs) == 15
