@@ -519,7 +519,7 @@ def with_second_head_lines(heads: DataFrame) -> DataFrame:
     (``SECOND_LINES``: java.util.logging's date and caller, then ``LEVEL: message``) and the
     next line of its file is that second line: ``value`` both lines, joined by a line break, and
     the second taken off the ``tail``. The head is then split as one."""
-    following = F.col("tail")[0]
+    following = F.get(F.col("tail"), 0)  # null where no line continues the head
     second = None
     for name, regex in SECOND_LINES.items():
         second = (F.when if second is None else second.when)(F.col("layout") == name, following["value"].rlike(f"^{regex}"))
