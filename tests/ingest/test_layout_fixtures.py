@@ -133,7 +133,6 @@ def test_librdkafka_lines_of_the_examples_log_callback(spark, data_dir):
 def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
     """Ruby's ``Logger`` (Karafka): the process id as the thread, the progname as the logger,
     librdkafka's ``rdkafka: [thrd:main]: ..`` lines read as librdkafka's own."""
-
     result = one_file(spark, data_dir / LAYOUTS / "ruby_logger_karafka.log", "ruby_logger", 10, 7, 0, 3, 0)
     records = records_by_line(result)
     assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118204)
@@ -152,7 +151,6 @@ JUL_RECORDS = {1: 2, 3: 4, 5: 6, 7: 8, 9: 10, 11: 12, 15: 17, 19: 20, 21: 22, 23
 
 def jul_checks(result):
     """What java.util.logging's two-line heads give, as ``jul_simpleformatter.log`` holds them."""
-
     records = records_by_line(result)
     assert {line: record["line_end"] for line, record in records.items()} == JUL_RECORDS
     assert (records[5]["ts"], records[21]["ts"], records[23]["ts"]) == (
@@ -189,7 +187,6 @@ def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
 def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
     """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
     opens with a level and a Kafka logger is a record, untimed and in line order."""
-
     result = one_file(spark, data_dir / LAYOUTS / "untimed_level_logger.log", "message_only", 10, 8, 2, 0, 0)
     records = records_by_line(result)
     assert result.inputs[0]["undated_records"] == 8
@@ -337,7 +334,6 @@ def test_strimzi_layout_takes_logger_and_thread_off_the_messages_end(strimzi):
 
 
 def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
-
     events = parse_events(strimzi.records).collect()
     types = sorted(e["event_type"] for e in events if e["source_file"].endswith("strimzi_broker.log"))
     assert types == sorted(["coordinator:group:member_joined", "coordinator:group:preparing_rebalance",
@@ -351,7 +347,6 @@ def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_d
     """A Kafka Connect worker's coordinator runs the consumer's group code under its own logger
     (``WorkerCoordinator``) and prefix (``[Worker clientId=.., groupId=..]``): its join, sync and
     rejoin lines are the Connect cluster's group events; Connect's own lines stay unrecognised."""
-
     result = ingest_paths(spark, data_dir / LAYOUTS / "connect_worker.log")
     events = parse_events(result.records).collect()
     assert {(e["client_id"], e["group_id"]) for e in events} == {("connect-1", "connect-cluster")}
