@@ -21,12 +21,13 @@ from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, SEP, any_to_ut
 from . import wrappers
 from .sampling import ALL, Recognisers
 
-KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:")
+KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:", '"groupId"')
 """Cheap substring test: a line containing none of these cannot be a Kafka client record by
 itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, a
-log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, or librdkafka's
-``[thrd:main]`` in an application's own layout). Each needle is one more scan of every line,
-so they are few and short."""
+log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, librdkafka's
+``[thrd:main]`` in an application's own layout, or the group a KafkaJS JSON line names where a
+custom log creator left out its ``logger``). Each needle is one more scan of every line, so
+they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")

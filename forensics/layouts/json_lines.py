@@ -21,14 +21,21 @@ One ``from_json`` with one schema reads every family; each field is the first on
   {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
   after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``,
   Serilog's ``@x``, .NET's ``Exception``;
-- a Kafka client's context in fields after the message (KafkaJS's ``groupId``, ``memberId``,
+- a Kafka client's context in fields beside the message (KafkaJS's ``groupId``, ``memberId``,
   ``generationId``, ``memberAssignment``, ...): appended to the message's first line as written,
-  `` {"groupId":"g","memberId":"m",...}``, so templates read them.
+  `` {"groupId":"g","memberId":"m",...}``, so templates read them. KafkaJS's own log creator writes
+  them after the message; a custom one (``logCreator``) may write them in any order, before it
+  (winston's ``json`` format sorts the keys), or nested in a field of their own (KafkaJS's
+  documented winston example, ``{"extra":{..},"level":"info","message":"..."}``), so the templates
+  read them in any order. The logger is then ``extra.logger``, or, where no field names one, KafkaJS
+  (``kafkajs``) when the message opens with one of KafkaJS's namespaces and the record names a
+  group, member or client (``KAFKAJS_NAMESPACE``).
 """
 
 from __future__ import annotations
 
 import json
+from functools import reduce
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -53,9 +60,16 @@ def _struct(*names: str, **nested: StructType) -> StructType:
     return StructType([StructField(name, _S) for name in names] + [StructField(k, v) for k, v in nested.items()])
 
 
-AFTER_MESSAGE = r'^\{.*?"message"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*(.*)\}\s*$'
-"""The fields a record writes after its message, as written (KafkaJS's logger writes ``level``,
-``timestamp``, ``logger``, ``message``, then the line's own fields)."""
+AROUND_MESSAGE = r'^\{\s*(.*?),?\s*"(?:message|msg)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,?\s*(.*?)\s*\}\s*$'
+"""A record's fields before its message (group 1) and after it (group 2), as written. KafkaJS's
+own log creator writes ``level``, ``timestamp``, ``logger``, ``message``, then the line's fields."""
+CLIENT_KEYS = ('"groupId"', '"memberId"')
+"""The fields that make a record's other fields its client's context (``client_context``)."""
+KAFKAJS_NAMESPACE = (
+    r"^\[(?:Consumer|ConsumerGroup|Runner|FetchManager|Connection|ConnectionPool|RequestQueue|BrokerPool|Broker|Cluster|Producer|Admin)\] "
+)
+"""KafkaJS's namespaces (``logger.namespace(..)`` in its source, 2.2.4), as its log creators open a
+message with them."""
 _FLAT = [
     "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime", "@t",
     "level", "log.level", "severity", f"{GCP}severity", "levelname", "@l",
@@ -76,6 +90,7 @@ SCHEMA = StructType(
         StructField(f"{GCP}labels", _struct("loggerName")),
         StructField("labels", _struct("loggerName")),
         StructField("jsonPayload", _struct("message", "logger", "thread")),
+        StructField("extra", _struct("timestamp", "logger")),
     ]
 )
 """A field holding another JSON type than declared (GCP's ``timestamp`` object, log4j2's
@@ -151,6 +166,7 @@ def _timestamp(r: Column, dotnet: Column) -> Column:
         r["asctime"],
         r.getField("@t"),
         dotnet["Timestamp"],
+        r["extra"]["timestamp"],
     )
 
 
@@ -183,22 +199,34 @@ def _stack(r: Column, dotnet: Column) -> Column:
 
 
 def client_context(value: Column) -> Column:
-    """`` {"groupId":..}``: the fields after the message, as written, of a record that names a
-    consumer group or member (a KafkaJS line); "" otherwise. One regex: this runs on every JSON head."""
-    named = value.contains('"groupId"') | value.contains('"memberId"')
-    fields = F.regexp_extract(value, AFTER_MESSAGE, 1)
-    return F.when(named & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
+    """`` {"groupId":..}``: the fields beside the message, as written, of a record that names a
+    consumer group or member (a KafkaJS line); "" otherwise. The fields before the message are
+    kept where they name one (KafkaJS's own order puts only the envelope there)."""
+    before, after = F.regexp_extract(value, AROUND_MESSAGE, 1), F.regexp_extract(value, AROUND_MESSAGE, 2)
+    fields = F.concat_ws(",", F.when(_names_any(before, CLIENT_KEYS), before), F.nullif(after, F.lit("")))
+    return F.when(_names_any(value, CLIENT_KEYS) & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
+
+
+def _kafkajs(message: Column, value: Column) -> Column:
+    """``kafkajs`` for a record that names no logger but is KafkaJS's by its namespace and its
+    fields (``KAFKAJS_NAMESPACE``, a group, member or client)."""
+    return F.when(_names_any(value, (*CLIENT_KEYS, '"clientId"')) & message.rlike(KAFKAJS_NAMESPACE), F.lit("kafkajs"))
+
+
+def _names_any(text: Column, keys: tuple[str, ...]) -> Column:
+    return reduce(lambda a, b: a | b, [text.contains(key) for key in keys])
 
 
 def split(value: Column) -> Column:
     r, dotnet = _parsed(value), _dotnet(value)
-    message, stack = F.concat(_message(r, dotnet), client_context(value)), _stack(r, dotnet)
+    text, stack = _message(r, dotnet), _stack(r, dotnet)
+    message = F.concat(text, client_context(value))
     return F.array(
         _timestamp(r, dotnet),
         _level(r, dotnet),
         F.coalesce(r["logger_name"], r["loggerName"], r.getField("log.logger"), r["log"]["logger"], r["logger"],
                    r.getField(f"{GCP}labels")["loggerName"], r["labels"]["loggerName"], r["jsonPayload"]["logger"], r["name"],
-                   r["SourceContext"], dotnet["Category"]),
+                   r["SourceContext"], dotnet["Category"], r["extra"]["logger"], _kafkajs(text, value)),
         F.coalesce(r["thread_name"], r.getField("process.thread.name"), r["process"]["thread"]["name"], r["thread"],
                    r["jsonPayload"]["thread"], r["threadName"]),
         F.lit(None).cast("string"),

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from forensics.catalogue import catalogue_entries
-from forensics.layouts.json_lines import AFTER_MESSAGE
+from forensics.layouts.json_lines import AROUND_MESSAGE, CLIENT_KEYS
 from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
 
 PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
@@ -51,9 +51,14 @@ IDS = _test_ids()
 
 
 def _client_context(line: str) -> str:
-    """What the json_lines layout appends to a KafkaJS record's message: the fields after it, as written."""
-    fields = re.match(AFTER_MESSAGE, line)
-    return f" {{{fields.group(1)}}}" if fields and fields.group(1) and ('"groupId"' in line or '"memberId"' in line) else ""
+    """What the json_lines layout appends to a KafkaJS record's message: the fields beside it, as
+    written (those before it where they name a group or member)."""
+    found = re.match(AROUND_MESSAGE, line)
+    if not found or not any(key in line for key in CLIENT_KEYS):
+        return ""
+    before, after = found.groups()
+    fields = ",".join(part for part in (before if any(key in before for key in CLIENT_KEYS) else "", after) if part)
+    return f" {{{fields}}}" if fields else ""
 
 
 def _parse(example):
