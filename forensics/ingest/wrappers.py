@@ -31,6 +31,11 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
   browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
+- ``tanuki``: the Java Service Wrapper (Tanuki; Mule, Nexus, ActiveMQ and other services run by it),
+  the JVM's console lines in its log file, ``INFO   | jvm 1    | 2024/03/11 14:02:17 | <line>``
+  (``wrapper.logfile.format``'s default ``LPTM``), with or without the level, thread and time
+  (to the millisecond with ``Z``) columns, down to its console's default ``jvm 1    | <line>``;
+  the time is the machine's;
 - ``compose``: ``docker compose logs``, ``service-1  | <line>`` (the service is the host), with
   ``--timestamps`` ``service-1  | 2024-03-11T14:02:17.418123456Z <line>``;
 - ``kubectl_prefix``: ``kubectl logs --prefix`` of several pods (``-l app=orders``),
@@ -86,6 +91,14 @@ _GREP_PATH = r"(?:\.?/)?(?:[\w.@+-]+/)*?((?:[\w.@+-]+/)?[\w.@+-]*?)\.(?:log|out|
 ``zgrep``): a log file's name, perhaps rotated (``server.log.2023-12-09-08``, ``app.log.1.gz``),
 after its directories; group 1 is the directory it is in and its name up to ``.log``
 (``broker-1/server``), which name the host (``_grep_host``)."""
+_TANUKI = (
+    r"(?:(?:DEBUG|INFO|STATUS|WARN|ERROR|FATAL|ADVICE|NOTICE) *\| )?(?:[a-z][\w-]* *\| )?(?:jvm \d+|wrapper) *\| "
+    r"(?:(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d{3})?) \| )?"
+)
+"""The Java Service Wrapper's columns before a line, in the order it writes them, each padded and
+closed by `` | ``: the level (its own include ``STATUS``, ``ADVICE`` and ``NOTICE``), the thread,
+the prefix (``jvm <n>``, or ``wrapper`` for its own lines), the time (group 1). Its other columns
+(quiet time, uptime, process ids) are not read."""
 _LABEL = r"[a-z][a-z0-9-]*"
 """A namespace's or container's name as stern prints it (a DNS label, here opening with a letter)."""
 SHAPES = {
@@ -100,6 +113,7 @@ SHAPES = {
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
+    "tanuki": (rf"(?s)^{_TANUKI}(.*)$", "$1", "", "$2"),
     "compose": (rf"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "kubectl_prefix": (rf"(?s)^\[pod/([^/\]\s]+)/[^\]\s]+\] (?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "stern": (
@@ -139,7 +153,7 @@ def wrapper_of(value: Column) -> Column:
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
         gate = {
-            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "grafana": digit & value.contains("\t"),
+            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "tanuki": value.contains(" | "), "grafana": digit & value.contains("\t"),
             "logcli": iso_t & value.contains(" {"), "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
             "grep": value.contains(".log") | value.contains(".out") | value.contains(".txt"),
             "jenkins": value.startswith("[") & (F.substring(value, 12, 1) == "T"),

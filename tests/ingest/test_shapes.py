@@ -186,6 +186,7 @@ AS_WRITTEN = (
     "aws_logs_tail", "cri_containerd", "docker_compose", "docker_compose_timestamps", "docker_json_file", "grafana_download",
     "heroku_logs", "journald", "kafka_log4j_with_line", "kibana_paste", "kubectl_prefix", "kubectl_timestamps", "logcli",
     "logger_line_suffix", "message_holds_line", "no_millis_level_first", "pipe_custom", "quarkus", "stern", "stern_json", "syslog",
+    "tanuki_wrapper",
 )
 """Shapes that keep every line of a record as the application wrote it (behind a wrapper, or in
 another layout's head): a record of several lines reads exactly as in the plain twin.

@@ -1,9 +1,10 @@
 """What analysts save from a terminal, a console or a search when one consumer group runs in many
 pods, tasks or dynos: ``kubectl logs --prefix``, stern (text and ``--output json``), ``docker
 compose logs --timestamps``, ``aws logs tail``, ``heroku logs``, ``logcli query``, ``grep`` over
-several files and a Jenkins pipeline's console. Most name on each line the pod, service, log
-stream, dyno or file, which becomes the host; some date the line too (``wrappers``'
-``kubectl_prefix``, ``stern``, ``compose``, ``aws_tail``, ``heroku``, ``logcli``, ``jenkins``)."""
+several files, a Jenkins pipeline's console; and the Java Service Wrapper's log of one JVM's
+console. Most name on each line the pod, service, log stream, dyno or file, which becomes the
+host; some date the line too (``wrappers``' ``kubectl_prefix``, ``stern``, ``compose``,
+``aws_tail``, ``heroku``, ``logcli``, ``jenkins``, ``tanuki``)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,11 @@ CASES = [
     (f"2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl", None, "2024-03-11T14:02:17.418123456Z", LOG4J),
     (f"2024-03-11T14:02:17.418000Z {EXCEPTION}", "kubectl", None, "2024-03-11T14:02:17.418000Z", EXCEPTION),
     (f"host-a    | {LOG4J}", "compose", "host-a", None, LOG4J),
+    (f"INFO   | jvm 1    | 2024/03/11 14:02:17 | {LOG4J}", "tanuki", None, "2024/03/11 14:02:17", LOG4J),  # Java Service Wrapper, LPTM
+    (f"INFO   | main    | jvm 1    | 2024/03/11 14:02:17.418 | {FRAME}", "tanuki", None, "2024/03/11 14:02:17.418", FRAME),  # LDPZM
+    (f"jvm 1    | {LOGBACK}", "tanuki", None, None, LOGBACK),  # its console's PM
+    (f"jvm 2    | 2024/03/11 14:02:17 | {EXCEPTION}", "tanuki", None, "2024/03/11 14:02:17", EXCEPTION),  # PTM, the JVM restarted
+    ("STATUS | wrapper  | 2024/03/11 14:02:10 | Launching a JVM...", "tanuki", None, "2024/03/11 14:02:10", "Launching a JVM..."),
     ("consumer group rebalanced without trouble", None, None, None, "consumer group rebalanced without trouble"),
     (LOG4J, None, None, None, LOG4J),
 ]
