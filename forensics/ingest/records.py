@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
-from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, SEP, any_to_utc, is_time_of_day
+from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, any_to_utc, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -43,14 +43,15 @@ KAFKA_LOGGER = (
 ``kafka.coordinator.group.*``), aiokafka's and KafkaJS's."""
 _KAFKA_OPENINGS = layouts._common.KAFKA_OPENINGS
 _KAFKA_MESSAGE = (
-    rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b|{layouts.librdkafka.LOG_CALLBACK}"
+    rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b|{layouts.librdkafka.LOG_CALLBACK}|{KAFKAJS_MESSAGE}"
 )
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
-BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE}|{layouts.message_only.LEVEL_AND_KAFKA_LOGGER})"
+BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE}|{layouts.message_only.LEVEL_AND_KAFKA_LOGGER}|{layouts.message_only.LEVEL_AND_KAFKAJS})"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
-prefix, an exception class name (``CommitFailedException``, ``TaskMigratedException``), or a
-level and a Kafka logger (``message_only.LEVEL_AND_KAFKA_LOGGER``)."""
+prefix, an exception class name (``CommitFailedException``, ``TaskMigratedException``), a
+level and a Kafka logger (``message_only.LEVEL_AND_KAFKA_LOGGER``), or a level and a KafkaJS
+namespace (``message_only.LEVEL_AND_KAFKAJS``)."""
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""

@@ -30,6 +30,17 @@ WORKER_OPENING = f"[{WORKER_KIND} clientId="
 BRACKETED_OPENINGS = (*(f"[{kind} " for kind in CLIENT_KINDS), WORKER_OPENING, "[GroupCoordinator ", "[GroupMetadataManager ")
 """The bracketed fields that open Kafka's log-context prefixes, as text. Never a thread
 (``generic``); looked for in an export's message (``records.OPENING_MARKERS``)."""
+KAFKAJS_NAMESPACES = r"(?:Consumer|ConsumerGroup|Runner|FetchManager|Connection|ConnectionPool|RequestQueue|BrokerPool|Broker|Cluster|Producer|Admin)"
+"""KafkaJS's namespaces (``logger.namespace(..)`` in its source, 2.2.4)."""
+KAFKAJS_NAMESPACE = rf"\[{KAFKAJS_NAMESPACES}\] "
+"""A namespace as KafkaJS's log creators open a message with it: ``[ConsumerGroup] ``."""
+KAFKAJS_CONTEXT = r' \{(?:[^\n]*[,{])?"(?:groupId|memberId|clientId)":'
+"""A KafkaJS line's fields written as JSON after its message, naming its group, member or client
+(`` {"groupId":"g",..}``)."""
+KAFKAJS_MESSAGE = rf"{KAFKAJS_NAMESPACE}[^\n]*{KAFKAJS_CONTEXT}"
+"""A KafkaJS message whatever logger wrote it: its namespace, then its fields as JSON naming its
+group, member or client (its own JSON lines and its documentation's text form alike)."""
+
 KAFKA_OPENINGS = (
     rf"\[(?:{'|'.join(CLIENT_KINDS)}) |{re.escape(WORKER_OPENING)}|(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
     r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):|"

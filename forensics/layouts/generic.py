@@ -47,7 +47,9 @@ _NAME = r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*"
 _KAFKA_PREFIX = f"(?:{'|'.join(re.escape(opening[1:]) for opening in c.BRACKETED_OPENINGS)})"
 """After a ``[``, the openings of Kafka's log-context prefixes (``_common.BRACKETED_OPENINGS``: a
 client's, a Connect worker's, the group coordinator's in a broker): the message's start, never a thread."""
-_THREAD = rf"\[(?!{_NAME}(?::\d+)?\s*\])(?!{_KAFKA_PREFIX})(?P<thread_a>[^\]\x01]*)\]"
+_KAFKAJS = rf"{c.KAFKAJS_NAMESPACES}\] [^\n]*{c.KAFKAJS_CONTEXT}"
+"""After a ``[``, a KafkaJS namespace that opens its message (``_common.KAFKAJS_MESSAGE``), never a thread."""
+_THREAD = rf"\[(?!{_NAME}(?::\d+)?\s*\])(?!{_KAFKA_PREFIX})(?!{_KAFKAJS})(?P<thread_a>[^\]\x01]*)\]"
 _LOGGER = (
     rf"(?:\[(?P<logger_a>{_NAME})(?::\d+)?\s*\](?:{_SEP}\[(?!{_KAFKA_PREFIX})(?P<thread_c>[^\]\x01]*)\])?"
     rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?::\d+|\([\w$]+\.java:\d+\))?"

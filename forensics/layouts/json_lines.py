@@ -29,7 +29,7 @@ One ``from_json`` with one schema reads every family; each field is the first on
   documented winston example, ``{"extra":{..},"level":"info","message":"..."}``), so the templates
   read them in any order. The logger is then ``extra.logger``, or, where no field names one, KafkaJS
   (``kafkajs``) when the message opens with one of KafkaJS's namespaces and the record names a
-  group, member or client (``KAFKAJS_NAMESPACE``).
+  group, member or client (``_common.KAFKAJS_NAMESPACE``).
 """
 
 from __future__ import annotations
@@ -65,11 +65,6 @@ AROUND_MESSAGE = r'^\{\s*(.*?),?\s*"(?:message|msg)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,
 own log creator writes ``level``, ``timestamp``, ``logger``, ``message``, then the line's fields."""
 CLIENT_KEYS = ('"groupId"', '"memberId"')
 """The fields that make a record's other fields its client's context (``client_context``)."""
-KAFKAJS_NAMESPACE = (
-    r"^\[(?:Consumer|ConsumerGroup|Runner|FetchManager|Connection|ConnectionPool|RequestQueue|BrokerPool|Broker|Cluster|Producer|Admin)\] "
-)
-"""KafkaJS's namespaces (``logger.namespace(..)`` in its source, 2.2.4), as its log creators open a
-message with them."""
 _FLAT = [
     "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime", "@t",
     "level", "log.level", "severity", f"{GCP}severity", "levelname", "@l",
@@ -209,8 +204,8 @@ def client_context(value: Column) -> Column:
 
 def _kafkajs(message: Column, value: Column) -> Column:
     """``kafkajs`` for a record that names no logger but is KafkaJS's by its namespace and its
-    fields (``KAFKAJS_NAMESPACE``, a group, member or client)."""
-    return F.when(_names_any(value, (*CLIENT_KEYS, '"clientId"')) & message.rlike(KAFKAJS_NAMESPACE), F.lit("kafkajs"))
+    fields (``_common.KAFKAJS_NAMESPACE``, a group, member or client)."""
+    return F.when(_names_any(value, (*CLIENT_KEYS, '"clientId"')) & message.rlike(f"^{c.KAFKAJS_NAMESPACE}"), F.lit("kafkajs"))
 
 
 def _names_any(text: Column, keys: tuple[str, ...]) -> Column:

@@ -8,7 +8,8 @@ prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) or with an exception
 Such records are untimed unless a wrapper dates them, and keep their order by line. A wrapped
 line in Python ``logging.basicConfig``'s default ``%(levelname)s:%(name)s:%(message)s`` (no time
 of its own: kafka-python, aiokafka) gives its level and logger too, as does a pasted line that
-kept its level and Kafka logger but lost its time (``LEVEL_AND_KAFKA_LOGGER``).
+kept its level and Kafka logger but lost its time (``LEVEL_AND_KAFKA_LOGGER``), and a KafkaJS
+line in its documentation's text form gives its level (``LEVEL_AND_KAFKAJS``).
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ LEVEL_AND_KAFKA_LOGGER = (
 """An excerpt's line whose timestamp was cut off but whose level and Kafka logger were kept, in
 any of the usual forms: ``[INFO ][org.apache.kafka.clients.Metadata] msg`` (Logstash's own
 layout), ``INFO  o.a.k.c.c.i.ConsumerCoordinator - msg``, ``WARN [org.apache.kafka..] msg``."""
-_SPLIT = rf"(?s)^(?:({c.LEVELS}):([A-Za-z_][\w.]*):|{LEVEL_AND_KAFKA_LOGGER})?(.*)$"
+LEVEL_AND_KAFKAJS = rf"({c.LEVELS}) (?={c.KAFKAJS_NAMESPACE})"
+"""A KafkaJS line in the text form its documentation's custom log creator writes,
+``${label} [${namespace}] ${message} ${JSON.stringify(others)}``: ``INFO [ConsumerGroup] Consumer
+has joined the group {"groupId":"g",..}``; the level is read, the message keeps its namespace."""
+_SPLIT = rf"(?s)^(?:({c.LEVELS}):([A-Za-z_][\w.]*):|{LEVEL_AND_KAFKA_LOGGER}|{LEVEL_AND_KAFKAJS})?(.*)$"
 """The whole line is the message, but for ``logging.basicConfig``'s default ``LEVEL:logger:``
-opening (``INFO:kafka.coordinator:(Re-)joining group g``) and ``LEVEL_AND_KAFKA_LOGGER``. Not a
-``HEAD``: never recognised."""
-_TEMPLATE = c.replacement(level="$1$3", logger="$2$4$5", message="$6")
+opening (``INFO:kafka.coordinator:(Re-)joining group g``), ``LEVEL_AND_KAFKA_LOGGER`` and
+``LEVEL_AND_KAFKAJS``. Not a ``HEAD``: never recognised."""
+_TEMPLATE = c.replacement(level="$1$3$6", logger="$2$4$5", message="$7")
 
 
 def sniff(sample_lines) -> bool:

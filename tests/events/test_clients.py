@@ -11,6 +11,8 @@ the source version of every template), each a README'd story:
 - ``kafkajs_rejoin``: a KafkaJS 2.2.4 consumer (JSON lines, DEBUG) rejoins when a second one joins;
 - ``kafkajs_loggers``: the same story (group ``tracking-app``) through two custom log creators, winston's
   documented one (sorted keys, the fields nested in ``extra``, no namespace) and a logger-less one;
+- ``kafkajs_console``: the same story (group ``parcel-app``) in the text form of KafkaJS's documented
+  custom log creator, behind ``kubectl logs --timestamps``;
 
 and, written here, kafka-python 2.0.2 lines in ``logging.basicConfig``'s default layout inside
 Docker's json-file wrapper (the wrapper dates them), which leave the group on a poll timeout.
@@ -40,7 +42,7 @@ from forensics.spark import materialise
 from tests.helpers import as_small_incident
 
 CLIENTS = Path(__file__).resolve().parents[1] / "data" / "witnesses" / "clients"
-FIXTURES = ("librdkafka_maxpoll", "aiokafka_commit", "kafkajs_rejoin", "kafkajs_loggers")
+FIXTURES = ("librdkafka_maxpoll", "aiokafka_commit", "kafkajs_rejoin", "kafkajs_loggers", "kafkajs_console")
 
 RDK_A1 = "rdkafka-69a9f8ec-6b44-4ec9-a756-ecd708b8841f"
 RDK_B = "rdkafka-386122fa-2f78-4497-803b-0fbcc5de66a8"
@@ -116,7 +118,7 @@ def incidents(spark, tmp_path_factory) -> Incidents:
 
 def test_every_line_is_a_kafka_record_or_application_noise(incidents):
     accounting = incidents.accounting
-    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (160, 145, 15, 0)
+    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (180, 162, 18, 0)
 
 
 def test_basic_config_lines_in_a_wrapper_give_level_logger_and_the_wrappers_time(incidents):
@@ -182,6 +184,8 @@ LEFT_OUT = {
     ("kafkajs_rejoin/svc-b/app.log", 1), ("kafkajs_rejoin/svc-b/app.log", 2), ("kafkajs_rejoin/svc-b/app.log", 3),
     ("kafkajs_loggers/svc-c/app.log", 1), ("kafkajs_loggers/svc-c/app.log", 2), ("kafkajs_loggers/svc-c/app.log", 3),
     ("kafkajs_loggers/svc-d/app.log", 1), ("kafkajs_loggers/svc-d/app.log", 2), ("kafkajs_loggers/svc-d/app.log", 3),
+    ("kafkajs_console/svc-e/app.log", 1), ("kafkajs_console/svc-e/app.log", 2), ("kafkajs_console/svc-e/app.log", 3),
+    ("kafkajs_console/svc-f/app.log", 1), ("kafkajs_console/svc-f/app.log", 2), ("kafkajs_console/svc-f/app.log", 3),
 }
 """Client lines no template types, on purpose: librdkafka's "List with N partition(s):" head and
 "Committing offsets for N partition(s)" (the per-partition lines say more), KafkaJS's "[Consumer]
@@ -193,26 +197,48 @@ def test_only_the_lines_left_out_stay_unrecognised(incidents):
     assert set(unrecognised) == LEFT_OUT, unrecognised
 
 
-KAFKAJS_TWINS = {"kafkajs_loggers/svc-c/app.log": "kafkajs_rejoin/svc-a/app.log", "kafkajs_loggers/svc-d/app.log": "kafkajs_rejoin/svc-b/app.log"}
-"""A KafkaJS log through a custom log creator -> the same lines through KafkaJS's own."""
+KAFKAJS_HOSTS = {"tracking": ("svc-c", "svc-d"), "parcel": ("svc-e", "svc-f")}
+"""The name of each KafkaJS twin's group and client -> its hosts, kafkajs_rejoin's svc-a and svc-b."""
+
+
+def kafkajs_twin(text: str, name: str) -> str:
+    """kafkajs_rejoin's ``text`` (a host, client or member) in the names of its twin ``name``."""
+    host_a, host_b = KAFKAJS_HOSTS[name]
+    return text.replace("svc-a", host_a).replace("svc-b", host_b).replace("shipping", name)
+
+
+KAFKAJS_TWINS = {
+    "kafkajs_loggers/svc-c/app.log": ("kafkajs_rejoin/svc-a/app.log", "tracking", "kafkajs", 9),
+    "kafkajs_loggers/svc-d/app.log": ("kafkajs_rejoin/svc-b/app.log", "tracking", "kafkajs", 2),
+    "kafkajs_console/svc-e/app.log": ("kafkajs_rejoin/svc-a/app.log", "parcel", None, 9),
+    "kafkajs_console/svc-f/app.log": ("kafkajs_rejoin/svc-b/app.log", "parcel", None, 2),
+}
+"""A KafkaJS log through a custom log creator -> the same lines through KafkaJS's own, the name
+its group and client have instead of ``shipping``, the logger its records name (the text form
+names none), its typed events."""
 
 
 @pytest.mark.parametrize("twin", sorted(KAFKAJS_TWINS))
 def test_kafkajs_through_custom_log_creators_gives_what_its_own_gives(incidents, twin):
-    """Winston's sorted keys, the fields nested in ``extra`` with no namespace, or no logger field:
-    the same records, levels, times, loggers and typed events as KafkaJS's own JSON lines."""
+    """Winston's sorted keys, the fields nested in ``extra`` with no namespace, no logger field, or
+    the documentation's text form behind ``kubectl logs --timestamps``: the same records, levels,
+    times and typed events as KafkaJS's own JSON lines."""
+    own_file, name, logger, typed = KAFKAJS_TWINS[twin]
+
     def seen(file: str) -> dict:
         records = {line: r for (f, line), r in incidents.records.items() if f == file}
         events = {line: e for (f, line), e in incidents.events.items() if f == file}
         fields = (s.EVENT_TYPE, s.TEMPLATE_ID, s.GROUP_ID, s.MEMBER_ID, s.GENERATION, "leader_id", "protocol", s.PARTITIONS, "error")
         return {
-            line: (hms(r[s.TS]), r[s.LEVEL], r[s.LOGGER], tuple(events[line][name] for name in fields) if line in events else None)
+            line: (hms(r[s.TS]), r[s.LEVEL], r[s.LOGGER] if file == own_file else r[s.LOGGER] or "kafkajs",
+                   tuple(events[line][name] for name in fields) if line in events else None)
             for line, r in records.items()
         }
 
-    own = json.loads(json.dumps(seen(KAFKAJS_TWINS[twin])).replace("shipping", "tracking"))
+    own = json.loads(json.dumps(seen(own_file)).replace("shipping", name))
     assert json.loads(json.dumps(seen(twin))) == own
-    assert sum(event is not None for *_, event in own.values()) == {"kafkajs_loggers/svc-c/app.log": 9, "kafkajs_loggers/svc-d/app.log": 2}[twin]
+    assert sum(event is not None for *_, event in own.values()) == typed
+    assert {r[s.LOGGER] for (f, _), r in incidents.records.items() if f == twin} == {logger}
 
 
 def test_kafkajs_context_fields_follow_the_message(incidents):
@@ -268,15 +294,16 @@ def test_rebalances_of_every_client(incidents):
         if key[0] in ("orders-app", "billing-app", "shipping-app")
     }
     assert got == REBALANCES
-    tracking = {(g.replace("tracking", "shipping"), n): row for (g, n), row in incidents.rebalances.items() if g == "tracking-app"}
-    assert {
-        key: (row["members"], row["trigger"], hms(row["start_ts"]), hms(row["end_ts"]), row["moved"], row["leader"]) for key, row in tracking.items()
-    } == {
-        key: ([m.replace("svc-a", "svc-c").replace("svc-b", "svc-d").replace("shipping", "tracking") for m in members], trigger, start, end,
-              [m.replace("svc-a", "svc-c").replace("svc-b", "svc-d").replace("shipping", "tracking") for m in moved],
-              leader.replace("svc-a", "svc-c").replace("shipping", "tracking"))
-        for key, (members, _, _, trigger, start, end, _, moved, leader) in REBALANCES.items() if key[0] == "shipping-app"
-    }
+    for name in KAFKAJS_HOSTS:  # each KafkaJS twin's rebalances are shipping-app's, in its names
+        assert {
+            key: (row["members"], row["trigger"], hms(row["start_ts"]), hms(row["end_ts"]), row["moved"], row["leader"])
+            for key, row in incidents.rebalances.items() if key[0] == f"{name}-app"
+        } == {
+            (f"{name}-app", n): (
+                [kafkajs_twin(m, name) for m in members], trigger, start, end, [kafkajs_twin(m, name) for m in moved], kafkajs_twin(leader, name),
+            )
+            for (group, n), (members, _, _, trigger, start, end, _, moved, leader) in REBALANCES.items() if group == "shipping-app"
+        }, name
 
 
 @pytest.mark.parametrize(
@@ -300,10 +327,11 @@ def test_rebalances_of_every_client(incidents):
 def test_ownership_of_a_partition(incidents, topic, partition, intervals):
     rows = sorted((r for r in incidents.ownership if (r[s.TOPIC], r[s.PARTITION]) == (topic, partition)), key=lambda r: r["from_ts"])
     seen = [(r[s.HOST], r[s.CLIENT_ID], r[s.GENERATION], hms(r["from_ts"]), hms(r["to_ts"]), r["ended"]) for r in rows]
-    assert [interval for interval in seen if interval[0] not in ("svc-c", "svc-d")] == intervals
-    if topic == "shipments":  # kafkajs_loggers' group tracking-app owns it too, as kafkajs_rejoin's shipping-app does
-        twins = [(h.replace("svc-a", "svc-c").replace("svc-b", "svc-d"), c.replace("shipping", "tracking"), *rest) for h, c, *rest in intervals]
-        assert [interval for interval in seen if interval[0] in ("svc-c", "svc-d")] == twins
+    twin_hosts = {host: name for name, hosts in KAFKAJS_HOSTS.items() for host in hosts}
+    assert [interval for interval in seen if interval[0] not in twin_hosts] == intervals
+    for name in KAFKAJS_HOSTS if topic == "shipments" else ():  # the KafkaJS twins' groups own it too
+        twins = [(kafkajs_twin(h, name), kafkajs_twin(c, name), *rest) for h, c, *rest in intervals]
+        assert [interval for interval in seen if twin_hosts.get(interval[0]) == name] == twins
 
 
 def test_findings_with_exact_offsets_and_evidence(incidents):

@@ -203,6 +203,25 @@ def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data
     }
 
 
+def test_a_paste_of_kafkajs_text_lines_that_lost_their_times(spark, data_dir, tmp_path):
+    """KafkaJS's documented text form (``INFO [ConsumerGroup] msg {"groupId":..}``) pasted without
+    the times a wrapper gave it: each line that opens with a level and a KafkaJS namespace is an
+    untimed record, its level read and its namespace kept, and a JSON line of the application's
+    own between them is no Kafka record."""
+    console = data_dir / "witnesses" / "clients" / "kafkajs_console" / "svc-f" / "app.log"
+    paste = tmp_path / "paste.txt"
+    paste.write_text("".join(line.split(" ", 1)[1] + "\n" for line in console.read_text().splitlines()))
+    result = one_file(spark, paste, "message_only", 6, 5, 0, 1, 0)
+    records = records_by_line(result)
+    assert result.inputs[0]["undated_records"] == 5
+    assert (records[4]["level"], records[4]["logger"], records[4]["message"][:36]) == ("DEBUG", None, "[ConsumerGroup] Received assignment ")
+    events = {e["line"]: (e["event_type"], e["generation"], e["member_id"]) for e in parse_events(result.records).collect()}
+    assert events == {
+        4: ("consumer:group:joined", 8, "parcel-svc-75027282-006a-42bc-96a4-93b885769770"),
+        5: ("consumer:group:assigned", None, "parcel-svc-75027282-006a-42bc-96a4-93b885769770"),
+    }
+
+
 RDKAFKA_EVENTS = {
     2: ("consumer:group:member_state", None), 3: ("consumer:group:joined", 7),
     4: ("consumer:group:member_state", None), 5: ("consumer:group:session_timeout", None),
