@@ -60,8 +60,8 @@ EPOCH = r"\d{13}|\d{10}(?:\.\d{1,9})?"
 ANY_TIME_OF_DAY = rf"\d\d:\d\d:\d\d{_FRACTION}"
 ANY_TIMESTAMP = f"{ANY_ISO}|{DAY_MONTH_YEAR}|{KIBANA_TIME}|{EPOCH}|{ANY_TIME_OF_DAY}"
 """Every timestamp form recognised at the head of a record, most specific first."""
-_WORDY_DATE = r"^(?:(\d\d?) ([A-Z][a-z]{2}) (\d{4})|([A-Z][a-z]{2}) (\d\d?), (\d{4}) @) (.*)$"
-"""``%d{DATE}`` (day, month, year) or Kibana (month, day, year), then the time of day."""
+_WORDY_DATE = r"^(?:(\d\d?)[ -]([A-Z][a-z]{2})[ -](\d{4})|([A-Z][a-z]{2}) (\d\d?), (\d{4}) @) (.*)$"
+"""``%d{DATE}`` or Tomcat's ``dd-MMM-yyyy`` (day, month, year) or Kibana (month, day, year), then the time of day."""
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 _LEVEL_ALIASES = {

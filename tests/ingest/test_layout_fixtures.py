@@ -184,6 +184,28 @@ def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     jul_checks(result)
 
 
+def test_tomcat_one_line_formatter(spark, data_dir):
+    """catalina.out in Tomcat's ``OneLineFormatter``: the caller's method and inner class are cut
+    off the logger, JUL's levels read as log4j's, the tab-indented stack trace continues its record."""
+    result = one_file(spark, data_dir / LAYOUTS / "tomcat_catalina.log", "tomcat", 16, 8, 4, 4, 0)
+    records = records_by_line(result)
+    assert records[5]["ts"] == datetime(2024, 3, 11, 14, 2, 20, 532000)
+    assert [(records[n]["level"], records[n]["logger"]) for n in (3, 5, 10, 16)] == [
+        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"), ("INFO", "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"),
+        ("ERROR", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
+        ("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
+    ]
+    assert records[4]["thread"] == "orders-listener-0"
+    assert records[4]["message"] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
+    events = {e["line"]: (e["event_type"], e["generation"], e["partition"], e["offset"]) for e in parse_events(result.records).collect()}
+    assert events == {
+        3: ("consumer:version", None, None, None), 4: ("consumer:group:join_started", None, None, None),
+        5: ("consumer:group:joined", 12, None, None), 6: ("consumer:group:synced", 12, None, None),
+        7: ("consumer:group:assigned", None, None, None), 8: ("consumer:offset:set_committed", None, 0, 40112),
+        10: ("consumer:offset:commit_failed", None, 1, 5120), 16: ("consumer:group:lost", None, None, None),
+    }
+
+
 def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
     """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
     opens with a level and a Kafka logger is a record, untimed and in line order."""
@@ -319,10 +341,10 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 15
+    assert len(result.inputs) == 16
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16
     assert result.records.count() == result.accounting["records"]
 
 
