@@ -1,5 +1,5 @@
 """Tomcat's ``OneLineFormatter`` (``org.apache.juli``), the formatter Tomcat's own
-``conf/logging.properties`` gives its console (``catalina.out``) and its log files, one record a line:
+``conf/logging.properties`` gives its console (``catalina.out``), one record a line:
 
     11-Mar-2024 14:02:17.418 INFO [orders-listener-0] org.apache.kafka.clients.consumer.internals.ConsumerCoordinator.onJoinPrepare [Consumer clientId=..] Revoke previously assigned partitions orders-0
 
