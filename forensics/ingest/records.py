@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
-from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, any_to_utc, is_time_of_day
+from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, any_to_utc, contains_any, is_time_of_day
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -100,13 +100,6 @@ FOLDS: dict[int, tuple[str, str | None]] = {
 record heads is a column of the fold."""
 
 
-def _contains_any(value: Column, needles) -> Column:
-    test = None
-    for needle in needles:
-        test = value.contains(needle) if test is None else test | value.contains(needle)
-    return test
-
-
 def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognisers = ALL) -> DataFrame:
     """``lines`` with the ``layout`` of each record head (null: not a head), its ``wrapper``
     (``wrappers.WRAPPERS``; null: none) and the wrapper's ``w_ts`` and ``w_host``; ``value``
@@ -187,7 +180,7 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     first = F.substring(value, 1, 1)
     partial = may_continue_partial() if tried.wrappers else F.lit(False)
     second_line = F.col("layout").isin(*SECOND_LINES)  # its Kafka text may be on the next line, which the head's fold would orphan
-    candidate = head & ((F.col("layout") == "librdkafka") | _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line)
+    candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line)
     trimmed_frame = F.col("wrapper").isNotNull() & value.startswith("at ") & value.rlike(f"^{TRIMMED_FRAME}")
     frame = (first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)) | trimmed_frame
     key = (
@@ -422,14 +415,14 @@ def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Colum
     """Whether an export's entry may be a Kafka record, by substring scans only: its whole
     message (a log4j logger may close its last line) and its logger column. An entry that fails
     is one ``is_kafka`` calls irrelevant: it is only counted, as ``fold_lines`` folds such lines."""
-    by_logger = _contains_any(F.coalesce(logger, F.lit("")), KAFKA_MARKERS)
-    return layout.eqNullSafe("librdkafka") | may_be_kafka_line(message) | _contains_any(message, OPENING_MARKERS) | by_logger
+    by_logger = contains_any(F.coalesce(logger, F.lit("")), KAFKA_MARKERS)
+    return layout.eqNullSafe("librdkafka") | may_be_kafka_line(message) | contains_any(message, OPENING_MARKERS) | by_logger
 
 
 def may_be_kafka_line(value: Column) -> Column:
     """The cheap test ``kafka_lines`` wants its lines to pass: a few substring scans, no regex;
     on a line as read (a byte-order mark may open it)."""
-    return _contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | value.startswith("%") | value.startswith("\ufeff%")
+    return contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | value.startswith("%") | value.startswith("\ufeff%")
 
 
 def kafka_lines(

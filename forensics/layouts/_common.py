@@ -30,6 +30,8 @@ WORKER_OPENING = f"[{WORKER_KIND} clientId="
 BRACKETED_OPENINGS = (*(f"[{kind} " for kind in CLIENT_KINDS), WORKER_OPENING, "[GroupCoordinator ", "[GroupMetadataManager ")
 """The bracketed fields that open Kafka's log-context prefixes, as text. Never a thread
 (``generic``); looked for in an export's message (``records.OPENING_MARKERS``)."""
+JUL_LEVELS = "SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"
+"""java.util.logging's levels by name (``jul``, ``tomcat``); ``_LEVEL_ALIASES`` reads them as log4j's."""
 KAFKAJS_NAMESPACES = r"(?:Consumer|ConsumerGroup|Runner|FetchManager|Connection|ConnectionPool|RequestQueue|BrokerPool|Broker|Cluster|Producer|Admin)"
 """KafkaJS's namespaces (``logger.namespace(..)`` in its source, 2.2.4)."""
 KAFKAJS_NAMESPACE = rf"\[{KAFKAJS_NAMESPACES}\] "
@@ -78,6 +80,14 @@ def java_pattern(pattern: str) -> tuple[str, tuple[tuple[str, int], ...]]:
     """Rewrite Python named groups as plain groups (Java names allow no ``_``); keep their numbers."""
     numbers = re.compile(pattern).groupindex
     return _NAMED_GROUP.sub("(", pattern), tuple(sorted(numbers.items(), key=lambda item: item[1]))
+
+
+def contains_any(value: Column, needles) -> Column:
+    """Whether ``value`` contains one of ``needles``: substring scans, no regex."""
+    test = None
+    for needle in needles:
+        test = value.contains(needle) if test is None else test | value.contains(needle)
+    return test
 
 
 def replacement(**groups: str) -> str:

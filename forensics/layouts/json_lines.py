@@ -35,7 +35,6 @@ One ``from_json`` with one schema reads every family; each field is the first on
 from __future__ import annotations
 
 import json
-from functools import reduce
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -198,18 +197,14 @@ def client_context(value: Column) -> Column:
     consumer group or member (a KafkaJS line); "" otherwise. The fields before the message are
     kept where they name one (KafkaJS's own order puts only the envelope there)."""
     before, after = F.regexp_extract(value, AROUND_MESSAGE, 1), F.regexp_extract(value, AROUND_MESSAGE, 2)
-    fields = F.concat_ws(",", F.when(_names_any(before, CLIENT_KEYS), before), F.nullif(after, F.lit("")))
-    return F.when(_names_any(value, CLIENT_KEYS) & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
+    fields = F.concat_ws(",", F.when(c.contains_any(before, CLIENT_KEYS), before), F.nullif(after, F.lit("")))
+    return F.when(c.contains_any(value, CLIENT_KEYS) & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
 
 
 def _kafkajs(message: Column, value: Column) -> Column:
     """``kafkajs`` for a record that names no logger but is KafkaJS's by its namespace and its
     fields (``_common.KAFKAJS_NAMESPACE``, a group, member or client)."""
-    return F.when(_names_any(value, (*CLIENT_KEYS, '"clientId"')) & message.rlike(f"^{c.KAFKAJS_NAMESPACE}"), F.lit("kafkajs"))
-
-
-def _names_any(text: Column, keys: tuple[str, ...]) -> Column:
-    return reduce(lambda a, b: a | b, [text.contains(key) for key in keys])
+    return F.when(c.contains_any(value, (*CLIENT_KEYS, '"clientId"')) & message.rlike(f"^{c.KAFKAJS_NAMESPACE}"), F.lit("kafkajs"))
 
 
 def split(value: Column) -> Column:

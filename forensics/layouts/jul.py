@@ -26,7 +26,7 @@ EXAMPLE = (
 )
 FIRST_CHARS = "ADFJMNOS"
 _DATE = r"[A-Z][a-z]{2} \d\d?, \d{4} \d\d?:\d\d:\d\d [AP]M"
-_LEVEL = "SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"
+_LEVEL = c.JUL_LEVELS
 SECOND_LINE = rf"(?:{_LEVEL}): "
 """The second line of a record's head: the level, a colon, the message."""
 START = rf"^{_DATE} [A-Za-z_$][\w.$]*(?: [\w$<>-]+)?(?:\n|$)"

@@ -25,7 +25,7 @@ EXAMPLE = (
 )
 FIRST_CHARS = "0123"
 _DATE = r"\d\d-[A-Z][a-z]{2}-\d{4} \d\d:\d\d:\d\d(?:\.\d{3})?"
-_LEVEL = "SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"
+_LEVEL = c.JUL_LEVELS
 START = rf"^{_DATE} (?:{_LEVEL}) \["
 HEAD = rf"(?s)^({_DATE}) ({_LEVEL}) \[([^\]\x01]*)\] ([A-Za-z_][\w.]*?)(?:\$[\w$]*)?\.[\w$<>-]+ (.*)$"
 TEMPLATE = c.replacement(ts_text="$1", level="$2", thread="$3", logger="$4", message="$5")
