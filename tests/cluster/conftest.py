@@ -146,7 +146,7 @@ def wait_for(what: str, check: Callable[[], bool], services: list[Service], time
         try:
             if check():
                 return
-        except OSError:
+        except (OSError, ValueError):  # not listening yet, or a starting master's UI answering its HTML page before its JSON
             pass
         time.sleep(0.5)
     logs = "\n".join(service.tail() for service in services)
