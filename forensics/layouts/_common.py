@@ -53,14 +53,23 @@ version banner, the group coordinator's prefix in a broker log (ingest tells Kaf
 them; parse skips bracketed fields before them)."""
 
 _FRACTION = r"(?:[,.]\d{1,9})?"
-ANY_ISO = rf"\d{{4}}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d{_FRACTION}(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
+_ZONE = r"(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
+ANY_ISO = rf"\d{{4}}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d{_FRACTION}{_ZONE}"
+DAY_FIRST = rf"(?:\d\d\.\d\d\.|\d\d-\d\d-)\d{{4}}[ T]\d\d:\d\d:\d\d{_FRACTION}{_ZONE}"
+"""A numeric date with the day first, as custom patterns write it: ``%d{dd-MM-yyyy HH:mm:ss.SSS}``
+(``15-03-2024 14:02:17.418``) or ``%d{dd.MM.yyyy HH:mm:ss,SSS}`` (German and other locales).
+No locale writes the month first between dots, and a month-first date between dashes
+(``03-15-2024``) is rare in logs; one read here gives no time where its day is past 12 (counted
+as a bad timestamp). ``dd/MM/yyyy`` is not read: British and American logs both write it, one
+with the day first, the other with the month, and a text read with the two swapped would be
+wrong without a sign."""
 DAY_MONTH_YEAR = rf"\d\d? [A-Z][a-z]{{2}} \d{{4}} \d\d:\d\d:\d\d{_FRACTION}"
 """log4j's ``%d{DATE}``: ``11 Mar 2024 14:02:17,418``."""
 KIBANA_TIME = rf"[A-Z][a-z]{{2}} \d\d?, \d{{4}} @ \d\d:\d\d:\d\d{_FRACTION}"
 """Kibana's display and CSV form: ``Mar 11, 2024 @ 14:02:17.418``."""
 EPOCH = r"\d{13}|\d{10}(?:\.\d{1,9})?"
 ANY_TIME_OF_DAY = rf"\d\d:\d\d:\d\d{_FRACTION}"
-ANY_TIMESTAMP = f"{ANY_ISO}|{DAY_MONTH_YEAR}|{KIBANA_TIME}|{EPOCH}|{ANY_TIME_OF_DAY}"
+ANY_TIMESTAMP = f"{ANY_ISO}|{DAY_FIRST}|{DAY_MONTH_YEAR}|{KIBANA_TIME}|{EPOCH}|{ANY_TIME_OF_DAY}"
 """Every timestamp form recognised at the head of a record, most specific first."""
 _WORDY_DATE = r"^(?:(\d\d?)[ -]([A-Z][a-z]{2})[ -](\d{4})|([A-Z][a-z]{2}) (\d\d?), (\d{4}) @) (.*)$"
 """``%d{DATE}`` or Tomcat's ``dd-MMM-yyyy`` (day, month, year) or Kibana (month, day, year), then the time of day."""
@@ -136,11 +145,13 @@ def is_time_of_day(ts_text: Column) -> Column:
     return F.substring(ts_text, 3, 1) == ":"
 
 
+_SLASHED_OR_DAY_FIRST = r"^(?:(\d{4})/(\d\d)/(\d\d)|(\d\d)[.-](\d\d)[.-](\d{4})(?=[ T]))"
+"""``2024/03/15`` or a ``DAY_FIRST`` date, rewritten to ISO's order by ``$1$6-$2$5-$3$4``."""
 _MONTH_NUMBERS = [(f"-{name}-", f"-{i + 1:02d}-") for i, name in enumerate(_MONTHS)]
 
 
 def any_to_utc(ts_text: Column, tz: Column) -> Column:
-    """UTC timestamp of any ``ANY_TIMESTAMP`` form: ISO-like (``/`` dates, `` UTC`` zones),
+    """UTC timestamp of any ``ANY_TIMESTAMP`` form: ISO-like (``/`` dates, `` UTC`` zones), day first (``DAY_FIRST``),
     ``%d{DATE}``, Kibana's ``Mar 11, 2024 @ ..``, epoch seconds or milliseconds (UTC by
     definition). A time of day alone gives null: it names no day.
 
@@ -150,7 +161,7 @@ def any_to_utc(ts_text: Column, tz: Column) -> Column:
     iso = F.regexp_replace(text, _WORDY_DATE, "$3$6-$2$4-$1$5 $7")  # 2024-Mar-1 14:02:17
     for name, number in _MONTH_NUMBERS:
         iso = F.replace(iso, F.lit(name), F.lit(number))
-    iso = F.regexp_replace(F.regexp_replace(iso, r"(?<=^\d{4}-\d\d-)(?=\d )", "0"), r"^(\d{4})/(\d\d)/(\d\d)", "$1-$2-$3")
+    iso = F.regexp_replace(F.regexp_replace(iso, r"(?<=^\d{4}-\d\d-)(?=\d )", "0"), _SLASHED_OR_DAY_FIRST, "$1$6-$2$5-$3$4")
     seconds = text.try_cast("decimal(20,6)")  # epoch milliseconds have 13 digits, seconds 10
     epoch = F.timestamp_micros(F.round(seconds * F.when(seconds >= 1e12, 1_000).otherwise(1_000_000)).cast("long"))
     utc = text.endswith(" UTC")

@@ -206,6 +206,26 @@ def test_tomcat_one_line_formatter(spark, data_dir):
     }
 
 
+def test_day_first_dates_of_custom_patterns(spark, data_dir):
+    """logback's ``%d{dd-MM-yyyy HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg`` across a
+    midnight, and log4j2's ``%d{dd.MM.yyyy HH:mm:ss,SSS}`` (German locale): dates read day first,
+    ``02.04.2024`` as April 2."""
+    result = one_file(spark, data_dir / LAYOUTS / "logback_day_first.log", "generic", 13, 8, 2, 3, 0)
+    records = records_by_line(result)
+    assert (records[3]["ts"], records[5]["ts"]) == (datetime(2024, 3, 15, 23, 59, 59, 417000), datetime(2024, 3, 16, 0, 0, 0, 21000))
+    assert (records[3]["level"], records[3]["logger"], records[3]["thread"]) == ("INFO", "o.a.k.c.c.i.ConsumerCoordinator", "billing-listener-0-C-1")
+    events = {e["line"]: (e["event_type"], e["generation"], e["partition"], e["offset"]) for e in parse_events(result.records).collect()}
+    assert events == {
+        1: ("consumer:version", None, None, None), 2: ("consumer:version", None, None, None), 3: ("consumer:group:revoked", None, None, None),
+        5: ("consumer:group:join_started", None, None, None), 6: ("consumer:group:joined", 41, None, None),
+        7: ("consumer:group:synced", 41, None, None), 8: ("consumer:group:assigned", None, None, None),
+        9: ("consumer:offset:set_committed", None, 0, 88120),
+    }
+    dots = records_by_line(one_file(spark, data_dir / LAYOUTS / "log4j2_day_first_dots.log", "generic", 6, 6, 0, 0, 0))
+    assert dots[1]["ts"] == datetime(2024, 4, 2, 9, 14, 7, 551000)
+    assert dots[6]["logger"] == "org.apache.kafka.clients.consumer.internals.SubscriptionState"
+
+
 def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
     """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
     opens with a level and a Kafka logger is a record, untimed and in line order."""
@@ -341,10 +361,10 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 16
+    assert len(result.inputs) == 18
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6
     assert result.records.count() == result.accounting["records"]
 
 

@@ -104,3 +104,19 @@ def test_every_timestamp_form_to_utc(spark):
     assert got["1710165737418"] == got["1710165737.418"]
     for text in ("2024-03-11 14:02:17,418", "2024/03/11 14:02:17.418", "11 Mar 2024 14:02:17,418", "Mar 11, 2024 @ 14:02:17.418"):
         assert got[text] == want, text
+
+
+def test_a_numeric_date_with_the_day_first_between_dashes_or_dots(spark):
+    """``%d{dd-MM-yyyy ..}`` and ``%d{dd.MM.yyyy ..}``: the day first, even where it could be a
+    month (``02.04.2024`` is April 2); a month-first text (``03-15-2024``) gives no time, and a
+    date between slashes, first field day or month by locale, starts no record."""
+    texts = ["15-03-2024 14:02:17.418", "02.04.2024 09:14:07,551", "11-03-2024T14:02:17.418+01:00", "03-15-2024 14:02:17.418"]
+    frame = spark.createDataFrame([(t,) for t in texts], "t string").select("t", generic.to_utc(F.col("t"), F.lit("Europe/Berlin")).alias("u"))
+    got = {r["t"]: r["u"] for r in frame.collect()}
+    assert got == {
+        "15-03-2024 14:02:17.418": datetime(2024, 3, 15, 13, 2, 17, 418000), "02.04.2024 09:14:07,551": datetime(2024, 4, 2, 7, 14, 7, 551000),
+        "11-03-2024T14:02:17.418+01:00": datetime(2024, 3, 11, 13, 2, 17, 418000), "03-15-2024 14:02:17.418": None,
+    }
+    lines = [f"{date} 14:02:17.418 [main] INFO  o.a.k.c.c.i.ConsumerCoordinator - {PREFIX}" for date in ("15-03-2024", "15.03.2024", "15/03/2024")]
+    starts = spark.createDataFrame([(line,) for line in lines], "value string").select(F.col("value").rlike(generic.START)).collect()
+    assert [row[0] for row in starts] == [True, True, False]
