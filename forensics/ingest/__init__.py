@@ -33,7 +33,7 @@ from .read import place, read_lines, read_splits, readable_paths, spark_key, spl
 from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
 from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, entry_continues, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
-from .records import with_continuing_entries, wrap_widths
+from .records import slashed_date_orders, with_continuing_entries, wrap_widths
 from .records import recognise
 from .sampling import needed_recognisers
 from . import wrappers
@@ -126,6 +126,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             table=table if exported else layouts_in_use(table, facts),
             wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
             partial_lines=bool(text) and has_partial_lines(text.facts),
+            date_order_of=literal_map(text.date_orders)[F.col("uri")] if text and text.date_orders else None,
         )))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
@@ -188,6 +189,8 @@ class _Part:
     folded: DataFrame | None = None
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     """The files read newest first, numbered in time order in ``stitched`` (``records.in_time_order``)."""
+    date_orders: dict[str, str] = field(default_factory=dict)
+    """The order of each file's ``dd/MM/yyyy`` dates (``records.slashed_date_orders``)."""
 
 
 def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: dict) -> _Part:
@@ -218,7 +221,10 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
         kept = kept.withColumn("line", in_time_order(spans))
     hosts = any(fact["wrapper"] in wrappers.NAMING_HOSTS for fact in facts)
     stitched = materialise(stitch(kept, first_head, untimed, blocks, hosts))
-    return _Part(stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans)
+    return _Part(
+        stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans,
+        date_orders=slashed_date_orders(split_rows, offsets),
+    )
 
 
 def has_partial_lines(facts: list[dict]) -> bool:

@@ -17,7 +17,10 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
-from ..layouts._common import BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, any_to_utc, contains_any, is_time_of_day
+from ..layouts._common import (
+    BRACKETED_OPENINGS, DAY_FIRST_ORDER, EXCEPTION_LINE, KAFKAJS_MESSAGE, MONTH_FIRST_ORDER, SEP, any_to_utc, contains_any, in_date_order, is_slashed,
+    is_time_of_day,
+)
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -218,9 +221,32 @@ def split_facts(folded: DataFrame) -> DataFrame:
     ``WRAP_WIDTHS`` wide (``width_80``, ...). Small; ``read.split_offsets`` reads the split's place in its file from it."""
     width = F.col("width")  # a line's length is counted once, not once per width
     widths = [F.sum(F.when(width == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
+    slashed = (F.col("layout") == "generic") & F.substring("value", 1, 4).contains("/")
+    fields = [F.max(F.when(slashed, F.regexp_extract("value", _SLASHED_HEAD, i).try_cast("int"))).alias(f"slashed_{i}") for i in (1, 2)]
     return folded.withColumn("width", F.length("value")).groupBy("split", "uri", "start", "layout", "wrapper").agg(
-        F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths
+        F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths, *fields
     )
+
+
+_SLASHED_HEAD = r"^\[?(\d\d)/(\d\d)/\d{4}[ T]\d\d:"
+"""A kept line that opens with a ``SLASHED`` date: its first and second fields (``split_facts``)."""
+
+
+def slashed_date_orders(split_rows, offsets) -> dict[str, str]:
+    """File URI -> the order of its ``dd/MM/yyyy`` or ``MM/dd/yyyy`` dates (``_common.in_date_order``),
+    from the largest first and second fields of its kept heads (``split_facts``): the day is
+    the one past 12. A file whose dates never pass 12 has no order here: its times stay unread,
+    counted, not read with day and month perhaps swapped."""
+    largest: dict[str, list[int]] = {}
+    for row in split_rows:
+        if row["slashed_1"] is not None:
+            first_second = largest.setdefault(offsets[row["split"]][0], [0, 0])
+            first_second[0], first_second[1] = max(first_second[0], row["slashed_1"]), max(first_second[1], row["slashed_2"])
+    orders = {}
+    for uri, (first, second) in largest.items():
+        if (first > 12) != (second > 12):
+            orders[uri] = DAY_FIRST_ORDER if first > 12 else MONTH_FIRST_ORDER
+    return orders
 
 
 BLOCK_LINES = 1 << 18
@@ -536,14 +562,14 @@ def is_partial(wrapper: Column) -> Column:
 
 
 def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: dict = layouts.LAYOUTS) -> Column:
-    """A record's UTC time: its own line's timestamp, else its wrapper's (a time of day alone,
-    or no time at all, in the line itself).
+    """A record's UTC time: its own line's timestamp, else its wrapper's (a time of day alone, a
+    ``SLASHED`` date in no known order, or no time at all, in the line itself).
 
     The layouts that read any timestamp form (``_common.any_to_utc``) and the wrapper's time go
     through one ``any_to_utc``: the largest conversion is generated once, not once per use."""
     any_form = [name for name, module in table.items() if module.to_utc is any_to_utc]
     exact = {name: module for name, module in table.items() if name not in any_form}
-    own_day = F.when(layout.isin(*any_form) & ~is_time_of_day(ts_text), ts_text)
+    own_day = F.when(layout.isin(*any_form) & ~is_time_of_day(ts_text) & ~is_slashed(ts_text), ts_text)
     return F.coalesce(layouts.to_utc(layout, ts_text, tz, exact), any_to_utc(F.coalesce(own_day, w_ts), tz))
 
 
@@ -555,7 +581,7 @@ def closing_fields(text: Column) -> Column:
 
 def assemble_records(
     stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS,
-    wrap_of: Column | None = None, partial_lines: bool = False,
+    wrap_of: Column | None = None, partial_lines: bool = False, date_order_of: Column | None = None,
 ) -> DataFrame:
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
@@ -563,7 +589,8 @@ def assemble_records(
     compiled) once, not once per field that uses them. A wrapper's ``w_level``, ``w_logger``
     and ``w_thread`` (an export's columns) fill the fields the line itself lacks. ``wrap_of``:
     the width at which each file was hard-wrapped (null: not wrapped; see ``wrap_widths``);
-    ``partial_lines``: whether some line is a piece of a line (``wrappers.PIECES``).
+    ``partial_lines``: whether some line is a piece of a line (``wrappers.PIECES``);
+    ``date_order_of``: the order of each file's ``dd/MM/yyyy`` dates (``slashed_date_orders``).
     """
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:
@@ -581,6 +608,7 @@ def assemble_records(
         joined = whole_head_lines(joined, table)
     joined = with_second_head_lines(joined)
     with_parts = joined.withColumn("parts", layouts.split_fields(F.col("layout"), F.col("value"), table))
+    ts_text = F.nullif(parts[0], F.lit(""))
     glued = F.col("wrap_width").isNotNull()
     if partial_lines:
         glued = glued | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
@@ -590,7 +618,7 @@ def assemble_records(
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
         .otherwise(joined_text(parts[5], F.length("value"), F.col("wrap_width"), F.col("tail")))
         .alias("text"),
-        F.nullif(parts[0], F.lit("")).alias("ts_text"),
+        (ts_text if date_order_of is None else in_date_order(ts_text, date_order_of)).alias("ts_text"),
     )
     closing = F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text")))
     closed = F.size("closing") == 3

@@ -60,16 +60,19 @@ DAY_FIRST = rf"(?:\d\d\.\d\d\.|\d\d-\d\d-)\d{{4}}[ T]\d\d:\d\d:\d\d{_FRACTION}{_
 (``15-03-2024 14:02:17.418``) or ``%d{dd.MM.yyyy HH:mm:ss,SSS}`` (German and other locales).
 No locale writes the month first between dots, and a month-first date between dashes
 (``03-15-2024``) is rare in logs; one read here gives no time where its day is past 12 (counted
-as a bad timestamp). ``dd/MM/yyyy`` is not read: British and American logs both write it, one
-with the day first, the other with the month, and a text read with the two swapped would be
-wrong without a sign."""
+as a bad timestamp). Between slashes British logs put the day first and American ones the
+month: ``SLASHED``."""
+SLASHED = rf"\d\d/\d\d/\d{{4}}[ T]\d\d:\d\d:\d\d{_FRACTION}{_ZONE}"
+"""``dd/MM/yyyy`` or ``MM/dd/yyyy`` then the time: a record head, whose time is read in the
+order its file's dates show (``in_date_order``; ``ingest.records.slashed_date_orders``), and not
+at all where they show none: a text read with day and month swapped would be wrong without a sign."""
 DAY_MONTH_YEAR = rf"\d\d? [A-Z][a-z]{{2}} \d{{4}} \d\d:\d\d:\d\d{_FRACTION}"
 """log4j's ``%d{DATE}``: ``11 Mar 2024 14:02:17,418``."""
 KIBANA_TIME = rf"[A-Z][a-z]{{2}} \d\d?, \d{{4}} @ \d\d:\d\d:\d\d{_FRACTION}"
 """Kibana's display and CSV form: ``Mar 11, 2024 @ 14:02:17.418``."""
 EPOCH = r"\d{13}|\d{10}(?:\.\d{1,9})?"
 ANY_TIME_OF_DAY = rf"\d\d:\d\d:\d\d{_FRACTION}"
-ANY_TIMESTAMP = f"{ANY_ISO}|{DAY_FIRST}|{DAY_MONTH_YEAR}|{KIBANA_TIME}|{EPOCH}|{ANY_TIME_OF_DAY}"
+ANY_TIMESTAMP = f"{ANY_ISO}|{DAY_FIRST}|{SLASHED}|{DAY_MONTH_YEAR}|{KIBANA_TIME}|{EPOCH}|{ANY_TIME_OF_DAY}"
 """Every timestamp form recognised at the head of a record, most specific first."""
 _WORDY_DATE = r"^(?:(\d\d?)[ -]([A-Z][a-z]{2})[ -](\d{4})|([A-Z][a-z]{2}) (\d\d?), (\d{4}) @) (.*)$"
 """``%d{DATE}`` or Tomcat's ``dd-MMM-yyyy`` (day, month, year) or Kibana (month, day, year), then the time of day."""
@@ -137,6 +140,23 @@ def _parsed_in_zone(iso_text: Column, zone_text: Column, tz: Column) -> Column:
     zone_marks = F.translate(F.substring(zone_text, 11, 64), "+-ZUG", "+++++")
     zone = F.when(zone_marks.contains("+"), F.lit("UTC")).otherwise(tz)
     return F.to_utc_timestamp(F.try_to_timestamp(F.translate(iso_text, ",", ".")), zone)
+
+
+DAY_FIRST_ORDER, MONTH_FIRST_ORDER = "day_first", "month_first"
+_IN_ORDER = {DAY_FIRST_ORDER: "$3/$2/$1", MONTH_FIRST_ORDER: "$3/$1/$2"}
+
+
+def in_date_order(ts_text: Column, order: Column) -> Column:
+    """A ``SLASHED`` date of ``ts_text`` rewritten as ``yyyy/MM/dd`` in its file's ``order``
+    (``DAY_FIRST_ORDER``, ``MONTH_FIRST_ORDER``); as it is where the order is unknown (null),
+    which no conversion reads."""
+    slashed = r"^(\d\d)/(\d\d)/(\d{4})(?=[ T])"
+    return F.coalesce(F.regexp_replace(ts_text, slashed, F.create_map(*[F.lit(x) for pair in _IN_ORDER.items() for x in pair])[order]), ts_text)
+
+
+def is_slashed(ts_text: Column) -> Column:
+    """Whether a timestamp text opens with a ``SLASHED`` date not put in order (``in_date_order``)."""
+    return F.substring(ts_text, 3, 1) == "/"
 
 
 def is_time_of_day(ts_text: Column) -> Column:

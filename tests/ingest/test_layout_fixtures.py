@@ -226,6 +226,24 @@ def test_day_first_dates_of_custom_patterns(spark, data_dir):
     assert dots[6]["logger"] == "org.apache.kafka.clients.consumer.internals.SubscriptionState"
 
 
+def test_slashed_dates_read_in_the_order_their_file_shows(spark, data_dir, tmp_path):
+    """``%d{dd/MM/yyyy HH:mm:ss.SSS}`` (British locale): ``14/07/2024`` shows the day first, so
+    ``09/07/2024`` is July 9. A file whose dates never pass 12 shows no order: its records are
+    counted unparsed (bad timestamp), not read perhaps swapped; one with ``03/15/2024`` is read
+    month first."""
+    result = one_file(spark, data_dir / LAYOUTS / "log4j2_slashed_day_first.log", "generic", 6, 5, 0, 1, 0)
+    records = records_by_line(result)
+    assert [records[line]["ts"] for line in (1, 4, 6)] == [
+        datetime(2024, 7, 9, 23, 58, 41, 207000), datetime(2024, 7, 10, 0, 0, 2, 114000), datetime(2024, 7, 14, 8, 15, 0, 2000),
+    ]
+    line = "{} 14:02:17.418 [main] INFO  o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c1, groupId=g1] Revoke previously assigned partitions t-0\n"
+    (tmp_path / "ambiguous.log").write_text(line.format("03/04/2024") + line.format("04/03/2024"))
+    one_file(spark, tmp_path / "ambiguous.log", "generic", 2, 0, 0, 0, 2)
+    (tmp_path / "american.log").write_text(line.format("03/04/2024") + line.format("03/15/2024"))
+    american = records_by_line(one_file(spark, tmp_path / "american.log", "generic", 2, 2, 0, 0, 0))
+    assert (american[1]["ts"], american[2]["ts"]) == (datetime(2024, 3, 4, 14, 2, 17, 418000), datetime(2024, 3, 15, 14, 2, 17, 418000))
+
+
 def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
     """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
     opens with a level and a Kafka logger is a record, untimed and in line order."""
@@ -361,10 +379,10 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 18
+    assert len(result.inputs) == 19
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6
     assert result.records.count() == result.accounting["records"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from forensics.ingest.records import FOLD_BINARY, FOLD_FRAME, FOLD_UNDECODABLE, FOLDS, fold_lines
+from forensics.ingest.records import FOLD_BINARY, FOLD_FRAME, FOLD_UNDECODABLE, FOLDS, fold_lines, slashed_date_orders
 from forensics.layouts import LAYOUTS, ONE_LINE
 
 NOISE = {
@@ -187,3 +187,12 @@ def test_a_logger_that_closes_a_line_is_read_with_its_thread_or_context(spark):
     frame = spark.createDataFrame([(text,) for text, _ in CLOSINGS], "text string")
     got = [row[0] for row in frame.select(closing_fields(F.col("text"))).collect()]
     assert got == [fields for _, fields in CLOSINGS]
+
+
+def test_slashed_date_orders_take_the_field_past_12_as_the_day():
+    """Per file, over its splits: the field that passes 12 is the day; none, or both (no order
+    a file can have), leave the file without one."""
+    row = lambda split, first, second: {"split": split, "slashed_1": first, "slashed_2": second}  # noqa: E731
+    offsets = {0: ("file:/a.log", 0), 1: ("file:/a.log", 100), 2: ("file:/b.log", 0), 3: ("file:/c.log", 0), 4: ("file:/d.log", 0), 5: ("file:/e.log", 0)}
+    rows = [row(0, 9, 7), row(1, 14, 7), row(2, 3, 15), row(3, 3, 4), row(4, 13, 14), row(5, None, None)]
+    assert slashed_date_orders(rows, offsets) == {"file:/a.log": "day_first", "file:/b.log": "month_first"}
