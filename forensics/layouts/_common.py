@@ -143,7 +143,6 @@ def _parsed_in_zone(iso_text: Column, zone_text: Column, tz: Column) -> Column:
 
 
 DAY_FIRST_ORDER, MONTH_FIRST_ORDER = "day_first", "month_first"
-_IN_ORDER = {DAY_FIRST_ORDER: "$3/$2/$1", MONTH_FIRST_ORDER: "$3/$1/$2"}
 
 
 def in_date_order(ts_text: Column, order: Column) -> Column:
@@ -151,7 +150,11 @@ def in_date_order(ts_text: Column, order: Column) -> Column:
     (``DAY_FIRST_ORDER``, ``MONTH_FIRST_ORDER``); as it is where the order is unknown (null),
     which no conversion reads."""
     slashed = r"^(\d\d)/(\d\d)/(\d{4})(?=[ T])"
-    return F.coalesce(F.regexp_replace(ts_text, slashed, F.create_map(*[F.lit(x) for pair in _IN_ORDER.items() for x in pair])[order]), ts_text)
+    return (
+        F.when(order == DAY_FIRST_ORDER, F.regexp_replace(ts_text, slashed, "$3/$2/$1"))
+        .when(order == MONTH_FIRST_ORDER, F.regexp_replace(ts_text, slashed, "$3/$1/$2"))
+        .otherwise(ts_text)
+    )
 
 
 def is_slashed(ts_text: Column) -> Column:
