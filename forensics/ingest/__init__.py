@@ -117,6 +117,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
     spans = text.spans if text else {}
+    date_orders = {uri: order for uri, order in (text.date_orders if text else {}).items() if order}
     with sql_settings(spark, SORTED_AGGREGATION):  # a record's continuation lines are collected by sorting
         heads = materialise(_in_file_order(spans, assemble_records(
             stitched,
@@ -126,7 +127,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             table=table if exported else layouts_in_use(table, facts),
             wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
             partial_lines=bool(text) and has_partial_lines(text.facts),
-            date_order_of=literal_map(text.date_orders)[F.col("uri")] if text and text.date_orders else None,
+            date_order_of=literal_map(date_orders)[F.col("uri")] if date_orders else None,
         )))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
@@ -148,6 +149,8 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
         per_file[by_uri[head["uri"]].path]["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in head.asDict().items() if k != "uri"}
     for e in exported:
         per_file[read_paths[e.uri].path]["export"] = e.description
+    for uri, order in (text.date_orders if text else {}).items():
+        per_file[by_uri[uri].path]["date_order"] = order or UNKNOWN_DATE_ORDER
     samples = _samples(unparsed, folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
 
@@ -189,7 +192,7 @@ class _Part:
     folded: DataFrame | None = None
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     """The files read newest first, numbered in time order in ``stitched`` (``records.in_time_order``)."""
-    date_orders: dict[str, str] = field(default_factory=dict)
+    date_orders: dict[str, str | None] = field(default_factory=dict)
     """The order of each file's ``dd/MM/yyyy`` dates (``records.slashed_date_orders``)."""
 
 
@@ -225,6 +228,11 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
         stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans,
         date_orders=slashed_date_orders(split_rows, offsets),
     )
+
+
+UNKNOWN_DATE_ORDER = "unknown"
+"""``inputs[].date_order`` of a file whose ``dd/MM/yyyy`` dates never pass 12 (the others:
+``_common.DAY_FIRST_ORDER``, ``MONTH_FIRST_ORDER``; null: no such dates)."""
 
 
 def has_partial_lines(facts: list[dict]) -> bool:
@@ -497,6 +505,7 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
                 "tz": file.tz,
                 "tz_assumed": not file.tz_given,
                 "undated_records": entry["undated"] if entry else 0,
+                "date_order": entry.get("date_order") if entry else None,
                 "first_ts": _iso(entry.get("first_ts")) if entry else None,
                 "first_record": entry.get("head") if entry else None,
                 "last_ts": _iso(entry.get("last_ts")) if entry else None,

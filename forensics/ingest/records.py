@@ -232,21 +232,20 @@ _SLASHED_HEAD = r"^\[?(\d\d)/(\d\d)/\d{4}[ T]\d\d:"
 """A kept line that opens with a ``SLASHED`` date: its first and second fields (``split_facts``)."""
 
 
-def slashed_date_orders(split_rows, offsets) -> dict[str, str]:
+def slashed_date_orders(split_rows, offsets) -> dict[str, str | None]:
     """File URI -> the order of its ``dd/MM/yyyy`` or ``MM/dd/yyyy`` dates (``_common.in_date_order``),
     from the largest first and second fields of its kept heads (``split_facts``): the day is
-    the one past 12. A file whose dates never pass 12 has no order here: its times stay unread,
-    counted, not read with day and month perhaps swapped."""
+    the one past 12. None for a file whose dates never pass 12 (or both do): its times stay
+    unread, counted, not read with day and month perhaps swapped."""
     largest: dict[str, list[int]] = {}
     for row in split_rows:
         if row["slashed_1"] is not None:
             first_second = largest.setdefault(offsets[row["split"]][0], [0, 0])
             first_second[0], first_second[1] = max(first_second[0], row["slashed_1"]), max(first_second[1], row["slashed_2"])
-    orders = {}
-    for uri, (first, second) in largest.items():
-        if (first > 12) != (second > 12):
-            orders[uri] = DAY_FIRST_ORDER if first > 12 else MONTH_FIRST_ORDER
-    return orders
+    return {
+        uri: (DAY_FIRST_ORDER if first > 12 else MONTH_FIRST_ORDER) if (first > 12) != (second > 12) else None
+        for uri, (first, second) in largest.items()
+    }
 
 
 BLOCK_LINES = 1 << 18

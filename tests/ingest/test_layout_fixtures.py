@@ -7,6 +7,7 @@ from datetime import datetime
 import pytest
 
 from forensics.events import parse_events
+from forensics.report.tables import layout_hint
 from tests.helpers import buckets, ingest_paths, records_by_line
 
 LAYOUTS = "layouts"
@@ -238,10 +239,14 @@ def test_slashed_dates_read_in_the_order_their_file_shows(spark, data_dir, tmp_p
     ]
     line = "{} 14:02:17.418 [main] INFO  o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c1, groupId=g1] Revoke previously assigned partitions t-0\n"
     (tmp_path / "ambiguous.log").write_text(line.format("03/04/2024") + line.format("04/03/2024"))
-    one_file(spark, tmp_path / "ambiguous.log", "generic", 2, 0, 0, 0, 2)
+    (ambiguous,) = one_file(spark, tmp_path / "ambiguous.log", "generic", 2, 0, 0, 0, 2).inputs
+    assert ambiguous["date_order"] == "unknown"
+    assert layout_hint({"kind": "log", **ambiguous}).startswith("its dates between slashes never pass 12")
     (tmp_path / "american.log").write_text(line.format("03/04/2024") + line.format("03/15/2024"))
-    american = records_by_line(one_file(spark, tmp_path / "american.log", "generic", 2, 2, 0, 0, 0))
-    assert (american[1]["ts"], american[2]["ts"]) == (datetime(2024, 3, 4, 14, 2, 17, 418000), datetime(2024, 3, 15, 14, 2, 17, 418000))
+    american = one_file(spark, tmp_path / "american.log", "generic", 2, 2, 0, 0, 0)
+    records = records_by_line(american)
+    assert (records[1]["ts"], records[2]["ts"]) == (datetime(2024, 3, 4, 14, 2, 17, 418000), datetime(2024, 3, 15, 14, 2, 17, 418000))
+    assert [r.inputs[0]["date_order"] for r in (result, american)] == ["day_first", "month_first"]
 
 
 def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):

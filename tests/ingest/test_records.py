@@ -191,8 +191,8 @@ def test_a_logger_that_closes_a_line_is_read_with_its_thread_or_context(spark):
 
 def test_slashed_date_orders_take_the_field_past_12_as_the_day():
     """Per file, over its splits: the field that passes 12 is the day; none, or both (no order
-    a file can have), leave the file without one."""
+    a file can have), leave the file's order unknown (None); a file without such dates is not named."""
     row = lambda split, first, second: {"split": split, "slashed_1": first, "slashed_2": second}  # noqa: E731
     offsets = {0: ("file:/a.log", 0), 1: ("file:/a.log", 100), 2: ("file:/b.log", 0), 3: ("file:/c.log", 0), 4: ("file:/d.log", 0), 5: ("file:/e.log", 0)}
     rows = [row(0, 9, 7), row(1, 14, 7), row(2, 3, 15), row(3, 3, 4), row(4, 13, 14), row(5, None, None)]
-    assert slashed_date_orders(rows, offsets) == {"file:/a.log": "day_first", "file:/b.log": "month_first"}
+    assert slashed_date_orders(rows, offsets) == {"file:/a.log": "day_first", "file:/b.log": "month_first", "file:/c.log": None, "file:/d.log": None}
