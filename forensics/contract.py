@@ -28,6 +28,13 @@ DUMPED_KINDS = (DUMP_COMMIT, DUMP_SNAPSHOT)
 """Kinds of committed offsets read from offset dumps, not logged by the consumer."""
 COMMITTED_KINDS = (COMMIT, *DUMPED_KINDS)
 """Kinds that state a committed offset."""
+
+# ``inputs[].date_order``: which field of a file's ``dd/MM/yyyy`` dates is the day, as its dates
+# show (``ingest.records.slashed_date_orders``); null for a file without such dates.
+DAY_FIRST_ORDER = "day_first"
+MONTH_FIRST_ORDER = "month_first"
+UNKNOWN_DATE_ORDER = "unknown"
+"""No date of the file passes 12 (or both fields do): its times stay unread."""
 REPOSITIONING_KINDS = (RESET, OUT_OF_RANGE, NO_COMMITTED_OFFSET, SEEK)
 """Kinds that move the consumer's position away from its committed offset."""
 

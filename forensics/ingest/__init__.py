@@ -150,7 +150,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     for e in exported:
         per_file[read_paths[e.uri].path]["export"] = e.description
     for uri, order in (text.date_orders if text else {}).items():
-        per_file[by_uri[uri].path]["date_order"] = order or UNKNOWN_DATE_ORDER
+        per_file[by_uri[uri].path]["date_order"] = order or c.UNKNOWN_DATE_ORDER
     samples = _samples(unparsed, folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)
 
@@ -228,11 +228,6 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
         stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans,
         date_orders=slashed_date_orders(split_rows, offsets),
     )
-
-
-UNKNOWN_DATE_ORDER = "unknown"
-"""``inputs[].date_order`` of a file whose ``dd/MM/yyyy`` dates never pass 12 (the others:
-``_common.DAY_FIRST_ORDER``, ``MONTH_FIRST_ORDER``; null: no such dates)."""
 
 
 def has_partial_lines(facts: list[dict]) -> bool:

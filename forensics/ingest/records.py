@@ -17,9 +17,9 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
+from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
 from ..layouts._common import (
-    BRACKETED_OPENINGS, DAY_FIRST_ORDER, EXCEPTION_LINE, KAFKAJS_MESSAGE, MONTH_FIRST_ORDER, SEP, any_to_utc, contains_any, in_date_order, is_slashed,
-    is_time_of_day,
+    BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
 )
 from . import wrappers
 from .sampling import ALL, Recognisers

@@ -8,6 +8,8 @@ from typing import Iterable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
+
 SEP = "\u0001"
 """Separates the extracted fields in one regexp_replace; field patterns exclude it."""
 
@@ -140,9 +142,6 @@ def _parsed_in_zone(iso_text: Column, zone_text: Column, tz: Column) -> Column:
     zone_marks = F.translate(F.substring(zone_text, 11, 64), "+-ZUG", "+++++")
     zone = F.when(zone_marks.contains("+"), F.lit("UTC")).otherwise(tz)
     return F.to_utc_timestamp(F.try_to_timestamp(F.translate(iso_text, ",", ".")), zone)
-
-
-DAY_FIRST_ORDER, MONTH_FIRST_ORDER = "day_first", "month_first"
 
 
 def in_date_order(ts_text: Column, order: Column) -> Column:

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pandas as pd
 
+from ..contract import UNKNOWN_DATE_ORDER
 from .data import group_of, time_span, to_time
 
 VERDICT_ORDER = ("loss", "duplication", "delay", "expected")
@@ -84,7 +85,7 @@ def first_record_text(entry: dict) -> str | None:
 def layout_hint(entry: dict) -> str | None:
     """A hint to name the layout (or an export's columns) when most of a file is not understood,
     or the order of its ``dd/MM/yyyy`` dates, which none of them shows (``date_order``)."""
-    if entry.get("date_order") == "unknown" and entry.get("unparsed"):
+    if entry.get("date_order") == UNKNOWN_DATE_ORDER and entry.get("unparsed"):
         return ("its dates between slashes never pass 12, so day and month cannot be told apart: name the layout, "
                 "e.g. --layout '%d{dd/MM/yyyy HH:mm:ss.SSS} [%thread] %-5level %logger - %msg' (or MM/dd/yyyy)")
     if entry.get("kind") == "log" and entry.get("lines") and (entry.get("unparsed") or 0) > HINT_SHARE * entry["lines"]:
