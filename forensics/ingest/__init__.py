@@ -117,7 +117,8 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
     stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
     spans = text.spans if text else {}
-    date_orders = {uri: order for uri, order in (text.date_orders if text else {}).items() if order}
+    date_orders = text.date_orders if text else {}
+    known_orders = {uri: order for uri, order in date_orders.items() if order}
     with sql_settings(spark, SORTED_AGGREGATION):  # a record's continuation lines are collected by sorting
         heads = materialise(_in_file_order(spans, assemble_records(
             stitched,
@@ -127,7 +128,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             table=table if exported else layouts_in_use(table, facts),
             wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
             partial_lines=bool(text) and has_partial_lines(text.facts),
-            date_order_of=literal_map(date_orders)[F.col("uri")] if date_orders else None,
+            date_order_of=literal_map(known_orders)[F.col("uri")] if known_orders else None,
         )))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
@@ -149,7 +150,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
         per_file[by_uri[head["uri"]].path]["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in head.asDict().items() if k != "uri"}
     for e in exported:
         per_file[read_paths[e.uri].path]["export"] = e.description
-    for uri, order in (text.date_orders if text else {}).items():
+    for uri, order in date_orders.items():
         per_file[by_uri[uri].path]["date_order"] = order or c.UNKNOWN_DATE_ORDER
     samples = _samples(unparsed, folded_rows, by_uri)
     return _summarise(files, per_file, gz_problems, records, samples)

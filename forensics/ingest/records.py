@@ -19,7 +19,7 @@ from .. import schema as s
 from ..registry import literal_map
 from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
 from ..layouts._common import (
-    BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
+    BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, SLASHED_DATE, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
 )
 from . import wrappers
 from .sampling import ALL, Recognisers
@@ -228,7 +228,7 @@ def split_facts(folded: DataFrame) -> DataFrame:
     )
 
 
-_SLASHED_HEAD = r"^\[?(\d\d)/(\d\d)/\d{4}[ T]\d\d:"
+_SLASHED_HEAD = rf"^\[?{SLASHED_DATE}"
 """A kept line that opens with a ``SLASHED`` date: its first and second fields (``split_facts``)."""
 
 

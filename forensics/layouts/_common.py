@@ -68,6 +68,9 @@ SLASHED = rf"\d\d/\d\d/\d{{4}}[ T]\d\d:\d\d:\d\d{_FRACTION}{_ZONE}"
 """``dd/MM/yyyy`` or ``MM/dd/yyyy`` then the time: a record head, whose time is read in the
 order its file's dates show (``in_date_order``; ``ingest.records.slashed_date_orders``), and not
 at all where they show none: a text read with day and month swapped would be wrong without a sign."""
+SLASHED_DATE = r"(\d\d)/(\d\d)/(\d{4})(?=[ T]\d\d:)"
+"""A ``SLASHED`` date's fields as groups: first, second, year (``in_date_order``; ingest's
+``split_facts`` reads the first two of a file's heads)."""
 DAY_MONTH_YEAR = rf"\d\d? [A-Z][a-z]{{2}} \d{{4}} \d\d:\d\d:\d\d{_FRACTION}"
 """log4j's ``%d{DATE}``: ``11 Mar 2024 14:02:17,418``."""
 KIBANA_TIME = rf"[A-Z][a-z]{{2}} \d\d?, \d{{4}} @ \d\d:\d\d:\d\d{_FRACTION}"
@@ -148,7 +151,7 @@ def in_date_order(ts_text: Column, order: Column) -> Column:
     """A ``SLASHED`` date of ``ts_text`` rewritten as ``yyyy/MM/dd`` in its file's ``order``
     (``DAY_FIRST_ORDER``, ``MONTH_FIRST_ORDER``); as it is where the order is unknown (null),
     which no conversion reads."""
-    slashed = r"^(\d\d)/(\d\d)/(\d{4})(?=[ T])"
+    slashed = f"^{SLASHED_DATE}"
     return (
         F.when(order == DAY_FIRST_ORDER, F.regexp_replace(ts_text, slashed, "$3/$2/$1"))
         .when(order == MONTH_FIRST_ORDER, F.regexp_replace(ts_text, slashed, "$3/$1/$2"))
