@@ -1,5 +1,6 @@
 """One JSON object per line: logstash-logback-encoder, ECS, log4j2 JSON layouts, GCP, Bunyan / pino,
-Serilog's compact JSON with its message rendered (CLEF, ``RenderedCompactJsonFormatter``; what Seq exports),
+Serilog's compact JSON (CLEF: ``CompactJsonFormatter``'s message template and properties, or
+``RenderedCompactJsonFormatter``'s rendered message; what Seq exports),
 .NET's Microsoft.Extensions.Logging ``json`` console (``Timestamp``, ``LogLevel``, ``Category``, ``Message``, ``Exception``).
 
 One ``from_json`` with one schema reads every family; each field is the first one present:
@@ -16,7 +17,8 @@ One ``from_json`` with one schema reads every family; each field is the first on
   Serilog's ``SourceContext``, .NET's ``Category``;
 - thread: ``thread_name``, ``process.thread.name`` / ``process: {thread: {name}}``, ``thread``,
   ``jsonPayload.thread``, ``threadName``;
-- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``, Serilog's ``@m``, .NET's ``Message``;
+- message: ``message``, ``msg``, GCP's ``textPayload`` / ``jsonPayload.message``, Serilog's ``@m``, or
+  its template ``@mt`` rendered with the record's properties (``rendered``), .NET's ``Message``;
 - stack trace, appended to the message: ``stack_trace``, ``error.stack_trace`` / ``error:
   {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
   after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``,
@@ -69,7 +71,7 @@ _FLAT = [
     "level", "log.level", "severity", f"{GCP}severity", "levelname", "@l",
     "logger_name", "loggerName", "log.logger", "logger", "name", "SourceContext",
     "thread_name", "process.thread.name", "thread", "threadName",
-    "message", "msg", "textPayload", "@m",
+    "message", "msg", "textPayload", "@m", "@mt",
     "stack_trace", "error.stack_trace", "error.type", "error.message", "@x",
 ]
 SCHEMA = StructType(
@@ -93,7 +95,7 @@ DOTNET = _struct("Timestamp", "LogLevel", "Category", "Message", "Exception")
 """.NET's ``json`` console's fields, read by a schema of their own: Spark resolves a field's name
 regardless of case, and ``Message`` and ``Timestamp`` would be ambiguous beside ``message`` and
 ``timestamp``. Only lines holding ``"LogLevel"`` are parsed with it."""
-_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"', '"@m"', '"Message"')
+_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"', '"@m"', '"@mt"', '"Message"')
 LEVEL_NAMES = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL",
                "DEFAULT": "", "ALERT": "FATAL", "EMERGENCY": "FATAL"}
 """Bunyan / pino level numbers and GCP severities that log4j has no name for."""
@@ -114,7 +116,7 @@ def _is_record(line: str) -> bool:
     if not isinstance(obj, dict):
         return False
     payload = obj.get("jsonPayload")
-    return any(k in obj for k in ("message", "msg", "textPayload", "@m", "Message")) or (isinstance(payload, dict) and "message" in payload)
+    return any(k in obj for k in ("message", "msg", "textPayload", "@m", "@mt", "Message")) or (isinstance(payload, dict) and "message" in payload)
 
 
 def _parsed(value: Column) -> Column:
@@ -128,15 +130,41 @@ def _dotnet(value: Column) -> Column:
     return F.when(value.contains('"LogLevel"'), F.from_json(value, DOTNET, {"mode": "PERMISSIVE"}))
 
 
-def _message(r: Column, dotnet: Column) -> Column:
-    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"], r.getField("@m"), dotnet["Message"])
+HOLE = r"\{[@$]?(\w+)(?:[,:][^{}]*)?\}"
+"""A hole of a Serilog / Microsoft.Extensions.Logging message template: ``{Name}``, ``{@Name}``
+(destructured), ``{$Name}`` (stringified), ``{Name,width:format}``, ``{0}``."""
+TEMPLATE_PIECE = rf"\{{\{{|\}}\}}|{HOLE}|[^{{}}]+|[{{}}]"
+"""A template's pieces, left to right: ``{{`` or ``}}`` (a brace written as text), a hole, text."""
+_PROPERTIES = "map<string,string>"
+"""A CLEF record's top-level fields by name; a number, object or array as its JSON text."""
+
+
+def rendered(template: Column, value: Column) -> Column:
+    """``template`` (Serilog's ``@mt``) with each hole replaced by the property it names in the
+    record ``value``, as text (Serilog quotes strings; the Kafka client's own text is wanted
+    here, as it logged it); a hole naming no property is left as written. Serilog's
+    ``CompactJsonFormatter``, its console default for JSON, writes only the template: KafkaFlow,
+    for one, logs librdkafka's lines as ``"librdkafka {Message}"``."""
+    properties = F.from_json(value, _PROPERTIES)
+
+    def piece(text: Column) -> Column:
+        name = F.regexp_extract(text, f"^{HOLE}$", 1)
+        return (F.when(text == "{{", F.lit("{")).when(text == "}}", F.lit("}"))
+                .when(name != "", F.coalesce(properties[name], text)).otherwise(text))
+
+    return F.when(template.isNotNull(), F.array_join(F.transform(F.regexp_extract_all(template, F.lit(TEMPLATE_PIECE), F.lit(0)), piece), ""))
+
+
+def _message(r: Column, dotnet: Column, value: Column) -> Column:
+    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"], r.getField("@m"),
+                      rendered(r.getField("@mt"), value), dotnet["Message"])
 
 
 def head(value: Column) -> Column:
     """A JSON object line with a message field (checked without a full parse first)."""
     cheap = value.startswith("{")
     cheap = cheap & F.reduce(F.array(*[value.contains(key) for key in _MESSAGE_KEYS]), F.lit(False), lambda a, b: a | b)
-    return cheap & _message(_parsed(value), _dotnet(value)).isNotNull()
+    return cheap & _message(_parsed(value), _dotnet(value), value).isNotNull()
 
 
 def _seconds(seconds: Column, nanos: Column) -> Column:
@@ -167,7 +195,7 @@ def _timestamp(r: Column, dotnet: Column) -> Column:
 def _level(r: Column, dotnet: Column) -> Column:
     level = F.coalesce(r["level"], r.getField("log.level"), r["log"]["level"], r["severity"],
                        r.getField(f"{GCP}severity"), r["levelname"], r.getField("@l"), dotnet["LogLevel"],
-                       F.when(r.getField("@m").isNotNull(), F.lit("Information")))  # Serilog leaves Information out
+                       F.when(r.getField("@m").isNotNull() | r.getField("@mt").isNotNull(), F.lit("Information")))  # Serilog leaves Information out
     names = F.create_map(*[F.lit(x) for pair in LEVEL_NAMES.items() for x in pair])
     return F.coalesce(names[F.upper(level)], level)
 
@@ -209,7 +237,7 @@ def _kafkajs(message: Column, value: Column) -> Column:
 
 def split(value: Column) -> Column:
     r, dotnet = _parsed(value), _dotnet(value)
-    text, stack = _message(r, dotnet), _stack(r, dotnet)
+    text, stack = _message(r, dotnet, value), _stack(r, dotnet)
     message = F.concat(text, client_context(value))
     return F.array(
         _timestamp(r, dotnet),

@@ -313,6 +313,20 @@ def test_serilog_compact_json_of_a_dotnet_clients_librdkafka_lines(spark, data_d
     assert events[3]["client_id"] == "rdkafka#consumer-1"
 
 
+def test_serilog_compact_json_templates_read_as_their_rendered_twin(spark, data_dir):
+    """Serilog's ``CompactJsonFormatter`` (its JSON default) writes the message template (``@mt``,
+    ``{Name}: {Message}``) and the properties, not the message: each record reads as the rendered
+    twin (``serilog_clef_rdkafka.log``) does, and its librdkafka lines are typed alike."""
+    template = one_file(spark, data_dir / LAYOUTS / "serilog_clef_template_rdkafka.log", "json_lines", 6, 4, 0, 2, 0)
+    rendered = ingest_paths(spark, data_dir / LAYOUTS / "serilog_clef_rdkafka.log")
+
+    def fields(result):
+        return {line: (r["ts"], r["level"], r["logger"], r["message"]) for line, r in records_by_line(result).items()}
+
+    assert fields(template) == fields(rendered)
+    assert rdkafka_events(template)[3]["client_id"] == "rdkafka#consumer-1"
+
+
 def test_a_dotnet_handlers_level_and_librdkafka_text_behind_kubectl(spark, tmp_path):
     """``Debug | [thrd:main]: ..`` (a handler that writes the level and the text only), dated by
     ``kubectl logs --timestamps``; the application's line between them is irrelevant."""
@@ -384,10 +398,10 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 19
+    assert len(result.inputs) == 20
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6 + 6
     assert result.records.count() == result.accounting["records"]
 
 

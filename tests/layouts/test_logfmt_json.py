@@ -88,6 +88,25 @@ JSON_CASES = {
         j(level=50, time=1614592800515, pid=42, hostname="h", name="kafkajs", msg=MSG,
           err={"type": "Error", "message": "x", "stack": "Error: x\n    at f (a.js:1:1)"}),
         ("1614592800515", "ERROR", "kafkajs", None, MSG + "\nError: x\n    at f (a.js:1:1)"), AT_515),
+    "serilog-clef-template": (  # CompactJsonFormatter: the template and its properties, no rendered message
+        j(**{"@t": "2021-03-01T10:00:00.5150000Z", "@mt": "{Name}: {Message} ({Count,3} in {Elapsed:0.0} ms; {Count})",
+             "@r": ["1520.3"], "@l": "Warning", "Name": "rdkafka#consumer-1", "Message": '[thrd:main]: Group "g" rejoining',
+             "Count": 3, "Elapsed": 1520.25, "SourceContext": "Orders.KafkaLog"}),
+        ("2021-03-01T10:00:00.5150000Z", "Warning", "Orders.KafkaLog", None,
+         'rdkafka#consumer-1: [thrd:main]: Group "g" rejoining (3 in 1520.25 ms; 3)'), AT_515),
+    "serilog-clef-template-destructured-escaped-missing": (
+        j(**{"@t": "2021-03-01T10:00:00.515Z", "@mt": "Assigned {@Partitions} by {$Strategy} {{as told}} to {Member} {0}",
+             "Partitions": [{"Topic": "orders", "Partition": 0}], "Strategy": "range", "0": "c-1"}),
+        ("2021-03-01T10:00:00.515Z", "Information", None, None,
+         'Assigned [{"Topic":"orders","Partition":0}] by range {as told} to {Member} c-1'), AT_515),
+    "serilog-clef-template-values-as-written": (  # a value's braces and holes are its own text
+        j(**{"@t": "2021-03-01T10:00:00.515Z", "@mt": "Commit {Offsets} ({{{Batch}}}) {Batch}",
+             "Offsets": "{orders-0=OffsetAndMetadata{offset=42, metadata=''}} {Batch}", "Batch": 17}),
+        ("2021-03-01T10:00:00.515Z", "Information", None, None,
+         "Commit {orders-0=OffsetAndMetadata{offset=42, metadata=''}} {Batch} ({17}) 17"), AT_515),
+    "serilog-clef-rendered-wins": (
+        j(**{"@t": "2021-03-01T10:00:00.515Z", "@m": MSG, "@mt": "{Text}", "Text": "other"}),
+        ("2021-03-01T10:00:00.515Z", "Information", None, None, MSG), AT_515),
 }
 
 LOGFMT_CASES = {
