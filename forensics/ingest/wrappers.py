@@ -103,7 +103,7 @@ _LABEL = r"[a-z][a-z0-9-]*"
 """A namespace's or container's name as stern prints it (a DNS label, here opening with a letter)."""
 SHAPES = {
     "cri": (rf"(?s){CRI_ONLY}(.*)$", "$1", "", "$2"),
-    "journald": (rf"(?s)^({_ISO_ZONED}) (\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),
+    "journald": (rf"(?s)^({_ISO_ZONED}) (?!{ANY_TIME_OF_DAY} )(\S+) {_PROGRAM}(.*)$", "$1", "$2", "$3"),  # a host is no time of day
     "heroku": (rf"(?s)^({_ISO_ZONED}) {_DYNO}(.*)$", "$1", "$2", "$3"),
     "aws_tail": (rf"(?s)^({_AWS_TIME}) (\S+) (.*)$", "$1", "$2", "$3"),
     "aws_tail_short": (r"(?s)^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (.*)$", "$1Z", "", "$2"),  # UTC, not the log's zone

@@ -7,9 +7,12 @@ program's Confluent.Kafka log handler writes librdkafka's lines through it):
 A head over two lines: the level in four letters (``trce dbug info warn fail crit``), the
 category (kept as the logger) and the event id, then the message indented by six spaces, as is
 each further line of it. ``SingleLine = true`` puts the message after the event id on the same
-line. The format writes no time: a record is dated by its wrapper (a container's runtime dates
-each line). A ``TimestampFormat`` before the level is not read: its lines would open with digits,
-as most layouts' lines do, and the cheap first-character gate would let every one of them in.
+line. By default the format writes no time, and a record is dated by its wrapper (a container's
+runtime dates each line). ``TimestampFormat`` writes one before the level, as the format string
+says, often in brackets (``"yyyy-MM-dd HH:mm:ss "``, ``"[HH:mm:ss] "``, Microsoft's own example):
+any ``ANY_TIMESTAMP`` form is read there; a time of day alone names no day, and the wrapper's
+time dates the record. Such lines open with digits, as most layouts' lines do: the layouts before
+this one in ``LAYOUTS`` have taken theirs, and ``START`` fails within the level on the rest.
 """
 
 from __future__ import annotations
@@ -25,14 +28,17 @@ EXAMPLE = (
     "info: Orders.KafkaLog[0]\n"
     '      rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed join state wait-sync -> steady (state up)'
 )
-FIRST_CHARS = "tdiwfc"
+FIRST_CHARS = "tdiwfc0123456789["
 LEVELS = {"trce": "TRACE", "dbug": "DEBUG", "info": "INFO", "warn": "WARN", "fail": "ERROR", "crit": "FATAL"}
-_OPENING = rf"({'|'.join(LEVELS)}): ([^\s\[\x01]+)\[-?\d+\]"
+_STAMP = rf"\[?(?P<ts>{c.ANY_TIMESTAMP})\]? *"
+"""``TimestampFormat``'s time, if any (in brackets, as the format may write it)."""
+_OPENING = rf"(?:{_STAMP})?(?P<level>{'|'.join(LEVELS)}): (?P<logger>[^\s\[\x01]+)\[-?\d+\]"
 SECOND_LINE = " {6}(?! )"
 """The second line of a record's head: the message, six spaces in."""
-START = rf"^{_OPENING}(?: |\n|$)"
-HEAD = rf"(?s)^{_OPENING}(?: |\n {{6}}(?! ))?(.*)$"
-TEMPLATE = c.replacement(level="$1", logger="$2", message="$3")
+START, _ = c.java_pattern(rf"^{_OPENING}(?: |\n|$)")
+HEAD, _GROUPS = c.java_pattern(rf"(?s)^{_OPENING}(?: |\n {{6}}(?! ))?(?P<message>.*)$")
+_NUMBER = {name: f"${number}" for name, number in _GROUPS}
+TEMPLATE = c.replacement(ts_text=_NUMBER["ts"], level=_NUMBER["level"], logger=_NUMBER["logger"], message=_NUMBER["message"])
 
 
 def sniff(sample_lines) -> bool:

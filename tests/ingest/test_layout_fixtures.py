@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import pytest
 
 from forensics.events import parse_events
+from forensics.layouts import dotnet_console
 from forensics.report.tables import layout_hint
 from tests.helpers import buckets, ingest_paths, records_by_line
 
@@ -371,6 +373,32 @@ def test_dotnet_console_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     records = records_by_line(result)
     assert [records[line]["ts"] for line in (3, 9)] == [datetime(2024, 3, 11, 14, 2, 19, 118204), datetime(2024, 3, 11, 14, 2, 25, 118204)]
     assert records[9]["message"].startswith("rdkafka#consumer-1: [thrd:main]: Consumer group session timed out")
+
+
+@pytest.mark.parametrize(("stamp", "kubectl"), [
+    ("2024-03-11 14:02:{second:02d}.118 ", False),  # TimestampFormat = "yyyy-MM-dd HH:mm:ss.fff "
+    ("[2024-03-11T14:02:{second:02d}.118Z] ", False),  # "[yyyy-MM-ddTHH:mm:ss.fffZ] ", UseUtcTimestamp
+    ("{second:02d}:02:17 ", True),  # "HH:mm:ss " (Microsoft's example): no day, the runtime's time dates it
+])
+def test_dotnet_console_with_a_timestamp_format(spark, data_dir, tmp_path, stamp, kubectl):
+    """``TimestampFormat`` writes a time before each head's level: the records and events are the
+    undated file's, each dated by its own time, or by the runtime's where that names no day."""
+    heads = re.compile(rf"^(?:{'|'.join(dotnet_console.LEVELS)}): ")
+    lines = [stamp.format(second=17 + i) + line if heads.match(line) else line
+             for i, line in enumerate((data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines())]
+    if kubectl:
+        lines = [f"2024-03-11T15:00:{17 + i:02d}.118204000Z {line}" for i, line in enumerate(lines)]
+    path = tmp_path / "orders-svc.log"
+    path.write_text("".join(f"{line}\n" for line in lines))
+    result = one_file(spark, path, "dotnet_console", 14, 4, 8, 2, 0)
+    records = records_by_line(result)
+    assert {line: (r["line_end"], r["level"], r["logger"]) for line, r in records.items()} == {
+        3: (4, "DEBUG", "Orders.KafkaLog"), 5: (6, "DEBUG", "Orders.KafkaLog"),
+        7: (8, "DEBUG", "Orders.KafkaLog"), 9: (10, "WARN", "Orders.KafkaLog"),
+    }
+    assert records[3]["ts"] == (datetime(2024, 3, 11, 15, 0, 19, 118204) if kubectl else datetime(2024, 3, 11, 14, 2, 19, 118000))
+    assert records[3]["message"] == 'rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
+    assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
 
 def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
