@@ -12,7 +12,7 @@ runtime dates each line). ``TimestampFormat`` writes one before the level, as th
 says, often in brackets (``"yyyy-MM-dd HH:mm:ss "``, ``"[HH:mm:ss] "``, Microsoft's own example):
 any ``ANY_TIMESTAMP`` form is read there; a time of day alone names no day, and the wrapper's
 time dates the record. Such lines open with digits, as most layouts' lines do: the layouts before
-this one in ``LAYOUTS`` have taken theirs, and ``START`` fails within the level on the rest.
+this one in ``LAYOUTS`` have taken theirs, and ``head`` looks for the level before its regex.
 """
 
 from __future__ import annotations
@@ -39,6 +39,14 @@ START, _ = c.java_pattern(rf"^{_OPENING}(?: |\n|$)")
 HEAD, _GROUPS = c.java_pattern(rf"(?s)^{_OPENING}(?: |\n {{6}}(?! ))?(?P<message>.*)$")
 _NUMBER = {name: f"${number}" for name, number in _GROUPS}
 TEMPLATE = c.replacement(ts_text=_NUMBER["ts"], level=_NUMBER["level"], logger=_NUMBER["logger"], message=_NUMBER["message"])
+
+
+def head(value: Column) -> Column:
+    """``START``, tried only on a line whose first ``: `` closes a level (``dbug: ``): one
+    substring scan first, since a dated head opens with digits, as the lines of most layouts do
+    (no form of a time holds ``: ``)."""
+    level_at = F.locate(": ", value) - 4
+    return (level_at >= 1) & value.substr(level_at, F.lit(4)).isin(*LEVELS) & value.rlike(START)
 
 
 def sniff(sample_lines) -> bool:
