@@ -378,7 +378,7 @@ def test_dotnet_console_behind_kubectl_timestamps(spark, data_dir, tmp_path):
 @pytest.mark.parametrize(("stamp", "kubectl"), [
     ("2024-03-11 14:02:{second:02d}.118 ", False),  # TimestampFormat = "yyyy-MM-dd HH:mm:ss.fff "
     ("[2024-03-11T14:02:{second:02d}.118Z] ", False),  # "[yyyy-MM-ddTHH:mm:ss.fffZ] ", UseUtcTimestamp
-    ("{second:02d}:02:17 ", True),  # "HH:mm:ss " (Microsoft's example): no day, the runtime's time dates it
+    ("14:02:{second:02d} ", True),  # "HH:mm:ss " (Microsoft's example): no day, the runtime's time dates it
 ])
 def test_dotnet_console_with_a_timestamp_format(spark, data_dir, tmp_path, stamp, kubectl):
     """``TimestampFormat`` writes a time before each head's level: the records and events are the
