@@ -95,7 +95,9 @@ DOTNET = _struct("Timestamp", "LogLevel", "Category", "Message", "Exception")
 """.NET's ``json`` console's fields, read by a schema of their own: Spark resolves a field's name
 regardless of case, and ``Message`` and ``Timestamp`` would be ambiguous beside ``message`` and
 ``timestamp``. Only lines holding ``"LogLevel"`` are parsed with it."""
-_MESSAGE_KEYS = ('"message"', '"msg"', '"textPayload"', '"@m"', '"@mt"', '"Message"')
+_MESSAGE_FIELDS = ("message", "msg", "textPayload", "@m", "@mt", "Message")
+"""The fields that hold a record's message (``jsonPayload.message`` aside)."""
+_MESSAGE_KEYS = tuple(f'"{name}"' for name in _MESSAGE_FIELDS)
 LEVEL_NAMES = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL",
                "DEFAULT": "", "ALERT": "FATAL", "EMERGENCY": "FATAL"}
 """Bunyan / pino level numbers and GCP severities that log4j has no name for."""
@@ -116,7 +118,7 @@ def _is_record(line: str) -> bool:
     if not isinstance(obj, dict):
         return False
     payload = obj.get("jsonPayload")
-    return any(k in obj for k in ("message", "msg", "textPayload", "@m", "@mt", "Message")) or (isinstance(payload, dict) and "message" in payload)
+    return any(k in obj for k in _MESSAGE_FIELDS) or (isinstance(payload, dict) and "message" in payload)
 
 
 def _parsed(value: Column) -> Column:
