@@ -183,7 +183,8 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     first = F.substring(value, 1, 1)
     partial = may_continue_partial() if tried.wrappers else F.lit(False)
     second_line = F.col("layout").isin(*SECOND_LINES)  # its Kafka text may be on the next line, which the head's fold would orphan
-    candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line)
+    by_logger = layouts.is_kafka_line(F.col("layout"), value, table)  # a shortened Kafka logger (``spark``)
+    candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line | by_logger)
     trimmed_frame = F.col("wrapper").isNotNull() & value.startswith("at ") & value.rlike(f"^{TRIMMED_FRAME}")
     frame = (first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)) | trimmed_frame
     key = (

@@ -15,18 +15,19 @@ a file's layout is the one most of its records use.
 
 from __future__ import annotations
 
+from functools import reduce
 from types import ModuleType
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..registry import literal_map, registry
-from . import dotnet_console, generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spring_boot, tomcat
+from . import dotnet_console, generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spark, spring_boot, tomcat
 from ._common import FIELDS
 from ._common import split_fields as split_by_regex
 
 
-LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, tomcat, dotnet_console, logfmt, generic, message_only)
+LAYOUTS: dict[str, ModuleType] = registry("NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, tomcat, spark, dotnet_console, logfmt, generic, message_only)
 """The built-in layouts in recognition order: the exact forms first, ``generic`` after them."""
 ONE_LINE = (json_lines.NAME, logfmt.NAME)
 """Layouts whose records are one line each: nothing continues them."""
@@ -66,6 +67,13 @@ def head_layout(value: Column, table: dict = LAYOUTS, only: str | None = None) -
     return expr
 
 
+def is_kafka_line(layout_name: Column, value: Column, table: dict = LAYOUTS) -> Column:
+    """True where ``value``, a head of a layout that shortens its loggers (one with ``KAFKA_LINE``,
+    ``spark``), names a Kafka client's class: a Kafka record even with no other mark of one."""
+    tests = [(layout_name == name) & value.rlike(layout.KAFKA_LINE) for name, layout in table.items() if hasattr(layout, "KAFKA_LINE")]
+    return reduce(lambda a, b: a | b, tests, F.lit(False))
+
+
 def split_fields(layout_name: Column, value: Column, table: dict = LAYOUTS) -> Column:
     """The head line's fields as an array in ``FIELDS`` order, by the line's layout.
 
@@ -102,4 +110,4 @@ def sniff(sample_lines) -> str | None:
     return next((name for name, layout in LAYOUTS.items() if layout.sniff(lines)), None)
 
 
-__all__ = ["FIELDS", "LAYOUTS", "head_layout", "is_head", "sniff", "split_fields", "to_utc", "with_user_layout"]
+__all__ = ["FIELDS", "LAYOUTS", "head_layout", "is_head", "is_kafka_line", "sniff", "split_fields", "to_utc", "with_user_layout"]

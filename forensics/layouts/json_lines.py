@@ -8,7 +8,8 @@ One ``from_json`` with one schema reads every family; each field is the first on
 - timestamp: ``@timestamp`` (logstash, ECS / log4j2 EcsLayout), ``timestamp`` (text, or GCP's
   ``{seconds, nanos}``), ``time`` (GCP, Bunyan ISO text; pino epoch millis), log4j2 JsonLayout's
   ``instant: {epochSecond, nanoOfSecond}`` or ``timeMillis``, GCP's ``timestampSeconds`` /
-  ``timestampNanos``, python-json-logger's ``asctime``, Serilog's ``@t``, .NET's ``Timestamp``;
+  ``timestampNanos``, python-json-logger's ``asctime``, Serilog's ``@t``, .NET's ``Timestamp``,
+  ``ts`` (Spark's structured logging: ISO text; zap: epoch seconds);
 - level: ``level`` (names, or Bunyan / pino numbers 10-60), ``log.level`` / ``log: {level}``,
   ``severity`` / ``logging.googleapis.com/severity`` (GCP; ``DEFAULT`` is no level,
   ``ALERT``/``EMERGENCY`` are FATAL), ``levelname``, Serilog's ``@l`` (none: Information), .NET's ``LogLevel``;
@@ -22,7 +23,8 @@ One ``from_json`` with one schema reads every family; each field is the first on
 - stack trace, appended to the message: ``stack_trace``, ``error.stack_trace`` / ``error:
   {stack_trace}``, log4j2's ``thrown`` (``extendedStackTrace`` as text, or its frames as JSON,
   after ``name: message``), Bunyan / pino ``err.stack``, ECS ``error.type: error.message``,
-  Serilog's ``@x``, .NET's ``Exception``;
+  Serilog's ``@x``, .NET's ``Exception``, ``exception`` (text, or Spark's ``{class, msg,
+  stacktrace}`` with its frames as JSON);
 - a Kafka client's context in fields beside the message (KafkaJS's ``groupId``, ``memberId``,
   ``generationId``, ``memberAssignment``, ...): appended to the message's first line as written,
   `` {"groupId":"g","memberId":"m",...}``, so templates read them. KafkaJS's own log creator writes
@@ -67,12 +69,12 @@ own log creator writes ``level``, ``timestamp``, ``logger``, ``message``, then t
 CLIENT_KEYS = ('"groupId"', '"memberId"')
 """The fields that make a record's other fields its client's context (``client_context``)."""
 _FLAT = [
-    "@timestamp", "timestamp", "time", "timeMillis", "timestampSeconds", "timestampNanos", "asctime", "@t",
+    "@timestamp", "timestamp", "time", "ts", "timeMillis", "timestampSeconds", "timestampNanos", "asctime", "@t",
     "level", "log.level", "severity", f"{GCP}severity", "levelname", "@l",
     "logger_name", "loggerName", "log.logger", "logger", "name", "SourceContext",
     "thread_name", "process.thread.name", "thread", "threadName",
     "message", "msg", "textPayload", "@m", "@mt",
-    "stack_trace", "error.stack_trace", "error.type", "error.message", "@x",
+    "stack_trace", "error.stack_trace", "error.type", "error.message", "@x", "exception",
 ]
 SCHEMA = StructType(
     [StructField(name, _S) for name in _FLAT]
@@ -184,6 +186,7 @@ def _timestamp(r: Column, dotnet: Column) -> Column:
         r.getField("@timestamp"),
         F.when(ts.startswith("{"), gcp_object).otherwise(ts),
         r["time"],
+        r["ts"],
         _seconds(r["instant"]["epochSecond"], r["instant"]["nanoOfSecond"]),
         r["timeMillis"],
         _seconds(r["timestampSeconds"], r["timestampNanos"]),
@@ -202,10 +205,26 @@ def _level(r: Column, dotnet: Column) -> Column:
     return F.coalesce(names[F.upper(level)], level)
 
 
+def _frames(trace: Column) -> Column:
+    """A JSON array of frames (``FRAME``) as a Java stack trace's lines, ``at class.method(file:line)`` each."""
+    return F.regexp_replace(F.regexp_replace(trace, FRAME, "\n\tat $1.$2($3:$4)"), r"^\[|\]$", "")
+
+
+SPARK_EXCEPTION = _struct("class", "msg", "stacktrace")
+"""Spark's structured logging (``SparkLayout.json``): ``exception: {class, msg, stacktrace: [frames]}``."""
+
+
+def _exception(exception: Column) -> Column:
+    """An ``exception`` field: Spark's object as ``class: msg`` and its frames, or the text itself."""
+    spark = F.from_json(exception, SPARK_EXCEPTION)
+    summary = F.concat_ws(": ", spark["class"], spark["msg"])
+    return F.when(exception.startswith("{"), F.concat(summary, F.coalesce(_frames(spark["stacktrace"]), F.lit("")))).otherwise(exception)
+
+
 def _stack(r: Column, dotnet: Column) -> Column:
     thrown = r["thrown"]
     trace = thrown["extendedStackTrace"]
-    frames = F.regexp_replace(F.regexp_replace(trace, FRAME, "\n\tat $1.$2($3:$4)"), r"^\[|\]$", "")
+    frames = _frames(trace)
     summary = F.concat_ws(": ", thrown["name"], thrown["message"])
     from_thrown = F.when(trace.startswith("["), F.concat(summary, frames)).otherwise(trace)
     return F.coalesce(
@@ -219,6 +238,7 @@ def _stack(r: Column, dotnet: Column) -> Column:
                F.concat_ws(": ", r.getField("error.type"), r.getField("error.message"))),
         r.getField("@x"),
         dotnet["Exception"],
+        _exception(r["exception"]),
     )
 
 
@@ -255,11 +275,13 @@ def split(value: Column) -> Column:
 
 
 def to_utc(ts_text: Column, tz: Column) -> Column:
-    """ISO text (zone-less read in ``tz``), epoch milliseconds, or epoch seconds with a fraction."""
+    """ISO text (zone-less read in ``tz``), epoch milliseconds, or epoch seconds with a fraction;
+    seconds written as a JSON number with a fraction (zap's ``ts``) read as a double's text,
+    ``1.614592800515E9``."""
     millis = F.timestamp_millis(ts_text.try_cast("long"))
     seconds = F.timestamp_micros(F.round(ts_text.try_cast("decimal(20,9)") * 1_000_000).cast("long"))
     return (
         F.when(ts_text.rlike(r"^\d{12,14}$"), millis)
-        .when(ts_text.rlike(r"^\d{9,11}(\.\d{1,9})?$"), seconds)
+        .when(ts_text.rlike(r"^\d{9,11}(\.\d{1,9})?$|^\d\.\d+E(?:8|9|10)$"), seconds)
         .otherwise(c.iso_to_utc(ts_text, tz))
     )

@@ -209,6 +209,62 @@ def test_tomcat_one_line_formatter(spark, data_dir):
     }
 
 
+SPARK_EVENTS = {
+    3: ("config:block", None, None, None), 9: ("consumer:version", None, None, None), 10: ("consumer:subscribed", None, None, None),
+    11: ("consumer:group:coordinator_discovered", None, None, None), 12: ("consumer:group:join_started", None, None, None),
+    13: ("consumer:group:joined", 1, None, None), 14: ("consumer:group:synced", 1, None, None), 15: ("consumer:group:assigned", None, None, None),
+    16: ("consumer:offset:no_committed", None, 0, None), 17: ("consumer:offset:set_committed", None, 1, 5120),
+    18: ("consumer:offset:reset", None, 0, 0), 22: ("consumer:group:revoked", None, None, None),
+}
+"""The Kafka events of ``spark_structured_streaming_driver.log`` by line."""
+
+
+def test_spark_default_layout_of_a_structured_streaming_driver(spark, data_dir):
+    """A Spark 4 driver's log in Spark's default ``%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex``: the
+    Kafka source's consumer joins its ``spark-kafka-source-..`` group. A Kafka class's logger is
+    its full name again, and so Kafka 3.9's committed offset, which ``ConsumerUtils`` logs with
+    no log-context prefix, is a Kafka record (line 17). Spark's own lines and the Kafka source's
+    warning are irrelevant; the config block, the stack trace and the progress JSON continue
+    their records."""
+    result = one_file(spark, data_dir / LAYOUTS / "spark_structured_streaming_driver.log", "spark", 26, 12, 10, 4, 0)
+    records = records_by_line(result)
+    assert (records[3]["line_end"], records[22]["line_end"]) == (8, 22)
+    assert records[13]["ts"] == datetime(2024, 3, 11, 14, 2, 21)
+    assert [(records[n]["level"], records[n]["logger"]) for n in (9, 17)] == [
+        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"), ("INFO", "org.apache.kafka.clients.consumer.internals.ConsumerUtils"),
+    ]
+    assert records[12]["message"].endswith("-driver-0] (Re-)joining group")
+    events = parse_events(result.records).collect()
+    assert {e["line"]: (e["event_type"], e["generation"], e["partition"], e["offset"]) for e in events} == SPARK_EVENTS
+    assert {e["group_id"] for e in events if e["line"] > 9 and e["line"] != 17} == {
+        "spark-kafka-source-6f1d2b7e-3c4a-4f0e-9d2b-1a7c5e8f9b20-1288410531-driver-0"
+    }
+
+
+def test_hadoop_layout_of_a_dstream_executor_in_the_old_wording(spark, tmp_path):
+    """Hadoop's console layout (``%c{2}``: ``internals.ConsumerCoordinator``) around a Kafka 0.10
+    client of a Spark 2 DStream, whose lines carry no log-context prefix and name their group at
+    the end (SPARK-22968's report): Kafka records by their loggers alone."""
+    group = "use_a_separate_group_id_for_each_stream"
+    path = tmp_path / "executor-2.log"
+    path.write_text(
+        f"18/01/05 09:48:27 INFO internals.ConsumerCoordinator: Revoking previously assigned partitions [kssh-7, kssh-4] for group {group}\n"
+        f"18/01/05 09:48:27 INFO internals.AbstractCoordinator: (Re-)joining group {group}\n"
+        f"18/01/05 09:48:27 INFO internals.AbstractCoordinator: Successfully joined group {group} with generation 5\n"
+        f"18/01/05 09:48:27 INFO internals.ConsumerCoordinator: Setting newly assigned partitions [kssh-7] for group {group}\n"
+        "18/01/05 09:48:28 ERROR scheduler.JobScheduler: Error generating jobs for time 1515145708000 ms\n"
+        "java.lang.IllegalStateException: No current assignment for partition kssh-4\n"
+    )
+    result = one_file(spark, path, "spark", 6, 4, 1, 1, 0)
+    records = records_by_line(result)
+    assert (records[1]["ts"], records[1]["logger"]) == (datetime(2018, 1, 5, 9, 48, 27), "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator")
+    events = sorted((e["line"], e["event_type"], e["generation"], e["group_id"]) for e in parse_events(result.records).collect())
+    assert events == [
+        (1, "consumer:group:revoked", None, group), (2, "consumer:group:join_started", None, group),
+        (3, "consumer:group:joined", 5, group), (4, "consumer:group:assigned", None, group),
+    ]
+
+
 def test_day_first_dates_of_custom_patterns(spark, data_dir):
     """logback's ``%d{dd-MM-yyyy HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg`` across a
     midnight, and log4j2's ``%d{dd.MM.yyyy HH:mm:ss,SSS}`` (German locale): dates read day first,
@@ -426,10 +482,10 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 20
+    assert len(result.inputs) == 21
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6 + 6
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6 + 6 + 26
     assert result.records.count() == result.accounting["records"]
 
 

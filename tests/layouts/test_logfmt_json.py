@@ -104,6 +104,18 @@ JSON_CASES = {
              "Offsets": "{orders-0=OffsetAndMetadata{offset=42, metadata=''}} {Batch}", "Batch": 17}),
         ("2021-03-01T10:00:00.515Z", "Information", None, None,
          "Commit {orders-0=OffsetAndMetadata{offset=42, metadata=''}} {Batch} ({17}) 17"), AT_515),
+    "spark-structured-logging": (  # Spark 4's SparkLayout.json: ts, msg, context (MDC), exception {class, msg, stacktrace}
+        j(ts="2021-03-01T10:00:00.515Z", level="WARN", msg=MSG, context={"executor_id": "driver"},
+          exception={"class": "org.apache.kafka.common.errors.TimeoutException", "msg": "Timeout of 60000ms expired",
+                      "stacktrace": [{"class": "org.apache.kafka.clients.consumer.KafkaConsumer", "method": "position",
+                                      "file": "KafkaConsumer.java", "line": 1764}]},
+          logger="ConsumerCoordinator"),
+        ("2021-03-01T10:00:00.515Z", "WARN", "ConsumerCoordinator", None,
+         MSG + "\norg.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired"
+         "\n\tat org.apache.kafka.clients.consumer.KafkaConsumer.position(KafkaConsumer.java:1764)"), AT_515),
+    "zap-epoch-seconds-exception-text": (  # Go's zap production encoder; structlog's format_exc_info writes exception as text
+        j(level="error", ts=1614592800.515, caller="consumer/group.go:88", msg=MSG, exception="Traceback (most recent call last):\n  x"),
+        ("1.614592800515E9", "error", None, None, MSG + "\nTraceback (most recent call last):\n  x"), AT_515),
     "serilog-clef-rendered-wins": (
         j(**{"@t": "2021-03-01T10:00:00.515Z", "@m": MSG, "@mt": "{Text}", "Text": "other"}),
         ("2021-03-01T10:00:00.515Z", "Information", None, None, MSG), AT_515),
