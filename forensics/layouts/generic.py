@@ -17,7 +17,8 @@ orders logback / log4j2 / framework defaults write them, separated by spaces or 
 - ``%d{HH:mm:ss.SSS} [%level] [%logger:%line] [%thread] - %msg`` (a bracketed logger, then the thread);
 - ``[%d{ISO8601}][%-5p][%-25c]`` (Logstash's own layout: fields glued, the logger padded);
 - ``%d %p %m (%c) [%t]`` (Strimzi's brokers and Connect: Kafka's logger and the thread close the
-  message; ingest takes them off it, ``records.LOGGER_IN_TEXT``).
+  message; ingest takes them off it, ``records.LOGGER_IN_TEXT``);
+- ``%d %-5p %-60c %x - %m`` (Flink's default: the logger padded, then the diagnostic context).
 
 The layouts before this one in ``LAYOUTS`` keep their exact forms; this one takes what they miss.
 A bracketed field that opens Kafka's log-context prefix (``[Consumer clientId=..``,
@@ -60,6 +61,9 @@ _DASHED_LEVEL = rf"\s+-\s+(?:{c.LEVELS})\s+-\s"
 """Python's ``%(asctime)s - %(name)s - %(levelname)s - %(message)s`` (the logging cookbook's):
 there a logger may be a simple name (``__main__``, ``root``, ``BalanceListener``)."""
 _END = r"(?:\s*[-:|](?=\s|$)\s*|\s+|$|(?<=\])(?=\[))"
+_CONTEXT = rf"\s+(?:\[(?!{_KAFKA_PREFIX})[^\]\x01]*\]|\{{[^}}\x01]*\}})(?=\s+-\s)"
+"""The diagnostic context between the logger and `` - ``: log4j's ``%x`` (NDC, ``[]`` when empty)
+or ``%X`` (MDC, ``{}``), as Flink's default ``%-60c %x - %m`` writes it; left out of the message."""
 
 
 def _level(group: str) -> str:
@@ -69,7 +73,7 @@ def _level(group: str) -> str:
 _HEAD_NAMED = (
     rf"(?s)^(?:{_level('level_a')}{_SEP})?\[?(?P<ts>{c.ANY_TIMESTAMP})\]?"
     rf"(?:{_SEP}\d+)?(?:{_SEP}---)?(?:{_SEP}(?P<logger_d>{_NAME}|{_SIMPLE_NAME}(?={_DASHED_LEVEL}))(?={_SEP}{_LEVEL}))?(?:{_SEP}{_level('level_b')})?(?:{_SEP}{_THREAD})?(?:{_SEP}{_level('level_c')})?"
-    rf"(?:{_SEP}{_LOGGER})?(?:{_SEP}\((?P<thread_b>[^)\x01]*)\))?{_END}(?P<message>.*)$"
+    rf"(?:{_SEP}{_LOGGER})?(?:{_SEP}\((?P<thread_b>[^)\x01]*)\))?(?:{_CONTEXT})?{_END}(?P<message>.*)$"
 )
 HEAD, _GROUPS = c.java_pattern(_HEAD_NAMED)
 _NUMBER = {name: f"${number}" for name, number in _GROUPS}

@@ -265,6 +265,26 @@ def test_hadoop_layout_of_a_dstream_executor_in_the_old_wording(spark, tmp_path)
     ]
 
 
+def test_flink_default_layout_leaves_the_diagnostic_context_out_of_the_message(spark, tmp_path):
+    """Flink's ``%d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m`` (its log4j-console.properties):
+    the empty NDC ``[]`` after the padded logger is no part of the message, whose Kafka prefix
+    then opens it and its events are read."""
+    cc = "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+    prefix = "[Consumer clientId=orders-enricher-0, groupId=orders-enricher]"
+    path = tmp_path / "taskmanager.log"
+    path.write_text(
+        f"2024-03-11 14:02:17,418 INFO  {cc:<60} [] - {prefix} (Re-)joining group\n"
+        f"2024-03-11 14:02:20,470 INFO  {cc:<60} [] - {prefix} Successfully joined group with generation "
+        "Generation{generationId=12, memberId='orders-enricher-0-0f0e', protocol='range'}\n"
+        f"2024-03-11 14:02:20,481 INFO  {'org.apache.flink.runtime.taskmanager.Task':<60} [] - Source: orders (1/2)#0 switched from INITIALIZING to RUNNING.\n"
+        f"2024-03-11 14:02:20,483 INFO  {cc:<60} [] - {prefix} Adding newly assigned partitions: orders-0, orders-1\n"
+    )
+    result = one_file(spark, path, "generic", 4, 3, 0, 1, 0)
+    assert records_by_line(result)[1]["message"] == f"{prefix} (Re-)joining group"
+    events = sorted((e["line"], e["event_type"], e["generation"]) for e in parse_events(result.records).collect())
+    assert events == [(1, "consumer:group:join_started", None), (2, "consumer:group:joined", 12), (4, "consumer:group:assigned", None)]
+
+
 def test_day_first_dates_of_custom_patterns(spark, data_dir):
     """logback's ``%d{dd-MM-yyyy HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg`` across a
     midnight, and log4j2's ``%d{dd.MM.yyyy HH:mm:ss,SSS}`` (German locale): dates read day first,

@@ -29,6 +29,9 @@ CASES = [
     (f"2024-03-11 14:02:17,418 - __main__ - WARNING - {PREFIX}", ("2024-03-11 14:02:17,418", "WARNING", "__main__", None)),
     # %d{HH:mm:ss.SSS} [%level] [%logger:%line] [%thread] - (confluentinc/parallel-consumer's logs)
     (f"14:02:17.418 [INFO] [{KAFKA_CC}:338] [pc-broker-poll] - {PREFIX}", ("14:02:17.418", "INFO", KAFKA_CC, "pc-broker-poll")),
+    # Flink's %d %-5p %-60c %x - %m: the logger padded, an empty NDC or an MDC before " - "
+    (f"2024-03-11 14:02:17,418 INFO  {KAFKA_CC:<60} [] - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, None)),
+    (f"2024-03-11 14:02:17,418 WARN  {KAFKA_CC} {{job=orders, task=3}} - {PREFIX}", ("2024-03-11 14:02:17,418", "WARN", KAFKA_CC, None)),
     # Logstash's own layout [%d{ISO8601}][%-5p][%-25c] (the pipeline and plugin ids after the logger)
     (f"[2024-03-11T14:02:17,418][INFO ][{KAFKA_CC}][main] {PREFIX}", ("2024-03-11T14:02:17,418", "INFO", KAFKA_CC, "main")),
 ]
