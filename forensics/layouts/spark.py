@@ -7,7 +7,8 @@ Databricks, EMR and Dataproc driver logs) writes through it:
 Spark's ``log4j2-defaults.properties`` (3.3 to 4.x; the log4j 1 template before it):
 ``%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex``, the logger's simple name; Hadoop's console layout
 writes ``%c{2}`` (``internals.ConsumerCoordinator``). The year has two digits (read as 20yy),
-the time no fraction and no zone (the source's); a stack trace follows on its own lines.
+the time no zone (the source's) and mostly no fraction (a team's ``HH:mm:ss.SS`` has one); a
+stack trace follows on its own lines.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ EXAMPLE = (
     "[Consumer clientId=consumer-spark-kafka-source-0f3c-driver-0-1, groupId=spark-kafka-source-0f3c-driver-0] (Re-)joining group"
 )
 FIRST_CHARS = "0123456789"
-_DATE = r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d"
+_DATE = r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,3})?"
 START = rf"^{_DATE} (?:{c.LEVELS}) +[A-Za-z_$][\w$.]*: "
 HEAD = rf"(?s)^({_DATE}) ({c.LEVELS}) +([A-Za-z_$][\w$.]*): (.*)$"
 TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$3", message="$4")
@@ -78,5 +79,5 @@ def split(value: Column) -> Column:
 
 
 def to_utc(ts_text: Column, tz: Column) -> Column:
-    """``yy/MM/dd HH:mm:ss`` in ``tz``, the century being this one."""
+    """``yy/MM/dd HH:mm:ss[.SSS]`` in ``tz``, the century being this one."""
     return c.iso_to_utc(F.concat(F.lit("20"), F.translate(ts_text, "/", "-")), tz)

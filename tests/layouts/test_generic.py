@@ -32,6 +32,9 @@ CASES = [
     # Flink's %d %-5p %-60c %x - %m: the logger padded, an empty NDC or an MDC before " - "
     (f"2024-03-11 14:02:17,418 INFO  {KAFKA_CC:<60} [] - {PREFIX}", ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, None)),
     (f"2024-03-11 14:02:17,418 WARN  {KAFKA_CC} {{job=orders, task=3}} - {PREFIX}", ("2024-03-11 14:02:17,418", "WARN", KAFKA_CC, None)),
+    # Akka's documented [%date{ISO8601}] [%level] [%logger] [%thread] [%X{akkaSource}] - %msg (Alpakka Kafka's consumers)
+    (f"[2024-03-11 14:02:17,418] [INFO] [{KAFKA_CC}] [orders-akka.kafka.default-dispatcher-12] [] - {PREFIX}",
+     ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, "orders-akka.kafka.default-dispatcher-12")),
     # Logstash's own layout [%d{ISO8601}][%-5p][%-25c] (the pipeline and plugin ids after the logger)
     (f"[2024-03-11T14:02:17,418][INFO ][{KAFKA_CC}][main] {PREFIX}", ("2024-03-11T14:02:17,418", "INFO", KAFKA_CC, "main")),
 ]

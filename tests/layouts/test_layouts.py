@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from datetime import datetime
 
 import pytest
 
@@ -73,6 +74,27 @@ def test_log4j_takes_a_logger_in_brackets_after_the_level(spark):
     assert (parts[0][2], parts[0][5]) == ("aiokafka.consumer.group_coordinator", "Issuing group metadata request to broker 1002")
     assert (parts[1][2], parts[1][5]) == ("kafka.coordinator.group.GroupCoordinator",
                                           "[GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5)")
+
+
+def test_spark_layout_reads_a_fraction_and_keeps_a_logger_it_does_not_know(spark):
+    """A team's ``%d{yy/MM/dd HH:mm:ss.SS} %p %c{1}: %m`` (Spark's layout with hundredths) and
+    log4j's full ``%c``: a Kafka class's short name becomes its full one, any other logger stays."""
+    from pyspark.sql import functions as F
+
+    lines = [
+        "24/03/11 14:02:21.41 INFO ConsumerCoordinator: [Consumer clientId=c-1, groupId=g] (Re-)joining group",
+        "24/03/11 14:02:21,418 WARN com.example.orders.KafkaConsumer: poll took 3100 ms",
+    ]
+    layout = LAYOUTS["spark"]
+    value = F.col("value")
+    rows = spark.createDataFrame([(x,) for x in lines], "value string").select(
+        layout.head(value).alias("head"), layout.split(value).alias("p"), layout.to_utc(layout.split(value)[0], F.lit("UTC")).alias("ts")
+    ).collect()
+    assert [r["head"] for r in rows] == [True, True]
+    assert [(r["p"][1], r["p"][2]) for r in rows] == [
+        ("INFO", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"), ("WARN", "com.example.orders.KafkaConsumer"),
+    ]
+    assert [r["ts"] for r in rows] == [datetime(2024, 3, 11, 14, 2, 21, 410000), datetime(2024, 3, 11, 14, 2, 21, 418000)]
 
 
 @pytest.mark.parametrize("level", [
