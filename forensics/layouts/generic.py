@@ -18,7 +18,8 @@ orders logback / log4j2 / framework defaults write them, separated by spaces or 
 - ``[%d{ISO8601}][%-5p][%-25c]`` (Logstash's own layout: fields glued, the logger padded);
 - ``%d %p %m (%c) [%t]`` (Strimzi's brokers and Connect: Kafka's logger and the thread close the
   message; ingest takes them off it, ``records.LOGGER_IN_TEXT``);
-- ``%d %-5p %-60c %x - %m`` (Flink's default: the logger padded, then the diagnostic context).
+- ``%d %-5p %-60c %x - %m`` (Flink's default: the logger padded, then the diagnostic context);
+- ``%date [%level] from %logger in %thread - %message`` (Play's default file layout).
 
 The layouts before this one in ``LAYOUTS`` keep their exact forms; this one takes what they miss.
 A bracketed field that opens Kafka's log-context prefix (``[Consumer clientId=..``,
@@ -54,7 +55,8 @@ _THREAD = rf"\[(?!{_NAME}(?::\d+)?\s*\])(?!{_KAFKA_PREFIX})(?!{_KAFKAJS})(?P<thr
 _LOGGER = (
     rf"(?:\[(?P<logger_a>{_NAME})(?::\d+)?\s*\](?:{_SEP}\[(?!{_KAFKA_PREFIX})(?P<thread_c>[^\]\x01]*)\])?"
     rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?::\d+|\([\w$]+\.java:\d+\))?"
-    rf"|\((?P<logger_c>[\w$]+)\.java:\d+\))"
+    rf"|\((?P<logger_c>[\w$]+)\.java:\d+\)"
+    rf"|from (?P<logger_e>{_NAME}) in (?P<thread_d>[^\x01]+?)(?=\s+-\s))"
 )
 _SIMPLE_NAME = r"[A-Za-z_$][\w$]*"
 _DASHED_LEVEL = rf"\s+-\s+(?:{c.LEVELS})\s+-\s"
@@ -80,8 +82,8 @@ _NUMBER = {name: f"${number}" for name, number in _GROUPS}
 TEMPLATE = c.replacement(
     ts_text=_NUMBER["ts"],
     level=_NUMBER["level_a"] + _NUMBER["level_b"] + _NUMBER["level_c"],
-    logger=_NUMBER["logger_a"] + _NUMBER["logger_b"] + _NUMBER["logger_c"] + _NUMBER["logger_d"],
-    thread=_NUMBER["thread_a"] + _NUMBER["thread_b"] + _NUMBER["thread_c"],
+    logger=_NUMBER["logger_a"] + _NUMBER["logger_b"] + _NUMBER["logger_c"] + _NUMBER["logger_d"] + _NUMBER["logger_e"],
+    thread=_NUMBER["thread_a"] + _NUMBER["thread_b"] + _NUMBER["thread_c"] + _NUMBER["thread_d"],
     message=_NUMBER["message"],
 )
 START = (

@@ -35,6 +35,9 @@ CASES = [
     # Akka's documented [%date{ISO8601}] [%level] [%logger] [%thread] [%X{akkaSource}] - %msg (Alpakka Kafka's consumers)
     (f"[2024-03-11 14:02:17,418] [INFO] [{KAFKA_CC}] [orders-akka.kafka.default-dispatcher-12] [] - {PREFIX}",
      ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, "orders-akka.kafka.default-dispatcher-12")),
+    # Play's default file layout, %date [%level] from %logger in %thread - %message (Lagom's, Alpakka Kafka's users)
+    (f"2024-03-11 14:02:17,418 [INFO] from {KAFKA_CC} in application-akka.kafka.default-dispatcher-15 - {PREFIX}",
+     ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, "application-akka.kafka.default-dispatcher-15")),
     # Logstash's own layout [%d{ISO8601}][%-5p][%-25c] (the pipeline and plugin ids after the logger)
     (f"[2024-03-11T14:02:17,418][INFO ][{KAFKA_CC}][main] {PREFIX}", ("2024-03-11T14:02:17,418", "INFO", KAFKA_CC, "main")),
 ]
