@@ -29,8 +29,9 @@ EXAMPLE = (
 )
 FIRST_CHARS = "0123456789"
 _DATE = r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,3})?"
-START = rf"^{_DATE} (?:{c.LEVELS}) +[A-Za-z_$][\w$.]*: "
-HEAD = rf"(?s)^({_DATE}) ({c.LEVELS}) +([A-Za-z_$][\w$.]*): (.*)$"
+_BEFORE_LOGGER = rf"^{_DATE} (?:{c.LEVELS}) +"
+START = rf"{_BEFORE_LOGGER}{c.LOGGER}: "
+HEAD = rf"(?s)^({_DATE}) ({c.LEVELS}) +({c.LOGGER}): (.*)$"
 TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$3", message="$4")
 
 KAFKA_CLASSES = {
@@ -56,7 +57,7 @@ FULL_NAMES = {
     for short in (name, f"{package.rpartition('.')[2]}.{name}")
 }
 """``ConsumerCoordinator`` and ``internals.ConsumerCoordinator`` -> the class's full name."""
-KAFKA_LINE = rf"^{_DATE} (?:{c.LEVELS}) +(?:{'|'.join(re.escape(short) for short in FULL_NAMES)}): "
+KAFKA_LINE = rf"{_BEFORE_LOGGER}(?:{'|'.join(re.escape(short) for short in FULL_NAMES)}): "
 """A line of this layout whose logger is one of ``KAFKA_CLASSES``: a Kafka record whatever its message."""
 
 
