@@ -6,22 +6,28 @@ is stopped by the job that started it (``test_cluster.run_on_clusters``, on the 
 background lane): SIGTERM to the group, then SIGKILL. On Linux each one is also tied to the
 thread that started it (``PR_SET_PDEATHSIG``; the lane lives as long as the test process), so a
 killed pytest leaves no JVMs. Services start without waiting; ``ready()`` waits.
+
+Every service binds port 0 and the tests read the port it got from its log. A port picked here
+and handed over can be taken in between by any other JVM of the run (a CI run once saw the
+Connect server fail to bind one, while the thing that took it accepted the tests' probe).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 import pytest
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).parent.parent.parent
 QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
@@ -39,10 +45,8 @@ def spark_home() -> str:
     return _find_spark_home()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def spark_class() -> str:
+    return os.path.join(spark_home(), "bin", "spark-class")
 
 
 def _die_with_parent() -> Callable[[], None] | None:
@@ -91,6 +95,14 @@ class Service:
         if code is not None:
             pytest.fail(f"{self.name} exited with code {code} during start-up:\n{self.tail()}", pytrace=False)
 
+    def logged(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """The first match of ``pattern`` in the service's log so far."""
+        return pattern.search(self.log.read_text(errors="replace"))
+
+    def port(self, pattern: re.Pattern[str], what: str) -> int:
+        """Wait until the service logs the port it bound (``pattern``'s first group); return it."""
+        return int(wait_for(what, lambda: self.logged(pattern), [self])[1])
+
     def tail(self, lines: int = 40) -> str:
         return tail(self.log, self.name, lines)
 
@@ -138,14 +150,16 @@ def group_alive(pgid: int) -> bool:
     return False
 
 
-def wait_for(what: str, check: Callable[[], bool], services: list[Service], timeout: float = START_TIMEOUT) -> None:
+def wait_for(what: str, check: Callable[[], T], services: list[Service], timeout: float = START_TIMEOUT) -> T:
+    """``check()``'s first true value, tried every half second while all ``services`` run."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for service in services:
             service.check_running()
         try:
-            if check():
-                return
+            found = check()
+            if found:
+                return found
         except (OSError, ValueError):  # not listening yet, or a starting master's UI answering its HTML page before its JSON
             pass
         time.sleep(0.5)
@@ -154,37 +168,39 @@ def wait_for(what: str, check: Callable[[], bool], services: list[Service], time
 
 
 class Standalone:
-    """A standalone master and one worker (1 core, 1 GiB) on 127.0.0.1."""
+    """A standalone master and one worker (1 core, 1 GiB) on 127.0.0.1. The worker is started
+    once the master has logged its port (``ready()``)."""
+
+    MASTER_PORT = re.compile(r"Starting Spark master at spark://[^\s:]+:(\d+)")
+    UI_PORT = re.compile(r"Successfully started service 'MasterUI' on port (\d+)")
 
     def __init__(self, work: Path):
-        home = spark_home()
         self.work = work
-        self.port, self.ui_port = free_port(), free_port()
-        self.url = f"spark://127.0.0.1:{self.port}"
-        spark_class = os.path.join(home, "bin", "spark-class")
-        self.services: list[Service] = []
-        self.services.append(Service("master", [
-            spark_class, "org.apache.spark.deploy.master.Master",
-            "--host", "127.0.0.1", "--port", str(self.port), "--webui-port", str(self.ui_port),
-        ], work))
-        self.services.append(Service("worker", [
-            spark_class, "org.apache.spark.deploy.worker.Worker", self.url,
-            "--host", "127.0.0.1", "--webui-port", "0", "--cores", "1", "--memory", "1g",
-            "--work-dir", str(work / "worker"),
-        ], work))
+        self.services: list[Service] = [Service("master", [
+            spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", "0", "--webui-port", "0",
+        ], work)]
+        self.ui_port: int | None = None
 
     def state(self) -> dict:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.ui_port}/json/", timeout=5) as response:
             return json.load(response)
 
     def ready(self) -> str:
-        """Wait until the master lists the worker as ALIVE; return the master URL."""
+        """Start the worker and wait until the master lists it as ALIVE; return the master URL."""
+        master = self.services[0]
+        url = f"spark://127.0.0.1:{master.port(self.MASTER_PORT, 'the master to bind its port')}"
+        self.ui_port = master.port(self.UI_PORT, "the master's web UI to bind its port")
+        self.services.append(Service("worker", [
+            spark_class(), "org.apache.spark.deploy.worker.Worker", url,
+            "--host", "127.0.0.1", "--webui-port", "0", "--cores", "1", "--memory", "1g",
+            "--work-dir", str(self.work / "worker"),
+        ], self.work))
         wait_for(
-            f"the worker to register as ALIVE with the master {self.url}",
+            f"the worker to register as ALIVE with the master {url}",
             lambda: any(w.get("state") == "ALIVE" for w in self.state().get("workers", [])),
             self.services,
         )
-        return self.url
+        return url
 
     def logs(self) -> str:
         """The last lines of the master, worker and executor logs."""
@@ -202,26 +218,21 @@ class ConnectServer:
     Its own driver runs ``local[2]``: what is under test is the toolkit speaking Connect.
     """
 
+    STARTED = re.compile(r"Spark Connect server started at: \S*:(\d+)")
+
     def __init__(self, work: Path):
-        home = spark_home()
-        self.port = free_port()
-        self.url = f"sc://127.0.0.1:{self.port}"
         self.service = Service("connect", [
-            os.path.join(home, "bin", "spark-submit"),
+            os.path.join(spark_home(), "bin", "spark-submit"),
             "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
             "--name", "forensics-tests-connect", "--master", "local[2]",
             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-            "--conf", f"spark.connect.grpc.binding.port={self.port}",
+            "--conf", "spark.connect.grpc.binding.port=0",
             "--conf", "spark.ui.enabled=false", "--driver-java-options", QUICK_JVM,
         ], work)
 
-    def _listening(self) -> bool:
-        with socket.create_connection(("127.0.0.1", self.port), timeout=2):
-            return True
-
     def ready(self) -> str:
-        wait_for(f"the Spark Connect server to listen on 127.0.0.1:{self.port}", self._listening, [self.service])
-        return self.url
+        """Wait until the server has logged that it listens; return its ``sc://`` URL."""
+        return f"sc://127.0.0.1:{self.service.port(self.STARTED, 'the Spark Connect server to start')}"
 
     def stop(self) -> None:
         self.service.stop()
@@ -232,7 +243,10 @@ def work_dir(parent: Path, name: str) -> Path:
     work = parent / name
     for sub in ("local", "logs", "conf", "worker"):
         (work / sub).mkdir(parents=True)
-    (work / "conf" / "spark-defaults.conf").write_text(f"spark.executor.extraJavaOptions {QUICK_JVM}\n")
+    (work / "conf" / "spark-defaults.conf").write_text(
+        f"spark.executor.extraJavaOptions {QUICK_JVM}\n"
+        "spark.master.rest.enabled false\n"  # the master's REST server would bind the fixed port 6066
+    )
     return work
 
 
