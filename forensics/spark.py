@@ -239,6 +239,27 @@ def require_reachable(master: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
         )
 
 
+def require_spark_connect(master: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Fail with one sentence when what accepts connections at an ``sc://`` URL does not finish a
+    gRPC (HTTP/2) handshake in ``timeout`` seconds: on a wrong port (a web UI, a standalone
+    master, another service) pyspark's Connect client would retry for minutes without a word."""
+    import grpc
+    from pyspark.sql.connect.client import DefaultChannelBuilder
+
+    channel = DefaultChannelBuilder(master).toChannel()
+    try:
+        grpc.channel_ready_future(channel).result(timeout=timeout)
+    except grpc.FutureTimeoutError:
+        raise ForensicsError(
+            f"Something accepts connections at {master} but does not answer as a Spark Connect server "
+            f"(no gRPC handshake in {timeout:.0f} s).",
+            f"Check the port (a Spark Connect server listens on {DEFAULT_PORTS['sc']} unless configured otherwise) "
+            "and whether the server wants TLS (;use_ssl=true), or use --master local[*].",
+        ) from None
+    finally:
+        channel.close()
+
+
 def java_executable() -> str | None:
     """The ``java`` of JAVA_HOME, else the one on PATH; None when there is none."""
     java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
@@ -304,6 +325,7 @@ def get_session(
     settings = {**SESSION_CONF, **(conf or {})}
     require_reachable(master)
     if master.startswith("sc://"):
+        require_spark_connect(master)
         builder = SparkSession.builder.remote(master)
     else:
         active = SparkSession.getActiveSession()

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -167,6 +169,23 @@ def test_mistakes_give_one_line_on_stderr_and_a_nonzero_exit(args, message):
     assert done.returncode != 0
     assert done.stderr.strip().splitlines()[-1].startswith(message)
     assert "Traceback" not in done.stderr and "py4j" not in done.stderr.lower()
+
+
+def test_a_connect_url_at_a_port_that_speaks_no_grpc_is_one_clear_error():
+    """A listener that accepts and never answers (as a wrong port would): one sentence within
+    seconds, not pyspark's Connect client retrying for minutes."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        master = f"sc://127.0.0.1:{listener.getsockname()[1]}"
+        started = time.monotonic()
+        done = run_cli("analyze", str(SAMPLE), "--master", master, "--json", "-")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"forensics: error: Something accepts connections at {master} but does not answer as a Spark Connect server"
+    )
+    assert "Traceback" not in done.stderr
+    assert time.monotonic() - started < 60
 
 
 def test_missing_java_is_one_sentence_naming_the_package(tmp_path):
