@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -178,6 +179,7 @@ JVM_CHATTER = re.compile(
     r"|Setting default log level"
     r"|To adjust logging level use"
     r"|\d\d/\d\d/\d\d \d\d:\d\d:\d\d (?:INFO|WARN) "
+    r"|(?:NOTE: )?Picked up (?:JDK_JAVA_OPTIONS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS): "
 )
 """Lines a driver JVM prints to stderr as it starts, none about the analysis. ``WARNING: Using
 incubator modules: jdk.incubator.vector``: Spark's launcher adds ``--add-modules`` for that
@@ -185,7 +187,9 @@ module (SPARK-48021) and the JVM warns about it with no option to silence it; th
 ``WARNING:`` lines (``sun.misc.Unsafe``, native access on newer JDKs). Should Spark's default
 log4j configuration apply instead of ``log4j2.properties`` (``PYSPARK_SUBMIT_ARGS`` replacing
 the driver's Java options), its banner and its INFO / WARN lines (``yy/MM/dd HH:mm:ss`` layout:
-NativeCodeLoader, "Your hostname resolves to a loopback address") too."""
+NativeCodeLoader, "Your hostname resolves to a loopback address") too. The launcher's echo of
+an options variable the environment sets (``Picked up JAVA_TOOL_OPTIONS: ..``, common in
+container images)."""
 JVM_STDERR_THREAD = "forensics-jvm-stderr"
 JVM_LAST_WORDS_S = 2.0
 """How long a failed start waits for the JVM's last stderr lines before reporting the error."""
@@ -352,7 +356,15 @@ def get_session(
     if not master.startswith("sc://"):
         spark.sparkContext.setLogLevel("ERROR")
         remember_jvm_lookups()
+    elif quiet:
+        warnings.filterwarnings("ignore", message=CONNECT_WINDOW_WARNING, category=UserWarning)
     return spark
+
+
+CONNECT_WINDOW_WARNING = r"WARN WindowExpression: No Partition Defined"
+"""The Connect client's Python twin of the driver's WARN line for a window without
+``partitionBy``, which a classic session hides with its log level: the toolkit's are over a
+few rows (the hosts of ``model.clock._reference``; the odd-quote lines of a CSV export)."""
 
 
 DRIVER_MEMORY_SHARE = 4

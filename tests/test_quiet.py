@@ -25,6 +25,8 @@ CHATTER = (
     "To adjust logging level use sc.setLogLevel(newLevel). For SparkR, use setLogLevel(newLevel).",
     "25/11/23 10:00:00 WARN NativeCodeLoader: Unable to load native-hadoop library for your platform... using builtin-java classes where applicable",
     "26/11/23 23:39:38 WARN Utils: Your hostname, vm, resolves to a loopback address: 127.0.0.1; using 192.0.2.2 instead (on interface eth0)",
+    "Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAMPercentage=75.0",
+    "NOTE: Picked up JDK_JAVA_OPTIONS: -XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
 )
 NOT_CHATTER = (
     "10:00:00 ERROR Executor: Exception in task 0.0 in stage 1.0 (TID 1)",

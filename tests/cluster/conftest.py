@@ -250,8 +250,9 @@ def work_dir(parent: Path, name: str) -> Path:
     return work
 
 
-def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, str], logs: Callable[[], str] = str) -> dict:
-    """``forensics analyze PATHS --master MASTER --json FILE`` in a subprocess; the parsed JSON.
+def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, str], logs: Callable[[], str] = str) -> tuple[dict, str]:
+    """``forensics analyze PATHS --master MASTER --json FILE`` in a subprocess: the parsed JSON,
+    and what it printed on stderr.
 
     On failure the message holds the command's stderr and ``logs()`` (the services' logs)."""
     command = [sys.executable, "-m", "forensics.cli", "analyze", *paths, "--master", master, "--json", str(json_out), "--quiet"]
@@ -272,4 +273,4 @@ def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, st
             pass
     if process.returncode != 0:
         pytest.fail(f"forensics analyze --master {master} exited {process.returncode}:\n{err[-3000:]}{out[-1000:]}\n{logs()}", pytrace=False)
-    return json.loads(json_out.read_text())
+    return json.loads(json_out.read_text()), err

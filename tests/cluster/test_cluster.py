@@ -35,7 +35,7 @@ def run_on_clusters() -> dict:
         cluster = Standalone(work)
         try:
             master = cluster.ready()
-            runs["standalone"] = run_analyze(master, [INCIDENT], work / "standalone.json", service_env(work), cluster.logs)
+            runs["standalone"], runs["standalone_stderr"] = run_analyze(master, [INCIDENT], work / "standalone.json", service_env(work), cluster.logs)
             runs["master"] = master
             state = cluster.state()
             runs["apps"] = [app["name"] for app in state["completedapps"] + state["activeapps"]]
@@ -44,7 +44,7 @@ def run_on_clusters() -> dict:
         work = work_dir(Path(scratch), "connect")
         server = ConnectServer(work)
         try:
-            runs["connect"] = run_analyze(server.ready(), [INCIDENT], work / "connect.json", service_env(work), server.service.tail)
+            runs["connect"], runs["connect_stderr"] = run_analyze(server.ready(), [INCIDENT], work / "connect.json", service_env(work), server.service.tail)
         finally:
             server.stop()
     return runs
@@ -83,3 +83,9 @@ def test_standalone_cluster_gives_the_local_result(local_result):
 
 def test_spark_connect_gives_the_local_result(local_result):
     assert_same_result(background.result(run_on_clusters)["connect"], local_result)
+
+
+@pytest.mark.parametrize("service", ["standalone", "connect"])
+def test_a_cluster_run_prints_nothing_on_stderr(service):
+    """As on ``local[*]`` (``tests/test_quiet.py``): no JVM chatter, no client warnings."""
+    assert background.result(run_on_clusters)[f"{service}_stderr"] == ""
