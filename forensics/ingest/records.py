@@ -24,13 +24,14 @@ from ..layouts._common import (
 from . import wrappers
 from .sampling import ALL, Recognisers
 
-KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:", '"groupId"')
+KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:", '"groupId"', "roup", "artition", "Heartbeat", "ommit", "oordinator", "poll timeout")
 """Cheap substring test: a line containing none of these cannot be a Kafka client record by
 itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, a
 log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, librdkafka's
 ``[thrd:main]`` in an application's own layout, or the group a KafkaJS JSON line names where a
-custom log creator left out its ``logger``). Each needle is one more scan of every line, so
-they are few and short."""
+custom log creator left out its ``logger``; the words of kafka-python's and aiokafka's lines,
+``PYTHON_CLIENT_MESSAGE``, where no logger is written). Each needle is one more scan of every
+line, so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")
@@ -44,9 +45,21 @@ KAFKA_LOGGER = (
 """The Java client's loggers, and the other clients': kafka-python's group and consumer loggers
 (``kafka.coordinator[.base|.consumer|.heartbeat]``, ``kafka.consumer.*``; not the broker's
 ``kafka.coordinator.group.*``), aiokafka's and KafkaJS's."""
+PYTHON_CLIENT_MESSAGE = (
+    r"(?:\(Re-\)joining|Successfully joined|Joined|Leaving consumer) group |Elected group leader -- |"
+    r"Received successful JoinGroup response for group |LeaveGroup request succeeded|Group \S+ is rebalancing|"
+    r"(?:Setting newly|Revoking previously) assigned partitions\b|"
+    r"(?:Heartbeat|OffsetCommit|Auto offset commit|(?:Pre-rebalance o|O)ffset commit)(?: failed)?(?: for group |: )|"
+    r"Heartbeat (?:session|poll) expired|Consumer poll timeout has expired|Discovered coordinator \S+ for group |"
+    r"Marking the coordinator dead \(node |[^\n]*(?:TopicPartition\(topic='|OffsetAndMetadata\(offset=)"
+)
+"""kafka-python's and aiokafka's group and offset lines by their words alone (``catalogue``'s PY
+entries), for a layout that writes no logger: Faust's ``[%(asctime)s] [%(process)s]
+[%(levelname)s] %(message)s``, a team's ``logging.basicConfig(format=..)``."""
 _KAFKA_OPENINGS = layouts._common.KAFKA_OPENINGS
 _KAFKA_MESSAGE = (
     rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b|{layouts.librdkafka.LOG_CALLBACK}|{KAFKAJS_MESSAGE}"
+    rf"|{PYTHON_CLIENT_MESSAGE}"
 )
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""

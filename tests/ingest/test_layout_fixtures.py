@@ -556,3 +556,38 @@ def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_d
         (6, "consumer:group:joined", 20), (7, "consumer:group:synced", 20), (12, "consumer:group:joined", 21),
     ]
     assert sorted(e["line"] for e in events) == [1, 3, 4, 5, 6, 7, 11, 12]  # not "Rebalance started", nor the herder's lines
+
+
+FAUST_REVOKED = """\
+[2020-10-29 16:15:07,450] [644661] [INFO] Revoking previously assigned partitions 
+┌Topic Partition Set──────────────┬────────────┐
+│ topic                           │ partitions │
+├─────────────────────────────────┼────────────┤
+│ lockup-demo-__assignor-__leader │ {0}        │
+│ my-topic                        │ {0-11}     │
+└─────────────────────────────────┴────────────┘ for group lockup-demo 
+[2020-10-29 16:15:07,484] [644661] [WARNING] Got exception CancelledError() 
+[2020-10-29 16:15:08,113] [644661] [INFO] [^---Recovery]: Resuming flow... 
+"""
+"""Faust's worker log (``[%(asctime)s] [%(process)s] [%(levelname)s] %(message)s %(extra)s``, so a
+space ends each line; its own table in place of a set of partitions), as in robinhood/faust#678."""
+
+
+def test_python_clients_lines_without_a_logger_are_read_by_their_words(spark, tmp_path):
+    """kafka-python's and aiokafka's lines where the layout writes no logger (Faust's, a team's
+    ``logging.basicConfig``): every PY entry of the catalogue, written in Faust's layout after
+    its own lines, is a Kafka record and gets its entry's event type. The revoke with Faust's
+    table is a record too, with the table as its continuation lines: no entry reads the table,
+    so it is a revoke that names no partitions (the first line in the Java consumer's words, K08)."""
+    from forensics.catalogue import load_catalogue
+
+    python_entries = [t for t in load_catalogue() if t.reference_id.startswith("PY")]
+    messages = [t.example.split(" ", 4)[4] for t in python_entries]
+    path = tmp_path / "worker.log"
+    path.write_text(FAUST_REVOKED + "".join(f"[2024-03-11 14:02:{i % 60:02d},418] [4242] [INFO] {m} \n" for i, m in enumerate(messages)))
+    first = FAUST_REVOKED.count("\n") + 1
+    result = one_file(spark, path, "generic", first - 1 + len(messages), 1 + len(messages), 6, 2, 0)
+    assert records_by_line(result)[1]["line_end"] == 7
+    events = {e["line"]: e for e in parse_events(result.records).collect()}
+    assert (events[1]["event_type"], events[1]["partitions"]) == ("consumer:group:revoked", [])
+    assert {line: e["event_type"] for line, e in events.items() if line > 1} == {first + i: t.event_type for i, t in enumerate(python_entries)}
