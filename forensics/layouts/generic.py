@@ -52,9 +52,11 @@ client's, a Connect worker's, the group coordinator's in a broker): the message'
 _KAFKAJS = rf"{c.KAFKAJS_NAMESPACES}\] [^\n]*{c.KAFKAJS_CONTEXT}"
 """After a ``[``, a KafkaJS namespace that opens its message (``_common.KAFKAJS_MESSAGE``), never a thread."""
 _THREAD = rf"\[(?!{_NAME}(?::\d+)?\s*\])(?!{_KAFKA_PREFIX})(?!{_KAFKAJS})(?P<thread_a>[^\]\x01]*)\]"
+_FUNCTION = r"(?::(?:[A-Za-z_]\w*|<module>))"
+"""loguru's ``{name}:{function}:{line}``: the function between the logger and its line."""
 _LOGGER = (
     rf"(?:\[(?P<logger_a>{_NAME})(?::\d+)?\s*\](?:{_SEP}\[(?!{_KAFKA_PREFIX})(?P<thread_c>[^\]\x01]*)\])?"
-    rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?::\d+|\([\w$]+\.java:\d+\))?"
+    rf"|(?P<logger_b>{_NAME}|[A-Za-z_$][\w$]*(?=\(|\s+[-:]\s))(?:{_FUNCTION}?:\d+|\([\w$]+\.java:\d+\))?"
     rf"|\((?P<logger_c>[\w$]+)\.java:\d+\)"
     rf"|from (?P<logger_e>{_NAME}) in (?P<thread_d>[^\x01]+?)(?=\s+-\s))"
 )

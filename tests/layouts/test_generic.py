@@ -38,6 +38,12 @@ CASES = [
     # Play's default file layout, %date [%level] from %logger in %thread - %message (Lagom's, Alpakka Kafka's users)
     (f"2024-03-11 14:02:17,418 [INFO] from {KAFKA_CC} in application-akka.kafka.default-dispatcher-15 - {PREFIX}",
      ("2024-03-11 14:02:17,418", "INFO", KAFKA_CC, "application-akka.kafka.default-dispatcher-15")),
+    # loguru's default {time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} - {message}, a
+    # standard logging handler's records passed on to it (kafka-python's logger, a module's own code)
+    (f"2024-03-11 14:02:17.418 | INFO     | kafka.coordinator:_handle_join_group_response:520 - {PREFIX}",
+     ("2024-03-11 14:02:17.418", "INFO", "kafka.coordinator", None)),
+    (f"2024-03-11 14:02:17.418 | WARNING  | aiokafka.consumer.group_coordinator:<module>:1 - {PREFIX}",
+     ("2024-03-11 14:02:17.418", "WARNING", "aiokafka.consumer.group_coordinator", None)),
     # Logstash's own layout [%d{ISO8601}][%-5p][%-25c] (the pipeline and plugin ids after the logger)
     (f"[2024-03-11T14:02:17,418][INFO ][{KAFKA_CC}][main] {PREFIX}", ("2024-03-11T14:02:17,418", "INFO", KAFKA_CC, "main")),
 ]
