@@ -82,7 +82,8 @@ def first_word(template: "Template") -> str | None:
         return None
     text, _ = runs[0]
     end = 1 + len(_escaped_prefix(template.pattern[1:], len(text)))
-    complete = " " in text or end >= len(template.pattern) or template.pattern[end] == "$"
+    rest = template.pattern[end:]
+    complete = " " in text or not rest or rest.startswith(("$", " *$"))
     return text.split(" ", 1)[0] if complete and text.split(" ", 1)[0] else None
 
 
@@ -168,8 +169,19 @@ def _loggers(entry: dict) -> tuple[str, ...]:
     return named + tuple(dict.fromkeys(other for other in same if other not in named))
 
 
+def spaces_allowed_at_end(pattern: str) -> str:
+    """The pattern, if anchored at its end (``$``), allowing spaces before that end.
+
+    Some layouts write spaces after the message: Faust's worker log ends every line with
+    ``%(message)s %(extra)s``, an empty extra. A capture before the end keeps its spaces where it
+    takes them greedily (Java's ``Adding newly assigned partitions: `` names an empty list)."""
+    body = pattern[:-1]
+    escaped = (len(body) - len(body.rstrip("\\"))) % 2
+    return f"{body} *$" if pattern.endswith("$") and not escaped else pattern
+
+
 def _template(entry: dict, key: str) -> Template:
-    pattern, groups = java_pattern(entry["pattern"])
+    pattern, groups = java_pattern(spaces_allowed_at_end(entry["pattern"]))
     gate, at_start = literal_gate(pattern)
     return Template(
         key=key,

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from forensics.catalogue import catalogue_entries
+from forensics.catalogue import catalogue_entries, load_catalogue
 from forensics.layouts.json_lines import AROUND_MESSAGE, CLIENT_KEYS
 from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
 
@@ -129,6 +129,17 @@ def test_pattern_matches_example_and_yields_fields(entry):
     assert m, f"pattern {entry['pattern']!r} does not match {rest!r}"
     got = {k: v for k, v in m.groupdict().items() if v is not None}
     assert got == entry["fields"]
+
+
+@pytest.mark.parametrize("template", load_catalogue(), ids=IDS)
+def test_a_message_followed_by_spaces_yields_the_same_fields(template):
+    """As loaded, a pattern anchored at its end allows spaces there (Faust's layout writes one
+    after every message); a capture that runs to the end keeps them."""
+    rest = _remainder(template.example)
+    m = re.match(template.pattern, rest + "  ")
+    assert m, f"pattern {template.pattern!r} does not match {rest + '  '!r}"
+    got = {name: m.group(number).rstrip(" ") for name, number in template.groups if m.group(number) is not None}
+    assert got == dict(template.fields)
 
 
 def test_no_duplicate_patterns():
