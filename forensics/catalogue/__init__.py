@@ -199,6 +199,16 @@ def _template(entry: dict, key: str) -> Template:
     )
 
 
+def precedence(templates: tuple[Template, ...]) -> list[tuple[int, Template]]:
+    """(rank, template) in the order a record tries them, the first that matches winning:
+    multi-line templates first, then catalogue order. A template that reads a record's later
+    lines is the more specific reading: Faust's table under aiokafka's ``Revoking previously
+    assigned partitions `` (PY41) against the Java consumer's K08, which reads that first line
+    alone as a revoke of no partitions where the layout names no logger."""
+    ordered = sorted(range(len(templates)), key=lambda i: (not templates[i].multiline, i))
+    return [(rank, templates[i]) for rank, i in enumerate(ordered)]
+
+
 @lru_cache(maxsize=4)
 def load_catalogue(path: str | Path | None = None) -> tuple[Template, ...]:
     """All templates of one data file, or of every catalogue file, in order (the first matching
@@ -220,4 +230,4 @@ def load_catalogue(path: str | Path | None = None) -> tuple[Template, ...]:
     return tuple(templates)
 
 
-__all__ = ["CATALOGUE_PATH", "Template", "catalogue_entries", "catalogue_files", "java_pattern", "literal_gate", "load_catalogue"]
+__all__ = ["CATALOGUE_PATH", "Template", "catalogue_entries", "catalogue_files", "java_pattern", "literal_gate", "load_catalogue", "precedence"]

@@ -4,9 +4,10 @@ The catalogue is applied as data: it becomes a small broadcast table joined to t
 on the message's first word and the logger's class name (templates whose first word is not
 fixed join every record of their loggers; a record whose layout names no logger joins every
 template of its word). Each candidate pair is tested with its literal gate (a plain substring
-test), then one regex both tests it and extracts all its fields; the first template in
-catalogue order that matches wins. Rows are sorted by template within each partition before
-the regexes, so Spark compiles each pattern once per partition, not once per row. Records that
+test), then one regex both tests it and extracts all its fields; the first template that
+matches wins, multi-line templates before the others and then in catalogue order
+(``catalogue.precedence``). Rows are sorted by template within each partition before the
+regexes, so Spark compiles each pattern once per partition, not once per row. Records that
 no template matches are Kafka lines the catalogue does not know: counted, never dropped.
 """
 
@@ -18,7 +19,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..catalogue import Template, first_word, load_catalogue
+from ..catalogue import Template, first_word, load_catalogue, precedence
 from ..layouts._common import SEP
 from ..spark import materialise
 from . import fields as f
@@ -38,8 +39,9 @@ def _replacement(template: Template) -> str:
 
 
 def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
-    """The templates as a small table, one row per template in catalogue order (``t_order``),
-    with its regexes: the extraction and the replacement that lists the captures."""
+    """The templates as a small table, one row per template in the order records try them
+    (``t_order``, ``catalogue.precedence``), with its regexes: the extraction and the
+    replacement that lists the captures."""
     ddl = "t_order int, t_key string, t_event_type string, t_versions string, t_multiline boolean, t_extraction string, t_replacement string"
     return spark.createDataFrame(_catalogue_rows(templates), ddl)
 
@@ -48,7 +50,7 @@ def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
 def _catalogue_rows(templates: tuple[Template, ...]) -> list[tuple]:
     return [
         (order, t.key, t.event_type, t.versions, t.multiline, f"(?:{t.pattern})[\\s\\S]*", _replacement(t))
-        for order, t in enumerate(templates)
+        for order, t in precedence(templates)
     ]
 
 
@@ -64,7 +66,7 @@ def _gate_rows(templates: tuple[Template, ...]) -> list[tuple]:
     """(Derived from the patterns once per catalogue: ``first_word`` parses each pattern.)"""
     return [
         (order, first_word(t) or ANY_WORD, logger, t.gate, t.gate_at_start, t.multiline)
-        for order, t in enumerate(templates)
+        for order, t in precedence(templates)
         for logger in ("", *t.loggers)
     ]
 

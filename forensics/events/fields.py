@@ -12,6 +12,10 @@ PYTHON_TOPIC_PARTITION = r"TopicPartition\(topic='([^']*)', partition=(\d+)\)"
 """kafka-python's and aiokafka's ``TopicPartition`` named tuple as ``repr`` prints it."""
 LIBRDKAFKA_TOPIC_PARTITION = r"^(\S+) \[(\d+)\]$"
 """librdkafka's ``topic [N]``."""
+FAUST_TABLE_ROW = r"[|│] *([^\s|│]+) *[|│] *\{([\d, -]*)\} *[|│]"
+"""A row of the ``Topic Partition Set`` table a Faust worker logs for aiokafka's set of partitions
+(faust/worker.py, 1.10+): the topic and its partitions in ranges, ``| orders | {0-2, 5} |``
+(``│`` where the table was drawn for a terminal)."""
 _PYTHON_COLLECTION = r"^(?:frozenset\(|set\()?[\[{]?|[\]}]?\)?$"
 """The brackets around a list: Java's ``[..]``, Python's ``{..}``, ``set()``, ``frozenset({..})``."""
 
@@ -20,13 +24,36 @@ def partition_list(text: Column) -> Column:
     """``[a-0, b-1]``, ``a-0, b-1``, ``[]`` or empty -> ``["a-0", "b-1"]`` (null stays null).
 
     Also the other clients' notations: kafka-python / aiokafka sets of ``TopicPartition(topic='a',
-    partition=0)`` (``set()`` when empty), librdkafka's ``a [0]`` and KafkaJS's assignment map
-    ``{"a":[0,1]}``."""
+    partition=0)`` (``set()`` when empty), librdkafka's ``a [0]``, KafkaJS's assignment map
+    ``{"a":[0,1]}`` and a Faust worker's table of ranges (``FAUST_TABLE_ROW``)."""
     tuples = F.regexp_replace(F.trim(text), PYTHON_TOPIC_PARTITION, "$1-$2")
     inner = F.regexp_replace(F.regexp_replace(tuples, LIBRDKAFKA_TOPIC_PARTITION, "$1-$2"), _PYTHON_COLLECTION, "")
     items = F.transform(F.split(inner, ","), lambda item: F.trim(item))
     listed = F.filter(items, lambda item: item != "")
-    return F.when(text.isNotNull(), F.when(F.trim(text).startswith('{"'), assignment_map(text)).otherwise(listed))
+    return F.when(text.isNotNull(), F.when(F.trim(text).startswith('{"'), assignment_map(text))
+                  .when(text.contains("Topic Partition Set"), partition_table(text)).otherwise(listed))
+
+
+def partition_table(text: Column) -> Column:
+    """A Faust worker's ``Topic Partition Set`` table -> ``["orders-0", "orders-1", "orders-2",
+    "orders-5"]``, each row's ranges (``{0-2, 5}``) counted out."""
+    topics = F.regexp_extract_all(text, F.lit(FAUST_TABLE_ROW), F.lit(1))
+    ranges = F.regexp_extract_all(text, F.lit(FAUST_TABLE_ROW), F.lit(2))
+
+    def counted_out(topic: Column, spans: Column) -> Column:
+        return F.flatten(F.transform(
+            F.filter(F.split(spans, r",\s*"), lambda span: span != ""),
+            lambda span: F.transform(_span(span), lambda partition: F.concat(topic, F.lit("-"), partition.cast("string"))),
+        ))
+
+    return F.flatten(F.zip_with(topics, ranges, counted_out))
+
+
+def _span(span: Column) -> Column:
+    """``3-7`` -> [3, 4, 5, 6, 7]; ``5`` -> [5]."""
+    low = F.regexp_extract(span, r"^(\d+)", 1).cast("int")
+    high = F.nullif(F.regexp_extract(span, r"^\d+-(\d+)$", 1), F.lit("")).cast("int")
+    return F.sequence(low, F.coalesce(high, low))
 
 
 def assignment_map(text: Column) -> Column:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from itertools import accumulate
 
 import pytest
 
@@ -577,17 +578,23 @@ def test_python_clients_lines_without_a_logger_are_read_by_their_words(spark, tm
     """kafka-python's and aiokafka's lines where the layout writes no logger (Faust's, a team's
     ``logging.basicConfig``): every PY entry of the catalogue, written in Faust's layout after
     its own lines, is a Kafka record and gets its entry's event type. The revoke with Faust's
-    table is a record too, with the table as its continuation lines: no entry reads the table,
-    so it is a revoke that names no partitions (the first line in the Java consumer's words, K08)."""
+    table is a record too, with the table as its continuation lines: a revoke of the partitions
+    the table names (PY41), not the Java consumer's K08 that its first line alone would be."""
     from forensics.catalogue import load_catalogue
 
     python_entries = [t for t in load_catalogue() if t.reference_id.startswith("PY")]
     messages = [t.example.split(" ", 4)[4] for t in python_entries]
     path = tmp_path / "worker.log"
     path.write_text(FAUST_REVOKED + "".join(f"[2024-03-11 14:02:{i % 60:02d},418] [4242] [INFO] {m} \n" for i, m in enumerate(messages)))
-    first = FAUST_REVOKED.count("\n") + 1
-    result = one_file(spark, path, "generic", first - 1 + len(messages), 1 + len(messages), 6, 2, 0)
+    tables = sum(m.count("\n") for m in messages)  # PY40's and PY41's continuation lines
+    starts = list(accumulate((1 + m.count("\n") for m in messages[:-1]), initial=FAUST_REVOKED.count("\n") + 1))
+    result = one_file(spark, path, "generic", starts[-1] + messages[-1].count("\n"), 1 + len(messages), 6 + tables, 2, 0)
     assert records_by_line(result)[1]["line_end"] == 7
     events = {e["line"]: e for e in parse_events(result.records).collect()}
-    assert (events[1]["event_type"], events[1]["partitions"]) == ("consumer:group:revoked", [])
-    assert {line: e["event_type"] for line, e in events.items() if line > 1} == {first + i: t.event_type for i, t in enumerate(python_entries)}
+    assert (events[1]["event_type"], events[1]["template_id"], events[1]["group_id"]) == ("consumer:group:revoked", "PY41", "lockup-demo")
+    assert events[1]["partitions"] == ["lockup-demo-__assignor-__leader-0", *(f"my-topic-{p}" for p in range(12))]
+    # the event type and the group of each entry's example; a Java template of the same words may
+    # read a line (G01, G03) where it reads it alike
+    assert {line: (e["event_type"], e["group_id"]) for line, e in events.items() if line > 1} == {
+        start: (t.event_type, dict(t.fields).get("group_id")) for start, t in zip(starts, python_entries)
+    }
