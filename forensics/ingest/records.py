@@ -46,7 +46,7 @@ KAFKA_LOGGER = (
 (``kafka.coordinator[.base|.consumer|.heartbeat]``, ``kafka.consumer.*``; not the broker's
 ``kafka.coordinator.group.*``), aiokafka's and KafkaJS's."""
 PYTHON_CLIENT_MESSAGE = (
-    r"(?:\(Re-\)joining|Successfully joined|Joined|Leaving consumer) group |Elected group leader -- |"
+    r"(?:\(Re-\)joining|Successfully (?:joined|synced)|Joined|Leaving consumer) group |Elected group leader -- |"
     r"Received successful JoinGroup response for group |LeaveGroup request succeeded|Group \S+ is rebalancing|"
     r"(?:Setting newly|Revoking previously) assigned partitions\b|"
     r"(?:Heartbeat|OffsetCommit|Auto offset commit|(?:Pre-rebalance o|O)ffset commit)(?: failed)?(?: for group |: )|"
