@@ -211,9 +211,9 @@ def precedence(templates: tuple[Template, ...]) -> list[tuple[int, Template]]:
 
 @lru_cache(maxsize=4)
 def load_catalogue(path: str | Path | None = None) -> tuple[Template, ...]:
-    """All templates of one data file, or of every catalogue file, in order (the first matching
-    template wins). Validates the data: known event types and field names, unique keys (``G39``
-    or ``G39.2`` when an id repeats)."""
+    """All templates of one data file, or of every catalogue file, in order (which a record tries
+    first: ``precedence``). Validates the data: known event types and field names, unique keys
+    (``G39`` or ``G39.2`` when an id repeats)."""
     entries = catalogue_entries([path] if path else None)
     repeats, seen = Counter(entry["id"] for entry in entries), Counter()
     templates = []

@@ -36,24 +36,30 @@ def partition_list(text: Column) -> Column:
 
 def partition_table(text: Column) -> Column:
     """A Faust worker's ``Topic Partition Set`` table -> ``["orders-0", "orders-1", "orders-2",
-    "orders-5"]``, each row's ranges (``{0-2, 5}``) counted out."""
+    "orders-5"]``, each row's ranges (``{0-2, 5}``) counted out. Null where they would count
+    more than ``MAX_TABLE_PARTITIONS``: the line is log text, and ``{0-999999999}`` is not a table
+    Faust wrote."""
     topics = F.regexp_extract_all(text, F.lit(FAUST_TABLE_ROW), F.lit(1))
     ranges = F.regexp_extract_all(text, F.lit(FAUST_TABLE_ROW), F.lit(2))
+    spans = F.flatten(F.zip_with(topics, ranges, lambda topic, listed: F.transform(
+        F.filter(F.split(listed, r",\s*"), lambda span: span.rlike(_SPAN)),
+        lambda span: F.struct(topic.alias("topic"), _bound(span, 1).alias("low"), F.coalesce(_bound(span, 2), _bound(span, 1)).alias("high")),
+    )))
+    count = F.aggregate(spans, F.lit(0).cast("long"), lambda total, span: total + F.abs(span["high"] - span["low"]) + 1)
+    counted_out = F.flatten(F.transform(spans, lambda span: F.transform(
+        F.sequence(F.least(span["low"], span["high"]), F.greatest(span["low"], span["high"])),
+        lambda partition: F.concat(span["topic"], F.lit("-"), partition.cast("string")),
+    )))
+    return F.when(count <= MAX_TABLE_PARTITIONS, counted_out)
 
-    def counted_out(topic: Column, spans: Column) -> Column:
-        return F.flatten(F.transform(
-            F.filter(F.split(spans, r",\s*"), lambda span: span != ""),
-            lambda span: F.transform(_span(span), lambda partition: F.concat(topic, F.lit("-"), partition.cast("string"))),
-        ))
 
-    return F.flatten(F.zip_with(topics, ranges, counted_out))
+_SPAN = r"^(\d{1,9})(?:-(\d{1,9}))?$"
+"""A partition or a range of them in a Faust table's cell: ``5``, ``0-11``."""
+MAX_TABLE_PARTITIONS = 100_000
 
 
-def _span(span: Column) -> Column:
-    """``3-7`` -> [3, 4, 5, 6, 7]; ``5`` -> [5]."""
-    low = F.regexp_extract(span, r"^(\d+)", 1).cast("int")
-    high = F.nullif(F.regexp_extract(span, r"^\d+-(\d+)$", 1), F.lit("")).cast("int")
-    return F.sequence(low, F.coalesce(high, low))
+def _bound(span: Column, group: int) -> Column:
+    return F.nullif(F.regexp_extract(span, _SPAN, group), F.lit("")).cast("int")
 
 
 def assignment_map(text: Column) -> Column:

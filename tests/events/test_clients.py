@@ -361,13 +361,13 @@ def test_partition_lists_in_every_clients_notation(spark):
     texts = [
         "{TopicPartition(topic='orders', partition=0), TopicPartition(topic='my.topic-v2', partition=10)}",
         "frozenset({TopicPartition(topic='orders', partition=1)})", "set()", "orders [3]", '{"orders":[0,2],"audit":[1]}', "{}",
-        "[orders-0, orders-1]", FAUST_FILE_TABLE, FAUST_TERMINAL_TABLE,
+        "[orders-0, orders-1]", FAUST_FILE_TABLE, FAUST_TERMINAL_TABLE, FAUST_TERMINAL_TABLE.replace("{6-8}", "{0-999999999}"),
     ]
     rows = spark.createDataFrame([(t,) for t in texts], "text string").select(f.partition_list(F.col("text"))).collect()
     assert [row[0] for row in rows] == [
         ["orders-0", "my.topic-v2-10"], ["orders-1"], [], ["orders-3"], ["orders-0", "orders-2", "audit-1"], [], ["orders-0", "orders-1"],
         ["app-__assignor-__leader-0", "orders-0", "orders-1", "orders-2", "orders-5", "orders-10", "orders-11", "orders.v2-7"],
-        ["my-topic-6", "my-topic-7", "my-topic-8"],
+        ["my-topic-6", "my-topic-7", "my-topic-8"], None,  # log text, not a table Faust wrote: too many to count out
     ]
 
 
