@@ -87,6 +87,7 @@ _LEVEL_ALIASES = {
     "WARNING": "WARN", "SEVERE": "ERROR", "CRITICAL": "FATAL", "NOTICE": "INFO",
     "CONFIG": "INFO", "FINE": "DEBUG", "FINER": "TRACE", "FINEST": "TRACE",  # java.util.logging's
     "INFORMATION": "INFO", "VERBOSE": "TRACE",  # .NET's (Serilog, Microsoft.Extensions.Logging)
+    "EXCEPTION": "ERROR", "NOTSET": "TRACE",  # structlog's method names where no add_log_level renamed them
 }
 
 

@@ -149,6 +149,25 @@ def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
     assert events[8]["event_type"] == "consumer:group:session_timeout"
 
 
+def test_structlog_console_renderer_with_kafka_pythons_records(spark, data_dir):
+    """structlog's ``ConsoleRenderer`` rendering kafka-python's records (``ProcessorFormatter``):
+    the level padded in its brackets, the event padded, the logger in brackets after it, the
+    application's context (``key=value`` after the logger) left out of the message, the
+    application's own records (one with a traceback) not Kafka's."""
+    result = one_file(spark, data_dir / LAYOUTS / "structlog_console_kafka_python.log", "structlog_console", 12, 5, 4, 3, 0)
+    records = records_by_line(result)
+    assert records[3]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 418530)
+    assert (records[2]["level"], records[2]["logger"], records[2]["message"]) == ("INFO", "kafka.coordinator", "(Re-)joining group orders-app")
+    assert (records[7]["level"], records[5]["logger"]) == ("WARN", "kafka.coordinator.consumer")
+    assert records[7]["message"] == "Heartbeat failed for group orders-app because it is rebalancing"
+    events = {e["line"]: e for e in parse_events(result.records).collect()}
+    assert {line: e["event_type"] for line, e in events.items()} == {
+        2: "consumer:group:join_started", 3: "consumer:group:joined", 4: "consumer:group:assignment_finished",
+        5: "consumer:group:assigned", 7: "consumer:group:heartbeat_failed",
+    }
+    assert (events[3]["generation"], events[5]["partitions"]) == (12, ["orders-0", "orders-1"])
+
+
 JUL_RECORDS = {1: 2, 3: 4, 5: 6, 7: 8, 9: 10, 11: 12, 15: 17, 19: 20, 21: 22, 23: 24}
 """java.util.logging's fixture: each Kafka record's head line -> its last line (a stack frame is folded)."""
 
@@ -503,10 +522,10 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
 
 def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
     result = ingest_paths(spark, data_dir / LAYOUTS)
-    assert len(result.inputs) == 21
+    assert len(result.inputs) == 22
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
-    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6 + 6 + 26
+    assert result.accounting["lines"] == 30 + 30 + 21 + 6 + 6 + 5 + 5 + 13 + 12 + 8 + 10 + 24 + 10 + 6 + 14 + 16 + 13 + 6 + 6 + 6 + 26 + 12
     assert result.records.count() == result.accounting["records"]
 
 
