@@ -83,7 +83,7 @@ def first_word(template: "Template") -> str | None:
     text, _ = runs[0]
     end = 1 + len(_escaped_prefix(template.pattern[1:], len(text)))
     rest = template.pattern[end:]
-    complete = " " in text or not rest or rest.startswith(("$", " *$"))
+    complete = " " in text or not rest or rest.startswith(("$", SPACES_AT_END))
     return text.split(" ", 1)[0] if complete and text.split(" ", 1)[0] else None
 
 
@@ -169,6 +169,10 @@ def _loggers(entry: dict) -> tuple[str, ...]:
     return named + tuple(dict.fromkeys(other for other in same if other not in named))
 
 
+SPACES_AT_END = " *$"
+"""What an anchored pattern ends with as loaded (``spaces_allowed_at_end``)."""
+
+
 def spaces_allowed_at_end(pattern: str) -> str:
     """The pattern, if anchored at its end (``$``), allowing spaces before that end.
 
@@ -177,7 +181,7 @@ def spaces_allowed_at_end(pattern: str) -> str:
     takes them greedily (Java's ``Adding newly assigned partitions: `` names an empty list)."""
     body = pattern[:-1]
     escaped = (len(body) - len(body.rstrip("\\"))) % 2
-    return f"{body} *$" if pattern.endswith("$") and not escaped else pattern
+    return body + SPACES_AT_END if pattern.endswith("$") and not escaped else pattern
 
 
 def _template(entry: dict, key: str) -> Template:

@@ -7,8 +7,8 @@ Columns, each left out where the event has no such key: the ``TimeStamper``'s ti
 lower case padded inside its brackets to the longest level name, the event padded to 30
 characters, the logger in brackets, then the event's other keys as ``key=value`` (a team's
 context variables, on every record): left out of the message, as other layouts leave out the
-MDC, so that the client's words end it. An exception follows on the lines after. ``add_log_level`` names ``log.exception()``
-``error``; ``log.warn()`` ``warning``. Times are the ``TimeStamper``'s ISO form, with ``Z`` where
+MDC, so that the client's words end it. An exception follows on the lines after.
+``add_log_level`` names ``log.exception()`` ``error``; ``log.warn()`` ``warning``. Times are the ``TimeStamper``'s ISO form, with ``Z`` where
 it writes UTC, else in the source's zone. Colours, where the renderer wrote them, are stripped
 before (``ingest``).
 """
@@ -25,10 +25,11 @@ DESCRIPTION = "structlog's ConsoleRenderer: time [level    ] event [logger] key=
 EXAMPLE = "2024-03-11T14:02:17.418000Z [info     ] Successfully joined group orders-app with generation 12 [kafka.coordinator]"
 FIRST_CHARS = "0123456789"
 LEVELS = ("debug", "info", "warning", "warn", "error", "critical", "exception", "notset")
+_FIRST_LETTERS = sorted({level[0] for level in LEVELS})
 _OPENING = rf"(?P<ts>{c.ISO_DATETIME}) \[(?P<level>{'|'.join(LEVELS)}) *\] "
 START, _ = c.java_pattern(f"^{_OPENING}")
 HEAD, _GROUPS = c.java_pattern(
-    rf"(?s)^{_OPENING}(?P<event>[^\n]*?)(?: +\[(?P<logger>{c.LOGGER})\](?P<pairs>(?: [\w.-]+=[^\n]*)?))? *(?P<rest>\n.*)?$"
+    rf"(?s)^{_OPENING}(?P<event>[^\n]*?)(?: +\[(?P<logger>{c.LOGGER})\](?: [\w.-]+=[^\n]*)?)? *(?P<rest>\n.*)?$"
 )
 _NUMBER = {name: f"${number}" for name, number in _GROUPS}
 TEMPLATE = c.replacement(
@@ -45,7 +46,7 @@ def head(value: Column) -> Column:
     lower-case letter of a level: one substring scan first, since these lines open with digits,
     as the lines of most layouts do."""
     bracket = F.locate(" [", value)
-    return (bracket >= 20) & (bracket <= _LONGEST_STAMP) & value.substr(bracket + 2, F.lit(1)).isin("d", "i", "w", "e", "c", "n") & value.rlike(START)
+    return (bracket >= 20) & (bracket <= _LONGEST_STAMP) & value.substr(bracket + 2, F.lit(1)).isin(*_FIRST_LETTERS) & value.rlike(START)
 
 
 def sniff(sample_lines) -> bool:
