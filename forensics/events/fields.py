@@ -16,6 +16,10 @@ FAUST_TABLE_ROW = r"[|│] *([^\s|│]+) *[|│] *\{([\d, -]*)\} *[|│]"
 """A row of the ``Topic Partition Set`` table a Faust worker logs for aiokafka's set of partitions
 (faust/worker.py, 1.10+): the topic and its partitions in ranges, ``| orders | {0-2, 5} |``
 (``│`` where the table was drawn for a terminal)."""
+GO_TOPIC_PARTITIONS = r"([\w.-]+):?\[([\d ]*)\]"
+"""A topic and its partitions as franz-go prints them: ``orders[0 1 2]`` (its ``mtps``), or in a
+Go map, ``orders:[0 1 2]`` of ``map[orders:[0 1 2] payments:[3]]``."""
+GO_PARTITIONS = rf"^(?:map\[\]|(?:map\[)?{GO_TOPIC_PARTITIONS})"
 _PYTHON_COLLECTION = r"^(?:frozenset\(|set\()?[\[{]?|[\]}]?\)?$"
 """The brackets around a list: Java's ``[..]``, Python's ``{..}``, ``set()``, ``frozenset({..})``."""
 
@@ -25,13 +29,24 @@ def partition_list(text: Column) -> Column:
 
     Also the other clients' notations: kafka-python / aiokafka sets of ``TopicPartition(topic='a',
     partition=0)`` (``set()`` when empty), librdkafka's ``a [0]``, KafkaJS's assignment map
-    ``{"a":[0,1]}`` and a Faust worker's table of ranges (``FAUST_TABLE_ROW``)."""
+    ``{"a":[0,1]}``, a Faust worker's table of ranges (``FAUST_TABLE_ROW``) and franz-go's
+    ``a[0 1], b[2]`` or ``map[a:[0 1] b:[2]]`` (``GO_PARTITIONS``)."""
     tuples = F.regexp_replace(F.trim(text), PYTHON_TOPIC_PARTITION, "$1-$2")
     inner = F.regexp_replace(F.regexp_replace(tuples, LIBRDKAFKA_TOPIC_PARTITION, "$1-$2"), _PYTHON_COLLECTION, "")
     items = F.transform(F.split(inner, ","), lambda item: F.trim(item))
     listed = F.filter(items, lambda item: item != "")
     return F.when(text.isNotNull(), F.when(F.trim(text).startswith('{"'), assignment_map(text))
-                  .when(text.contains("Topic Partition Set"), partition_table(text)).otherwise(listed))
+                  .when(text.contains("Topic Partition Set"), partition_table(text))
+                  .when(F.trim(text).rlike(GO_PARTITIONS), go_partitions(text)).otherwise(listed))
+
+
+def go_partitions(text: Column) -> Column:
+    """franz-go's ``a[0 1], b[2]`` or ``map[a:[0 1] b:[2]]`` -> ``["a-0", "a-1", "b-2"]``."""
+    topics = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(1))
+    numbers = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(2))
+    return F.flatten(F.zip_with(topics, numbers, lambda topic, listed: F.transform(
+        F.filter(F.split(listed, " "), lambda number: number != ""), lambda number: F.concat(topic, F.lit("-"), number),
+    )))
 
 
 def partition_table(text: Column) -> Column:

@@ -19,7 +19,7 @@ from .. import schema as s
 from ..registry import literal_map
 from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
 from ..layouts._common import (
-    BRACKETED_OPENINGS, EXCEPTION_LINE, KAFKAJS_MESSAGE, SEP, SLASHED_DATE, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
+    BRACKETED_OPENINGS, EXCEPTION_LINE, FRANZ_GO_MESSAGE, KAFKAJS_MESSAGE, LEVEL_AND_FRANZ_GO, SEP, SLASHED_DATE, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
 )
 from . import wrappers
 from .sampling import ALL, Recognisers
@@ -30,7 +30,7 @@ itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa
 log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, librdkafka's
 ``[thrd:main]`` in an application's own layout, or the group a KafkaJS JSON line names where a
 custom log creator left out its ``logger``; the words of kafka-python's and aiokafka's lines,
-``PYTHON_CLIENT_MESSAGE``, where no logger is written). Each needle is one more scan of every
+``PYTHON_CLIENT_MESSAGE``, where no logger is written, and franz-go's ``; group: ``). Each needle is one more scan of every
 line, so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
@@ -59,15 +59,16 @@ entries), for a layout that writes no logger: Faust's ``[%(asctime)s] [%(process
 _KAFKA_OPENINGS = layouts._common.KAFKA_OPENINGS
 _KAFKA_MESSAGE = (
     rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b|{layouts.librdkafka.LOG_CALLBACK}|{KAFKAJS_MESSAGE}"
-    rf"|{PYTHON_CLIENT_MESSAGE}"
+    rf"|{PYTHON_CLIENT_MESSAGE}|{FRANZ_GO_MESSAGE}"
 )
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
-BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE}|{layouts.message_only.LEVEL_AND_KAFKA_LOGGER}|{layouts.message_only.LEVEL_AND_KAFKAJS})"
+BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE}|{layouts.message_only.LEVEL_AND_KAFKA_LOGGER}|{layouts.message_only.LEVEL_AND_KAFKAJS}|{LEVEL_AND_FRANZ_GO})"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
 prefix, an exception class name (``CommitFailedException``, ``TaskMigratedException``), a
 level and a Kafka logger (``message_only.LEVEL_AND_KAFKA_LOGGER``), or a level and a KafkaJS
-namespace (``message_only.LEVEL_AND_KAFKAJS``)."""
+namespace (``message_only.LEVEL_AND_KAFKAJS``), or franz-go's ``[INFO] joined; group: ..``
+(``_common.LEVEL_AND_FRANZ_GO``)."""
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""

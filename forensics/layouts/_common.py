@@ -45,6 +45,35 @@ KAFKAJS_MESSAGE = rf"{KAFKAJS_NAMESPACE}[^\n]*{KAFKAJS_CONTEXT}"
 """A KafkaJS message whatever logger wrote it: its namespace, then its fields as JSON naming its
 group, member or client (its own JSON lines and its documentation's text form alike)."""
 
+FRANZ_GO_WORDS = (
+    r"(?:joining group|joined(?:, balancing group| as leader but unable to balance group due to KIP-345 limitations)?|synced|"
+    r"new group session begun|(?:eager|cooperative) consumer revoking prior assigned partitions(?: because leaving group)?|"
+    r"(?:cooperative consumer )?calling onRevoke(?: at the end of a session)?|leaving group|heartbeat errored|"
+    r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed)"
+)
+"""The group messages of franz-go's ``kgo`` client (``catalogue/clients.yaml``'s GO entries)."""
+FRANZ_GO_MESSAGE = rf"{FRANZ_GO_WORDS}; group: "
+"""A franz-go group line as its ``kgo.BasicLogger`` writes it, ``message; key: value, ..``: the
+message, then the group it names first. Go logs carry no logger name, so these words are the
+mark (``logfmt`` and ``json_lines`` rewrite a structured record of one into this form)."""
+FRANZ_GO_KEYS = (
+    "group", "member_id", "instance_id", "generation", "balance_protocol", "leader", "assigned", "added", "lost",
+    "revoking", "stage", "err", "topic", "partition", "commit_from", "commit_to", "commit_epoch", "error_code",
+)
+"""The keys franz-go logs beside its group messages (``pkg/kgo/consumer_group.go``), in no order."""
+LEVEL_AND_FRANZ_GO = rf"\[(DEBUG|INFO|WARN|ERROR)\] (?={FRANZ_GO_MESSAGE})"
+"""``kgo.BasicLogger``'s level before a group message: ``[INFO] joined; group: g, ..``."""
+
+
+def franz_go_text(message: Column, keys: Column, values: Column) -> Column:
+    """A structured franz-go record in ``kgo.BasicLogger``'s form: ``message; key: value, ..``,
+    the record's pairs of ``FRANZ_GO_KEYS`` in the order written (a logger's own context pairs
+    left out); other records' messages as they are."""
+    pairs = F.filter(F.arrays_zip(keys.alias("k"), values.alias("v")), lambda pair: pair["k"].isin(*FRANZ_GO_KEYS))
+    text = F.concat(message, F.lit("; "), F.array_join(F.transform(pairs, lambda pair: F.concat(pair["k"], F.lit(": "), pair["v"])), ", "))
+    return F.when(message.rlike(f"^{FRANZ_GO_WORDS}$") & F.exists(keys, lambda key: key == "group"), text).otherwise(message)
+
+
 KAFKA_OPENINGS = (
     rf"\[(?:{'|'.join(CLIENT_KINDS)}) |{re.escape(WORKER_OPENING)}|(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
     r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):|"

@@ -6,6 +6,9 @@ time ``time``/``ts``/``timestamp``/``t`` (ISO text, epoch seconds or millisecond
 level ``level``/``lvl``/``severity`` (log15's ``dbug``/``eror``/``crit`` too); logger
 ``logger``, else ``caller``, else ``name``; thread ``thread``; message ``msg``/``message``,
 with ``stacktrace``/``stack_trace`` appended. The first pair with a key counts.
+A franz-go group record (Go's ``log/slog`` through ``kslog``: ``msg=synced group=g
+assigned="t[0 1]"``) keeps its client's pairs in the message, in ``kgo.BasicLogger``'s form
+(``synced; group: g, assigned: t[0 1]``: ``_common.franz_go_text``).
 
 A record is one line: multi-line text is escaped inside its quoted value.
 Native Spark regex functions only.
@@ -85,8 +88,17 @@ def _level(line: Column) -> Column:
     return F.coalesce(names[F.upper(level)], level)
 
 
+def pairs(line: Column) -> tuple[Column, Column]:
+    """The keys and the values (unquoted) of a line's pairs, in order. The line is only pairs
+    (``HEAD``), so each match starts where the one before ended: a key inside a quoted value
+    is never one."""
+    keys = F.regexp_extract_all(line, F.lit(f"({KEY})={VALUE}"), F.lit(1))
+    values = F.regexp_extract_all(line, F.lit(f"{KEY}=({VALUE})"), F.lit(1))
+    return keys, F.transform(values, unquote)
+
+
 def split(value: Column) -> Column:
-    message, stack = field(value, MESSAGE_KEYS), field(value, STACK_KEYS)
+    message, stack = c.franz_go_text(field(value, MESSAGE_KEYS), *pairs(value)), field(value, STACK_KEYS)
     return F.array(
         field(value, TIME_KEYS),
         _level(value),

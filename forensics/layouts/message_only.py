@@ -9,7 +9,8 @@ Such records are untimed unless a wrapper dates them, and keep their order by li
 line in Python ``logging.basicConfig``'s default ``%(levelname)s:%(name)s:%(message)s`` (no time
 of its own: kafka-python, aiokafka) gives its level and logger too, as does a pasted line that
 kept its level and Kafka logger but lost its time (``LEVEL_AND_KAFKA_LOGGER``), and a KafkaJS
-line in its documentation's text form gives its level (``LEVEL_AND_KAFKAJS``).
+line in its documentation's text form gives its level (``LEVEL_AND_KAFKAJS``), as does a franz-go
+group line of ``kgo.BasicLogger`` with no prefix (``[INFO] joined; group: g, ..``).
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ LEVEL_AND_KAFKAJS = rf"({c.LEVELS}) (?={c.KAFKAJS_NAMESPACE})"
 """A KafkaJS line in the text form its documentation's custom log creator writes,
 ``${label} [${namespace}] ${message} ${JSON.stringify(others)}``: ``INFO [ConsumerGroup] Consumer
 has joined the group {"groupId":"g",..}``; the level is read, the message keeps its namespace."""
-_SPLIT = rf"(?s)^(?:({c.LEVELS}):([A-Za-z_][\w.]*):|{LEVEL_AND_KAFKA_LOGGER}|{LEVEL_AND_KAFKAJS})?(.*)$"
+_SPLIT = rf"(?s)^(?:({c.LEVELS}):([A-Za-z_][\w.]*):|{LEVEL_AND_KAFKA_LOGGER}|{LEVEL_AND_KAFKAJS}|{c.LEVEL_AND_FRANZ_GO})?(.*)$"
 """The whole line is the message, but for ``logging.basicConfig``'s default ``LEVEL:logger:``
-opening (``INFO:kafka.coordinator:(Re-)joining group g``), ``LEVEL_AND_KAFKA_LOGGER`` and
-``LEVEL_AND_KAFKAJS``. Not a ``HEAD``: never recognised."""
-_TEMPLATE = c.replacement(level="$1$3$6", logger="$2$4$5", message="$7")
+opening (``INFO:kafka.coordinator:(Re-)joining group g``), ``LEVEL_AND_KAFKA_LOGGER``,
+``LEVEL_AND_KAFKAJS`` and ``_common.LEVEL_AND_FRANZ_GO``. Not a ``HEAD``: never recognised."""
+_TEMPLATE = c.replacement(level="$1$3$6$7", logger="$2$4$5", message="$8")
 
 
 def sniff(sample_lines) -> bool:

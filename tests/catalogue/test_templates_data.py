@@ -21,6 +21,8 @@ SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DE
 # Python logging's "%(asctime)s %(levelname)s %(name)s %(message)s" (kafka-python, aiokafka), levels in log4j's names
 PYTHON_LAYOUT = r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ([\w.]+) ([\s\S]*)$'
 PYTHON_LEVELS = {"WARNING": "WARN", "CRITICAL": "FATAL"}
+# franz-go's kgo.BasicLogger, "[LEVEL] message; key: value, ..", behind kubectl logs --timestamps; no logger of its own
+FRANZ_GO_LAYOUT = r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z \[(DEBUG|INFO|WARN|ERROR)\] (.*)$'
 
 
 ALLOWED_EVENT_TYPES = set(EVENT_TYPES)
@@ -70,6 +72,9 @@ def _parse(example):
     if example.startswith("{"):
         record = json.loads(example)
         return record["level"], record["logger"], record["message"] + _client_context(example)
+    m = re.match(FRANZ_GO_LAYOUT, example)
+    if m:
+        return m.group(1), "kgo", m.group(2)
     m = re.match(PYTHON_LAYOUT, example)
     if m:
         return PYTHON_LEVELS.get(m.group(1), m.group(1)), m.group(2).rsplit(".", 1)[-1], m.group(3)
