@@ -64,6 +64,10 @@ TRIGGERS = (
 )
 MEMBER_LEFT = "member left (shutdown or crash)"
 MEMBER_JOINED = "member joined (scale-up or restart)"
+REJOIN_STATED = ("consumer:group:join_requested", "consumer:group:revoked")
+"""Lines whose ``reason`` says why their member rejoins: a rejoin request, and a cooperative
+revocation that a rejoin follows (librdkafka's ``incremental revoke ..: sync group revoke``,
+franz-go's ``cooperative consumer calling onRevoke``)."""
 SUBSCRIPTION_CHANGE = "partition count or subscription change"
 
 # The group coordinator's lines (broker log; forensics/catalogue/broker.yaml).
@@ -187,7 +191,7 @@ def generation_starts(members: DataFrame, generations: DataFrame, event_types: f
     return attributed.groupBy(s.GROUP_ID, F.col("_g").alias(s.GENERATION)).agg(
         F.min(s.TS).alias("start_ts"),
         earliest(F.struct(s.SOURCE_FILE, s.LINE), s.TS).alias("start_evidence"),
-        F.collect_set(F.when(F.col(s.EVENT_TYPE) == "consumer:group:join_requested", F.col("reason"))).alias("rejoin_reasons"),
+        F.collect_set(F.when(F.col(s.EVENT_TYPE).isin(*REJOIN_STATED), F.col("reason"))).alias("rejoin_reasons"),
         F.collect_set(F.when(F.col(s.EVENT_TYPE).isin("consumer:group:leave", *[e for e, _ in TRIGGERS]), F.col(MEMBER))).alias("leaving"),
         *flags,
     )
@@ -196,11 +200,17 @@ def generation_starts(members: DataFrame, generations: DataFrame, event_types: f
 def generation_assignments(members: DataFrame, generations: DataFrame, event_types: frozenset[str] | None = None) -> DataFrame:
     """Per group and generation: when the last member got its assignment, and the leader. A
     KIP-848 / KIP-1071 member's assignments count for the epoch in effect (``with_epoch_era``),
-    its last one there (it may reconcile twice: first what is free, then what others released)."""
-    assigned = with_epoch_era(members.where(
-        (F.col(s.EVENT_TYPE) == ASSIGNED) | (F.col(s.EVENT_TYPE) == "consumer:group:assignment_finished")
-    ), members, generations, event_types).withColumn(GENERATION_NOW, F.coalesce(F.col("_era"), F.col(GENERATION_NOW)))
-    leader = F.when(F.col(s.EVENT_TYPE) == "consumer:group:assignment_finished", F.col(MEMBER))
+    its last one there (it may reconcile twice: first what is free, then what others released).
+    The leader is the member that finished the assignment, or whose own JoinGroup response named
+    it the leader (librdkafka's ``LeaderId X (me), my MemberId X``, franz-go's ``joined, balancing
+    group``): the leader plans every generation's assignment."""
+    leads = (F.col(s.EVENT_TYPE) == "consumer:group:assignment_finished") | (
+        (F.col(s.EVENT_TYPE) == JOINED[0]) & (F.col("leader_id") == F.col(s.MEMBER_ID))
+    )
+    assigned = with_epoch_era(members.where((F.col(s.EVENT_TYPE) == ASSIGNED) | leads), members, generations, event_types).withColumn(
+        GENERATION_NOW, F.coalesce(F.col("_era"), F.col(GENERATION_NOW))
+    )
+    leader = F.when(leads, F.col(MEMBER))
     last_of_epoch = F.max(F.col("_era").isNotNull().cast("int")) == 1
     first_per_member = assigned.where(F.col(s.EVENT_TYPE) == ASSIGNED).groupBy(s.GROUP_ID, GENERATION_NOW, MEMBER).agg(
         F.when(last_of_epoch, F.max(s.TS)).otherwise(F.min(s.TS)).alias("t")

@@ -13,6 +13,9 @@ the source version of every template), each a README'd story:
   documented one (sorted keys, the fields nested in ``extra``, no namespace) and a logger-less one;
 - ``kafkajs_console``: the same story (group ``parcel-app``) in the text form of KafkaJS's documented
   custom log creator, behind ``kubectl logs --timestamps``;
+- ``franz_go_cooperative``: a franz-go 1.17.1 consumer (``kgo.BasicLogger`` in a containerd log) hands
+  two partitions to a second one (``log/slog`` through ``kslog``, logfmt) in a cooperative-sticky
+  two-round rebalance; its commit of one of them fails;
 
 and, written here, kafka-python 2.0.2 lines in ``logging.basicConfig``'s default layout inside
 Docker's json-file wrapper (the wrapper dates them), which leave the group on a poll timeout.
@@ -42,7 +45,7 @@ from forensics.spark import materialise
 from tests.helpers import as_small_incident
 
 CLIENTS = Path(__file__).resolve().parents[1] / "data" / "witnesses" / "clients"
-FIXTURES = ("librdkafka_maxpoll", "aiokafka_commit", "kafkajs_rejoin", "kafkajs_loggers", "kafkajs_console")
+FIXTURES = ("librdkafka_maxpoll", "aiokafka_commit", "kafkajs_rejoin", "kafkajs_loggers", "kafkajs_console", "franz_go_cooperative")
 
 RDK_A1 = "rdkafka-69a9f8ec-6b44-4ec9-a756-ecd708b8841f"
 RDK_B = "rdkafka-386122fa-2f78-4497-803b-0fbcc5de66a8"
@@ -52,6 +55,8 @@ JS_B = "shipping-svc-75027282-006a-42bc-96a4-93b885769770"
 WORKER_A, WORKER_B = "worker-a/rdkafka#consumer-1", "worker-b/rdkafka#consumer-1"
 APP_A, APP_B = "app-a/aiokafka-0.12.0", "app-b/aiokafka-0.12.0"
 SVC_A, SVC_B = "svc-a/shipping-svc", "svc-b/shipping-svc"
+KGO_A, KGO_B = "kgo-3f2b7c1e-9a4d-4e8b-b6c2-5d1e0f9a8b7c", "kgo-8e1d2c3b-4a5f-4b6c-9d7e-0f1a2b3c4d5e"
+GO_A, GO_B = "consumer-a/kgo", "consumer-b/kgo"
 PY_MEMBER = "kafka-python-2.0.2-0b2d4f6a-8c1e-4a3b-9d5f-7e9a1c3b5d7f"
 BASIC_CONFIG = [
     "INFO:kafka.coordinator:(Re-)joining group orders-py",
@@ -118,7 +123,7 @@ def incidents(spark, tmp_path_factory) -> Incidents:
 
 def test_every_line_is_a_kafka_record_or_application_noise(incidents):
     accounting = incidents.accounting
-    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (180, 162, 18, 0)
+    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (216, 187, 29, 0)
 
 
 def test_basic_config_lines_in_a_wrapper_give_level_logger_and_the_wrappers_time(incidents):
@@ -165,6 +170,27 @@ TYPED = {
     ("py-worker/container.log", 2): ("consumer:group:joined", "PY30", {s.GENERATION: 4, s.MEMBER_ID: PY_MEMBER, "protocol": "range"}),
     ("py-worker/container.log", 3): ("consumer:group:joined", "PY01", {s.GENERATION: 4, s.GROUP_ID: "orders-py"}),
     ("py-worker/container.log", 4): ("consumer:group:poll_timeout", "PY08", {s.CLIENT_ID: None}),
+    ("franz_go_cooperative/consumer-a/app.log", 3): ("consumer:group:join_started", "GO01", {s.GROUP_ID: "ledger-app", s.LEVEL: "INFO"}),
+    ("franz_go_cooperative/consumer-a/app.log", 4): (
+        "consumer:group:joined", "GO02", {s.GENERATION: 1, s.MEMBER_ID: KGO_A, "leader_id": KGO_A, "protocol": "cooperative-sticky", s.INSTANCE_ID: None},
+    ),
+    ("franz_go_cooperative/consumer-a/app.log", 7): ("consumer:group:assignment_received", "GO04", {s.PARTITIONS: [f"ledger-{p}" for p in range(4)]}),
+    ("franz_go_cooperative/consumer-a/app.log", 14): ("consumer:group:assigned", "GO05", {s.PARTITIONS: [], "revoked_partitions": ["ledger-2", "ledger-3"]}),
+    ("franz_go_cooperative/consumer-a/app.log", 15): (
+        "consumer:group:revoked", "GO07", {s.PARTITIONS: ["ledger-2", "ledger-3"], "reason": "cooperative consumer calling onRevoke"},
+    ),
+    ("franz_go_cooperative/consumer-a/app.log", 16): (
+        "consumer:offset:commit_failed", "GO13", {s.TOPIC: "ledger", s.PARTITION: 2, s.OFFSET: 8200, "error": "27", s.LEVEL: "WARN"},
+    ),
+    ("franz_go_cooperative/consumer-a/app.log", 17): (
+        "consumer:offset:commit_failed", "GO14", {s.TOPIC: None, "error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
+    ),
+    ("franz_go_cooperative/consumer-b/app.log", 4): ("consumer:group:joined", "GO03", {s.GENERATION: 2, s.MEMBER_ID: KGO_B, "leader_id": None}),
+    ("franz_go_cooperative/consumer-b/app.log", 5): ("consumer:group:assignment_received", "GO04", {s.PARTITIONS: []}),
+    ("franz_go_cooperative/consumer-b/app.log", 7): (
+        "consumer:group:heartbeat_failed", "GO10", {"error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
+    ),
+    ("franz_go_cooperative/consumer-b/app.log", 11): ("consumer:group:assigned", "GO05", {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"}),
 }
 
 
@@ -255,15 +281,15 @@ REBALANCES = {
     ("orders-app", 3): (
         [WORKER_A, WORKER_B], [], [], "first generation in the logs (earlier history not logged)", "14:00:01.203", "14:00:04.319", 3116,
         [f"orders-0: (none) -> {WORKER_A}", f"orders-1: (none) -> {WORKER_A}", f"orders-2: (none) -> {WORKER_B}", f"orders-3: (none) -> {WORKER_B}"],
-        None,
+        WORKER_A,  # its JoinGroup response: "LeaderId <its member id> (me)"
     ),
     ("orders-app", 4): (
         [WORKER_B], [], [WORKER_A], "member left: poll timeout (max.poll.interval.ms)", "14:07:05.412", "14:07:05.739", 327,
-        [f"orders-0: {WORKER_A} -> {WORKER_B}", f"orders-1: {WORKER_A} -> {WORKER_B}"], None,
+        [f"orders-0: {WORKER_A} -> {WORKER_B}", f"orders-1: {WORKER_A} -> {WORKER_B}"], WORKER_B,
     ),
     ("orders-app", 5): (
         [WORKER_A, WORKER_B], [WORKER_A], [], "member joined (scale-up or restart)", "14:07:41.150", "14:07:41.572", 422,
-        [f"orders-0: {WORKER_B} -> {WORKER_A}", f"orders-1: {WORKER_B} -> {WORKER_A}"], None,
+        [f"orders-0: {WORKER_B} -> {WORKER_A}", f"orders-1: {WORKER_B} -> {WORKER_A}"], WORKER_B,
     ),
     ("billing-app", 11): (
         [APP_A], [], [], "first generation in the logs (earlier history not logged)", "14:10:00.307", "14:10:03.431", 3124,
@@ -281,6 +307,15 @@ REBALANCES = {
         [SVC_A, SVC_B], [SVC_B], [], "member joined (scale-up or restart)", "14:21:01.305", "14:21:01.553", 248,
         [f"shipments-0: {SVC_A} -> {SVC_B}", f"shipments-2: {SVC_A} -> {SVC_B}"], SVC_A,
     ),
+    ("ledger-app", 1): (
+        [GO_A], [], [], "first generation in the logs (earlier history not logged)", "14:30:00.102", "14:30:03.220", 3118,
+        [f"ledger-{p}: (none) -> {GO_A}" for p in range(4)], GO_A,
+    ),
+    ("ledger-app", 2): ([GO_A, GO_B], [GO_B], [], "member joined (scale-up or restart)", "14:31:03.103", "14:31:03.342", 239, [], GO_A),
+    ("ledger-app", 3): (
+        [GO_A, GO_B], [], [], "cooperative follow-up round (partitions revoked in the previous one)", "14:31:03.341", "14:31:03.381", 39,
+        [f"ledger-2: {GO_A} -> {GO_B}", f"ledger-3: {GO_A} -> {GO_B}"], GO_A,
+    ),
 }
 
 
@@ -291,7 +326,7 @@ def test_rebalances_of_every_client(incidents):
             row["duration_ms"], row["moved"], row["leader"],
         )
         for key, row in incidents.rebalances.items()
-        if key[0] in ("orders-app", "billing-app", "shipping-app")
+        if key[0] in ("orders-app", "billing-app", "shipping-app", "ledger-app")
     }
     assert got == REBALANCES
     for name in KAFKAJS_HOSTS:  # each KafkaJS twin's rebalances are shipping-app's, in its names
@@ -322,6 +357,11 @@ def test_rebalances_of_every_client(incidents):
             ("svc-a", "shipping-svc", 7, "14:20:03.260", "14:21:01.305", "revoked"),
             ("svc-b", "shipping-svc", 8, "14:21:01.553", None, "end of logs"),
         ]),
+        ("ledger", 2, [  # revoked in the first cooperative round (generation 2), acquired in the second
+            ("consumer-a", "kgo", 1, "14:30:03.220", "14:31:03.341", "revoked"),
+            ("consumer-b", "kgo", 3, "14:31:03.381", None, "end of logs"),
+        ]),
+        ("ledger", 0, [("consumer-a", "kgo", 1, "14:30:03.220", None, "end of logs")]),  # kept through both rounds
     ],
 )
 def test_ownership_of_a_partition(incidents, topic, partition, intervals):
@@ -362,12 +402,14 @@ def test_partition_lists_in_every_clients_notation(spark):
         "{TopicPartition(topic='orders', partition=0), TopicPartition(topic='my.topic-v2', partition=10)}",
         "frozenset({TopicPartition(topic='orders', partition=1)})", "set()", "orders [3]", '{"orders":[0,2],"audit":[1]}', "{}",
         "[orders-0, orders-1]", FAUST_FILE_TABLE, FAUST_TERMINAL_TABLE, FAUST_TERMINAL_TABLE.replace("{6-8}", "{0-999999999}"),
+        "orders[0 1 2], my.topic-v2[10]", "map[my.topic-v2:[10] orders:[3]]", "map[]",
     ]
     rows = spark.createDataFrame([(t,) for t in texts], "text string").select(f.partition_list(F.col("text"))).collect()
     assert [row[0] for row in rows] == [
         ["orders-0", "my.topic-v2-10"], ["orders-1"], [], ["orders-3"], ["orders-0", "orders-2", "audit-1"], [], ["orders-0", "orders-1"],
         ["app-__assignor-__leader-0", "orders-0", "orders-1", "orders-2", "orders-5", "orders-10", "orders-11", "orders.v2-7"],
         ["my-topic-6", "my-topic-7", "my-topic-8"], None,  # log text, not a table Faust wrote: too many to count out
+        ["orders-0", "orders-1", "orders-2", "my.topic-v2-10"], ["my.topic-v2-10", "orders-3"], [],  # franz-go's, and a Go map
     ]
 
 
@@ -504,4 +546,34 @@ def test_librdkafka_subscribe_and_syncgroup_rejoin_lines_from_analysts_excerpts(
             "consumer:group:sync_failed", "RDK59", "DEBUG", "REJOIN", "rdkafka#consumer-2", "node.rb-e4ef35230e0d_app",
             "Broker: Group rebalance in progress", None,
         ),
+    }
+
+
+FRANZ_GO_LINES = [
+    "[INFO] joining group; group: orders-app",
+    "[INFO] joined; group: orders-app, member_id: kgo-0d9e8f7a-6b5c-4d3e-8f1a-0b9c8d7e6f5a, instance_id: <nil>, generation: 7, leader: false",
+    "[INFO] beginning heartbeat loop; group: orders-app",
+    "[INFO] synced; group: orders-app, assigned: orders[2 3]",
+]
+"""franz-go's ``kgo.BasicLogger`` with no prefix (its examples' ``BasicLogger(os.Stderr, level, nil)``)."""
+
+
+@pytest.mark.parametrize("prefix, layout, ts", [("", "message_only", None), ("2024/03/11 14:02:17 ", "generic", "14:02:17.000")])
+def test_franz_go_basic_logger_pasted_bare_or_behind_a_time_prefix(spark, tmp_path, prefix, layout, ts):
+    """Pasted as it was written (no time: a ``message_only`` head by its level and words) or with
+    the time an application's ``prefixFn`` (or Go's ``log``) wrote before it: the same events. A
+    franz-go line that types no event (``beginning heartbeat loop``) is application noise where it
+    is dated, and in an untimed paste continues the record above it, as any line that opens none."""
+    from ..helpers import ingest_paths
+
+    path = tmp_path / "consumer.log"
+    path.write_text("".join(f"{prefix}{line}\n" for line in FRANZ_GO_LINES))
+    result = ingest_paths(spark, path)
+    events = {e[s.LINE]: e for e in parse_events(result.records).collect()}
+    noise = "continuations" if ts is None else "irrelevant"
+    assert (result.inputs[0]["layout"], result.accounting["records"], result.accounting[noise], result.accounting["unparsed"]) == (layout, 3, 1, 0)
+    assert {line: (e[s.EVENT_TYPE], e[s.LEVEL], hms(e[s.TS]), e[s.GENERATION], e[s.PARTITIONS]) for line, e in events.items()} == {
+        1: ("consumer:group:join_started", "INFO", ts, None, None),
+        2: ("consumer:group:joined", "INFO", ts, 7, None),
+        4: ("consumer:group:assignment_received", "INFO", ts, None, ["orders-2", "orders-3"]),
     }
