@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..catalogue import Template, first_word, load_catalogue, precedence
-from ..layouts._common import SEP
+from ..layouts._common import FRANZ_GO_MESSAGE, SEP
 from ..spark import materialise
 from . import fields as f
 from .prefix import with_split_prefix
@@ -71,14 +71,21 @@ def _gate_rows(templates: tuple[Template, ...]) -> list[tuple]:
     ]
 
 
+FRANZ_GO_LOGGER = "kgo"
+"""The logger franz-go's templates name: Go logs write none of their own, and the name of a zap or
+slog logger that wrote a franz-go line is the application's."""
+
+
 def prepare_records(records: DataFrame) -> DataFrame:
     """Records with the prefix split off (``_prefix``, the message proper in ``_prefix.rest``)
     and the logger's class name (``_logger_name``: librdkafka's facility where an application's
-    logger wrote its line)."""
+    logger wrote its line, ``FRANZ_GO_LOGGER`` for a franz-go group line)."""
     s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
-    return with_split_prefix(records, F.col(s.MESSAGE), "_prefix").withColumn(
+    message = F.col(s.MESSAGE)
+    franz_go = F.when(message.contains("; group: ") & message.rlike(f"^{FRANZ_GO_MESSAGE}"), F.lit(FRANZ_GO_LOGGER))
+    return with_split_prefix(records, message, "_prefix").withColumn(
         "_logger_name",
-        F.coalesce(F.col("_prefix.facility"), f.class_name(F.col(s.LOGGER)), F.lit("")),
+        F.coalesce(F.col("_prefix.facility"), franz_go, f.class_name(F.col(s.LOGGER)), F.lit("")),
     )
 
 

@@ -33,7 +33,11 @@ One ``from_json`` with one schema reads every family; each field is the first on
   documented winston example, ``{"extra":{..},"level":"info","message":"..."}``), so the templates
   read them in any order. The logger is then ``extra.logger``, or, where no field names one, KafkaJS
   (``kafkajs``) when the message opens with one of KafkaJS's namespaces and the record names a
-  group, member or client (``_common.KAFKAJS_NAMESPACE``).
+  group, member or client (``_common.KAFKAJS_NAMESPACE``);
+- a franz-go group record (zap through ``kzap``, ``log/slog``'s JSON through ``kslog``: ``"msg":"synced",
+  "group":"g","assigned":{"t":[0,1]}``): franz-go's fields follow its message in ``kgo.BasicLogger``'s
+  form, ``synced; group: g, assigned: {"t":[0,1]}`` (``_common.franz_go_text``), a field that is no
+  text as its JSON.
 """
 
 from __future__ import annotations
@@ -257,10 +261,17 @@ def _kafkajs(message: Column, value: Column) -> Column:
     return F.when(c.contains_any(value, (*CLIENT_KEYS, '"clientId"')) & message.rlike(f"^{c.KAFKAJS_NAMESPACE}"), F.lit("kafkajs"))
 
 
+def franz_go(text: Column, value: Column) -> Column:
+    """``text`` with a franz-go record's fields after it (``_common.franz_go_text``), in the order
+    written; the line is read as a map of its top-level fields only for such a record's message."""
+    fields = F.map_entries(F.from_json(value, "map<string,string>", {"mode": "PERMISSIVE"}))
+    return c.franz_go_text(text, F.transform(fields, lambda field: field["key"]), F.transform(fields, lambda field: field["value"]))
+
+
 def split(value: Column) -> Column:
     r, dotnet = _parsed(value), _dotnet(value)
     text, stack = _message(r, dotnet, value), _stack(r, dotnet)
-    message = F.concat(text, client_context(value))
+    message = F.concat(franz_go(text, value), client_context(value))
     return F.array(
         _timestamp(r, dotnet),
         _level(r, dotnet),

@@ -577,3 +577,43 @@ def test_franz_go_basic_logger_pasted_bare_or_behind_a_time_prefix(spark, tmp_pa
         2: ("consumer:group:joined", "INFO", ts, 7, None),
         4: ("consumer:group:assignment_received", "INFO", ts, None, ["orders-2", "orders-3"]),
     }
+
+
+FRANZ_GO_TWINS = [
+    ('{"level":"info","ts":1710167463.205,"logger":"kafka","caller":"kzap/kzap.go:110","msg":"joined, balancing group","group":"ledger-app",'
+     f'"member_id":"{KGO_A}","instance_id":"<nil>","generation":1,"balance_protocol":"cooperative-sticky","leader":true}}',
+     f"[INFO] joined, balancing group; group: ledger-app, member_id: {KGO_A}, instance_id: <nil>, generation: 1, balance_protocol: cooperative-sticky, leader: true"),
+    ('{"level":"info","ts":1710167463.22,"logger":"kafka","msg":"synced","group":"ledger-app","assigned":"ledger[0 1 2 3]"}',
+     "[INFO] synced; group: ledger-app, assigned: ledger[0 1 2 3]"),
+    ('{"time":"2024-03-11T14:31:03.3418Z","level":"INFO","msg":"cooperative consumer calling onRevoke","component":"kafka","group":"ledger-app",'
+     '"lost":{"ledger":[2,3]},"stage":1}',
+     "[INFO] cooperative consumer calling onRevoke; group: ledger-app, lost: map[ledger:[2 3]], stage: 1"),
+    ('{"level":"warn","ts":1710167463.352,"msg":"unable to commit offset for topic partition","group":"ledger-app","topic":"ledger","partition":2,'
+     '"commit_from":8100,"commit_to":8200,"commit_epoch":0,"error_code":27}',
+     "[WARN] unable to commit offset for topic partition; group: ledger-app, topic: ledger, partition: 2, commit_from: 8100, commit_to: 8200, commit_epoch: 0, error_code: 27"),
+    ('{"time":"2024-03-11T14:31:03.381Z","level":"INFO","msg":"new group session begun","group":"ledger-app","added":{"ledger":[2,3]},"lost":{}}',
+     "[INFO] new group session begun; group: ledger-app, added: ledger[2 3], lost: "),
+]
+"""franz-go's lines as JSON (zap through ``kzap``, with its named logger and caller; ``log/slog``'s
+JSON handler through ``kslog``, with a context field; a Go map as a JSON object) and as
+``kgo.BasicLogger`` writes them."""
+
+
+def test_franz_go_through_zap_and_slog_json_gives_the_basic_loggers_events(spark, tmp_path):
+    """A zap or slog logger's own name and fields do not hide a franz-go line: its fields follow
+    its message in ``kgo.BasicLogger``'s form, and each line gives its twin's event."""
+    from ..helpers import ingest_paths
+
+    fields = (s.EVENT_TYPE, s.TEMPLATE_ID, s.LEVEL, s.GROUP_ID, s.MEMBER_ID, s.GENERATION, "leader_id", "protocol", s.PARTITIONS, s.TOPIC,
+              s.PARTITION, s.OFFSET, "error", "reason")
+
+    def events(name: str, lines: list[str]) -> list[tuple]:
+        path = tmp_path / name
+        path.write_text("".join(f"{line}\n" for line in lines))
+        typed = {e[s.LINE]: tuple(e[field] for field in fields) for e in parse_events(ingest_paths(spark, path).records).collect()}
+        return [typed.get(line) for line in range(1, len(lines) + 1)]
+
+    as_json = events("json.log", [pair[0] for pair in FRANZ_GO_TWINS])
+    assert as_json == events("basic.log", [pair[1] for pair in FRANZ_GO_TWINS])
+    assert [event[1] for event in as_json] == ["GO02", "GO04", "GO07", "GO13", "GO05"]
+    assert as_json[4][8] == ["ledger-2", "ledger-3"]
