@@ -30,8 +30,8 @@ itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa
 log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, librdkafka's
 ``[thrd:main]`` in an application's own layout, or the group a KafkaJS JSON line names where a
 custom log creator left out its ``logger``; the words of kafka-python's and aiokafka's lines,
-``PYTHON_CLIENT_MESSAGE``, where no logger is written, and franz-go's ``; group: ``). Each needle is one more scan of every
-line, so they are few and short."""
+``PYTHON_CLIENT_MESSAGE``, where no logger is written, and franz-go's ``; group: ``). Each needle
+is one more scan of every line, so they are few and short."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")
