@@ -65,13 +65,15 @@ LEVEL_AND_FRANZ_GO = rf"\[(DEBUG|INFO|WARN|ERROR)\] (?={FRANZ_GO_MESSAGE})"
 """``kgo.BasicLogger``'s level before a group message: ``[INFO] joined; group: g, ..``."""
 
 
-def franz_go_text(message: Column, keys: Column, values: Column) -> Column:
-    """A structured franz-go record in ``kgo.BasicLogger``'s form: ``message; key: value, ..``,
-    the record's pairs of ``FRANZ_GO_KEYS`` in the order written (a logger's own context pairs
-    left out); other records' messages as they are."""
+def franz_go_text(written: Column, message: Column, keys: Column, values: Column) -> Column:
+    """A structured franz-go record (``written``: its line holds franz-go's words as its message
+    and a ``group``) in ``kgo.BasicLogger``'s form, ``message; key: value, ..``: the record's
+    pairs of ``FRANZ_GO_KEYS`` in the order written (a logger's own context pairs left out).
+    Other records' messages as they are. The test is on the line, so that a message evaluated
+    field by field (queries run interpreted) is built once."""
     pairs = F.filter(F.arrays_zip(keys.alias("k"), values.alias("v")), lambda pair: pair["k"].isin(*FRANZ_GO_KEYS))
     text = F.concat(message, F.lit("; "), F.array_join(F.transform(pairs, lambda pair: F.concat(pair["k"], F.lit(": "), pair["v"])), ", "))
-    return F.when(message.rlike(f"^{FRANZ_GO_WORDS}$") & F.exists(keys, lambda key: key == "group"), text).otherwise(message)
+    return F.when(written, text).otherwise(message)
 
 
 KAFKA_OPENINGS = (

@@ -263,9 +263,11 @@ def _kafkajs(message: Column, value: Column) -> Column:
 
 def franz_go(text: Column, value: Column) -> Column:
     """``text`` with a franz-go record's fields after it (``_common.franz_go_text``), in the order
-    written; the line is read as a map of its top-level fields only for such a record's message."""
+    written; the line is read as a map of its top-level fields only where its ``msg`` is one of
+    franz-go's messages and it has a ``group``."""
+    written = value.contains('"group"') & value.rlike(rf'"msg"\s*:\s*"{c.FRANZ_GO_WORDS}"')
     fields = F.map_entries(F.from_json(value, "map<string,string>", {"mode": "PERMISSIVE"}))
-    return c.franz_go_text(text, F.transform(fields, lambda field: field["key"]), F.transform(fields, lambda field: field["value"]))
+    return c.franz_go_text(written, text, F.transform(fields, lambda field: field["key"]), F.transform(fields, lambda field: field["value"]))
 
 
 def split(value: Column) -> Column:

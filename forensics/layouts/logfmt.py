@@ -88,6 +88,12 @@ def _level(line: Column) -> Column:
     return F.coalesce(names[F.upper(level)], level)
 
 
+def franz_go_record(line: Column) -> Column:
+    """A franz-go group record: ``msg`` is one of its messages and a ``group`` pair follows."""
+    message = rf'(?:^|[ \t])msg=(?:"{c.FRANZ_GO_WORDS}"|{c.FRANZ_GO_WORDS})[ \t]'
+    return line.contains(" group=") & line.rlike(message)
+
+
 def pairs(line: Column) -> tuple[Column, Column]:
     """The keys and the values (unquoted) of a line's pairs, in order. The line is only pairs
     (``HEAD``), so each match starts where the one before ended: a key inside a quoted value
@@ -98,7 +104,7 @@ def pairs(line: Column) -> tuple[Column, Column]:
 
 
 def split(value: Column) -> Column:
-    message, stack = c.franz_go_text(field(value, MESSAGE_KEYS), *pairs(value)), field(value, STACK_KEYS)
+    message, stack = c.franz_go_text(franz_go_record(value), field(value, MESSAGE_KEYS), *pairs(value)), field(value, STACK_KEYS)
     return F.array(
         field(value, TIME_KEYS),
         _level(value),
