@@ -82,7 +82,7 @@ def prepare_records(records: DataFrame) -> DataFrame:
     logger wrote its line, ``FRANZ_GO_LOGGER`` for a franz-go group line)."""
     s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
     message = F.col(s.MESSAGE)
-    franz_go = F.when(message.contains("; group: ") & message.rlike(f"^{FRANZ_GO_MESSAGE}"), F.lit(FRANZ_GO_LOGGER))
+    franz_go = F.when(message.contains("; ") & message.rlike(f"^{FRANZ_GO_MESSAGE}"), F.lit(FRANZ_GO_LOGGER))
     return with_split_prefix(records, message, "_prefix").withColumn(
         "_logger_name",
         F.coalesce(F.col("_prefix.facility"), franz_go, f.class_name(F.col(s.LOGGER)), F.lit("")),

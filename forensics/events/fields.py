@@ -16,10 +16,15 @@ FAUST_TABLE_ROW = r"[|│] *([^\s|│]+) *[|│] *\{([\d, -]*)\} *[|│]"
 """A row of the ``Topic Partition Set`` table a Faust worker logs for aiokafka's set of partitions
 (faust/worker.py, 1.10+): the topic and its partitions in ranges, ``| orders | {0-2, 5} |``
 (``│`` where the table was drawn for a terminal)."""
-GO_TOPIC_PARTITIONS = r"([\w.-]+):?\[([\d ]*)\]"
+GO_TOPIC_PARTITIONS = r"([\w.-]+):?(?:map)?\[((?:[\d :]|\{[^{}\]]*\})*)\]"
 """A topic and its partitions as franz-go prints them: ``orders[0 1 2]`` (its ``mtps``), or in a
-Go map, ``orders:[0 1 2]`` of ``map[orders:[0 1 2] payments:[3]]``."""
+Go map, ``orders:[0 1 2]`` of ``map[orders:[0 1 2] payments:[3]]``; each partition may carry its
+offset (``orders[2{8100 e0 ce0}]``, ``orders:map[2:{8100.0~0}]``: ``GO_POSITION``)."""
 GO_PARTITIONS = rf"^(?:map\[\]|(?:map\[)?{GO_TOPIC_PARTITIONS})"
+GO_POSITION = r"(\d+):?\{(-?\d+)"
+"""A partition and the offset franz-go's ``Offset`` prints first: ``2{8100 e0 ce0}`` (v1.5+),
+``2{8100.0 0}`` (v1.2.4-v1.4), ``2:{8100.0~0}`` (a Go map, v1.2.3); ``{-2+5 e-1 ce-1}`` is relative
+to the start."""
 _PYTHON_COLLECTION = r"^(?:frozenset\(|set\()?[\[{]?|[\]}]?\)?$"
 """The brackets around a list: Java's ``[..]``, Python's ``{..}``, ``set()``, ``frozenset({..})``."""
 
@@ -41,12 +46,35 @@ def partition_list(text: Column) -> Column:
 
 
 def go_partitions(text: Column) -> Column:
-    """franz-go's ``a[0 1], b[2]`` or ``map[a:[0 1] b:[2]]`` -> ``["a-0", "a-1", "b-2"]``."""
+    """franz-go's ``a[0 1], b[2]`` or ``map[a:[0 1] b:[2]]`` -> ``["a-0", "a-1", "b-2"]`` (offsets
+    after the partitions left out)."""
     topics = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(1))
     numbers = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(2))
     return F.flatten(F.zip_with(topics, numbers, lambda topic, listed: F.transform(
-        F.filter(F.split(listed, " "), lambda number: number != ""), lambda number: F.concat(topic, F.lit("-"), number),
+        F.filter(F.split(F.regexp_replace(listed, r":?\{[^}]*\}", ""), " "), lambda number: number != ""),
+        lambda number: F.concat(topic, F.lit("-"), number),
     )))
+
+
+def go_positions(text: Column) -> Column:
+    """franz-go's partitions with their offsets, ``a[1{4100 e3 ce3} 2{-2 e-1 ce-1}]`` (or its Go
+    map, or slog's JSON of it, ``{"a":{"1":{"At":4100,..}}}``) -> ``[{topic: a, partition: 1,
+    offset: 4100}, {a, 2, -2}]``."""
+    topics = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(1))
+    listed = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(2))
+    written = F.flatten(F.zip_with(topics, listed, lambda topic, entries: F.zip_with(
+        F.regexp_extract_all(entries, F.lit(GO_POSITION), F.lit(1)), F.regexp_extract_all(entries, F.lit(GO_POSITION), F.lit(2)),
+        lambda partition, offset: _position(topic, partition, offset),
+    )))
+    as_json = F.flatten(F.transform(
+        F.map_entries(F.from_json(text, "map<string,map<string,struct<At:long>>>")),
+        lambda topic: F.transform(F.map_entries(topic["value"]), lambda entry: _position(topic["key"], entry["key"], entry["value"]["At"])),
+    ))
+    return F.when(F.trim(text).startswith('{"'), as_json).otherwise(written)
+
+
+def _position(topic: Column, partition: Column, offset: Column) -> Column:
+    return F.struct(topic.alias("topic"), partition.cast("int").alias("partition"), offset.cast("long").alias("offset"))
 
 
 def partition_table(text: Column) -> Column:
@@ -78,9 +106,14 @@ def _bound(span: Column, group: int) -> Column:
 
 
 def assignment_map(text: Column) -> Column:
-    """KafkaJS's ``memberAssignment`` ``{"a":[0,1],"b":[2]}`` -> ``["a-0", "a-1", "b-2"]``."""
-    topics = F.map_entries(F.from_json(text, "map<string,array<int>>"))
-    per_topic = F.transform(topics, lambda e: F.transform(e["value"], lambda p: F.concat(e["key"], F.lit("-"), p.cast("string"))))
+    """KafkaJS's ``memberAssignment`` ``{"a":[0,1],"b":[2]}`` -> ``["a-0", "a-1", "b-2"]``; also
+    a map of partitions to offsets, ``{"a":{"1":{..}}}`` (slog's JSON of franz-go's ``go_positions``)."""
+    listed = F.map_entries(F.from_json(text, "map<string,array<int>>"))
+    keyed = F.map_entries(F.from_json(text, "map<string,map<string,string>>"))
+    per_topic = F.coalesce(
+        F.transform(listed, lambda e: F.transform(e["value"], lambda p: F.concat(e["key"], F.lit("-"), p.cast("string")))),
+        F.transform(keyed, lambda e: F.transform(F.map_keys(e["value"]), lambda p: F.concat(e["key"], F.lit("-"), p))),
+    )
     return F.flatten(per_topic)
 
 

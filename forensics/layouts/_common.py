@@ -52,13 +52,17 @@ FRANZ_GO_WORDS = (
     r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed)"
 )
 """The group messages of franz-go's ``kgo`` client (``catalogue/clients.yaml``'s GO entries)."""
-FRANZ_GO_MESSAGE = rf"{FRANZ_GO_WORDS}; group: "
+FRANZ_GO_POSITIONS, FRANZ_GO_FETCHED = "assigning partitions", "newly fetched offsets for group "
+"""franz-go's line of where a group's partitions resume (v1.2.3+): ``assigning partitions; why: newly
+fetched offsets for group g, how: .., input: t[2{8100 e0 ce0}]``, the committed offsets it fetched."""
+FRANZ_GO_MESSAGE = rf"(?:{FRANZ_GO_WORDS}; group: |{FRANZ_GO_POSITIONS}; why: {FRANZ_GO_FETCHED})"
 """A franz-go group line as its ``kgo.BasicLogger`` writes it, ``message; key: value, ..``: the
 message, then the group it names first. Go logs carry no logger name, so these words are the
 mark (``logfmt`` and ``json_lines`` rewrite a structured record of one into this form)."""
 FRANZ_GO_KEYS = (
     "group", "member_id", "instance_id", "generation", "balance_protocol", "leader", "assigned", "added", "lost",
     "revoking", "stage", "err", "topic", "partition", "commit_from", "commit_to", "commit_epoch", "error_code",
+    "why", "how", "input",
 )
 """The keys franz-go logs beside its group messages (``pkg/kgo/consumer_group.go``), in no order."""
 LEVEL_AND_FRANZ_GO = rf"\[(DEBUG|INFO|WARN|ERROR)\] (?={FRANZ_GO_MESSAGE})"

@@ -89,9 +89,11 @@ def _level(line: Column) -> Column:
 
 
 def franz_go_record(line: Column) -> Column:
-    """A franz-go group record: ``msg`` is one of its messages and a ``group`` pair follows."""
+    """A franz-go group record: ``msg`` is one of its messages and a ``group`` pair follows (or a
+    ``why`` that names one: ``_common.FRANZ_GO_FETCHED``)."""
     message = rf'(?:^|[ \t])msg=(?:"{c.FRANZ_GO_WORDS}"|{c.FRANZ_GO_WORDS})[ \t]'
-    return line.contains(" group=") & line.rlike(message)
+    positions = line.contains(f' why="{c.FRANZ_GO_FETCHED}') & line.rlike(rf'(?:^|[ \t])msg="{c.FRANZ_GO_POSITIONS}"[ \t]')
+    return (line.contains(" group=") & line.rlike(message)) | positions
 
 
 def pairs(line: Column) -> tuple[Column, Column]:

@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 
 from .. import contract as c
 from .. import schema as s
+from ..events.fields import go_positions
 from ..sources import rows_from
 from .members import MEMBER, member_order
 
@@ -39,6 +40,7 @@ OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=')?([^\s{},=']+)(?:-|', partition=
 """One entry of the offsets map a commit prints: Java's ``{topic-N=OffsetAndMetadata{offset=O, ...}, ...}``,
 kafka-python's and aiokafka's ``{TopicPartition(topic='t', partition=N): OffsetAndMetadata(offset=O, ...), ...}``."""
 COMMIT_FAILED, COMMIT_REQUESTED = "consumer:offset:commit_failed", "consumer:offset:commit_requested"
+SET_COMMITTED, NO_COMMITTED = "consumer:offset:set_committed", "consumer:offset:no_committed"
 
 
 def per_partition_failures(members: DataFrame) -> DataFrame:
@@ -64,6 +66,22 @@ def per_partition_failures(members: DataFrame) -> DataFrame:
     }).drop("_entry", "_offsets")
 
 
+def per_partition_positions(members: DataFrame) -> DataFrame:
+    """One committed-offset position per partition of a line that lists them all, franz-go's
+    ``assigning partitions; why: newly fetched offsets for group ..``: a partition that resumes
+    from the group's commit, or, at -2 (start) or -1 (end), one with no committed offset (it
+    starts where ``ConsumeResetOffset`` says; the offset that resolves to is logged at DEBUG)."""
+    listed = members.where((F.col(s.EVENT_TYPE) == SET_COMMITTED) & F.col(s.TOPIC).isNull() & F.col(s.PARTITIONS).isNotNull())
+    exploded = listed.withColumn("_position", F.explode(go_positions(F.regexp_extract(s.MESSAGE, r"input: (.*)$", 1))))
+    offset = F.col("_position.offset")
+    return exploded.withColumns({
+        s.EVENT_TYPE: F.when(offset >= 0, F.lit(SET_COMMITTED)).otherwise(F.lit(NO_COMMITTED)),
+        s.TOPIC: F.col("_position.topic"),
+        s.PARTITION: F.col("_position.partition"),
+        s.OFFSET: F.when(offset >= 0, offset),
+    }).drop("_position")
+
+
 def log_offsets(members: DataFrame) -> DataFrame:
     """Commits, failed commits, resets, seeks and position events of group consumers (not
     Streams restore consumers).
@@ -72,7 +90,7 @@ def log_offsets(members: DataFrame) -> DataFrame:
     before it (2.3+), where there is one (``strategy_line``).
     """
     kinds = F.create_map(*[F.lit(x) for kv in LOG_KINDS.items() for x in kv])
-    members = members.unionByName(per_partition_failures(members))
+    members = members.unionByName(per_partition_failures(members)).unionByName(per_partition_positions(members))
     relevant = members.where(
         F.col(s.EVENT_TYPE).isin(*LOG_KINDS, "consumer:offset:seek_strategy")
         & F.col(s.TOPIC).isNotNull()

@@ -88,6 +88,7 @@ class Incidents:
     """Every Kafka record by (file, line)."""
     rebalances: dict[tuple[str, int], dict]
     ownership: list[dict]
+    commits: list[dict]
     findings: list[dict]
 
 
@@ -117,13 +118,14 @@ def incidents(spark, tmp_path_factory) -> Incidents:
             records={key(row): row.asDict() for row in ingested.records.collect()},
             rebalances={(row[s.GROUP_ID], row[s.GENERATION]): row.asDict() for row in model.rebalances.collect()},
             ownership=[row.asDict() for row in model.ownership.collect()],
+            commits=[row.asDict() for row in model.commits.collect()],
             findings=findings_json(detect(model)),
         )
 
 
 def test_every_line_is_a_kafka_record_or_application_noise(incidents):
     accounting = incidents.accounting
-    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (216, 187, 29, 0)
+    assert (accounting["lines"], accounting["records"], accounting["irrelevant"], accounting["unparsed"]) == (217, 189, 28, 0)
 
 
 def test_basic_config_lines_in_a_wrapper_give_level_logger_and_the_wrappers_time(incidents):
@@ -175,14 +177,14 @@ TYPED = {
         "consumer:group:joined", "GO02", {s.GENERATION: 1, s.MEMBER_ID: KGO_A, "leader_id": KGO_A, "protocol": "cooperative-sticky", s.INSTANCE_ID: None},
     ),
     ("franz_go_cooperative/consumer-a/app.log", 7): ("consumer:group:assignment_received", "GO04", {s.PARTITIONS: [f"ledger-{p}" for p in range(4)]}),
-    ("franz_go_cooperative/consumer-a/app.log", 14): ("consumer:group:assigned", "GO05", {s.PARTITIONS: [], "revoked_partitions": ["ledger-2", "ledger-3"]}),
-    ("franz_go_cooperative/consumer-a/app.log", 15): (
+    ("franz_go_cooperative/consumer-a/app.log", 15): ("consumer:group:assigned", "GO05", {s.PARTITIONS: [], "revoked_partitions": ["ledger-2", "ledger-3"]}),
+    ("franz_go_cooperative/consumer-a/app.log", 16): (
         "consumer:group:revoked", "GO07", {s.PARTITIONS: ["ledger-2", "ledger-3"], "reason": "cooperative consumer calling onRevoke"},
     ),
-    ("franz_go_cooperative/consumer-a/app.log", 16): (
+    ("franz_go_cooperative/consumer-a/app.log", 17): (
         "consumer:offset:commit_failed", "GO13", {s.TOPIC: "ledger", s.PARTITION: 2, s.OFFSET: 8200, "error": "27", s.LEVEL: "WARN"},
     ),
-    ("franz_go_cooperative/consumer-a/app.log", 17): (
+    ("franz_go_cooperative/consumer-a/app.log", 18): (
         "consumer:offset:commit_failed", "GO14", {s.TOPIC: None, "error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
     ),
     ("franz_go_cooperative/consumer-b/app.log", 4): ("consumer:group:joined", "GO03", {s.GENERATION: 2, s.MEMBER_ID: KGO_B, "leader_id": None}),
@@ -191,6 +193,10 @@ TYPED = {
         "consumer:group:heartbeat_failed", "GO10", {"error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
     ),
     ("franz_go_cooperative/consumer-b/app.log", 11): ("consumer:group:assigned", "GO05", {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"}),
+    ("franz_go_cooperative/consumer-a/app.log", 10): (
+        "consumer:offset:set_committed", "GO15", {s.PARTITIONS: ["ledger-2", "ledger-0", "ledger-3", "ledger-1"], s.TOPIC: None, s.OFFSET: None},
+    ),
+    ("franz_go_cooperative/consumer-b/app.log", 12): ("consumer:offset:set_committed", "GO15", {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"}),
 }
 
 
@@ -374,6 +380,26 @@ def test_ownership_of_a_partition(incidents, topic, partition, intervals):
         assert [interval for interval in seen if twin_hosts.get(interval[0]) == name] == twins
 
 
+def test_franz_go_positions_of_all_partitions_in_one_line_are_one_commit_row_each(incidents):
+    """franz-go's ``assigning partitions .. input: ledger[2{8000 e0 ce0} 0{..} 3{-2 e-1 ce-1} ..]``
+    gives each partition its resume position, in the line's order, on that line; ``-2`` (the log
+    start) is a partition with no committed offset."""
+    got = [
+        (where(row[s.SOURCE_FILE]), row[s.LINE], row[s.PARTITION], row["kind"], row[s.OFFSET], row["member"], row[s.GENERATION])
+        for row in incidents.commits if row[s.GROUP_ID] == "ledger-app"
+    ]
+    a, b = "franz_go_cooperative/consumer-a/app.log", "franz_go_cooperative/consumer-b/app.log"
+    assert sorted(got, key=lambda row: (row[0], row[1], row[2])) == [
+        (a, 10, 0, "position from commit", 5100, GO_A, 1),
+        (a, 10, 1, "position from commit", 6020, GO_A, 1),
+        (a, 10, 2, "position from commit", 8000, GO_A, 1),
+        (a, 10, 3, "no committed offset", None, GO_A, 1),
+        (a, 17, 2, "commit failed", 8200, GO_A, 2),
+        (b, 12, 2, "position from commit", 8100, GO_B, 3),
+        (b, 12, 3, "position from commit", 9050, GO_B, 3),
+    ]
+
+
 def test_findings_with_exact_offsets_and_evidence(incidents):
     got = [
         (
@@ -392,6 +418,8 @@ def test_findings_with_exact_offsets_and_evidence(incidents):
         ("reprocessing", "billing-app", "payments", 0, 5120, 5250, 130, "expected", APP_A, [failure_p0, ("aiokafka_commit/app-a/app.log", 23)]),
         ("reprocessing", "billing-app", "payments", 1, 7410, 7520, 110, "expected", APP_B,
          [aiokafka_failure, ("aiokafka_commit/app-b/app.log", 7)]),
+        ("reprocessing", "ledger-app", "ledger", 2, 8100, 8200, 100, "expected", GO_B,
+         [("franz_go_cooperative/consumer-a/app.log", 17), ("franz_go_cooperative/consumer-b/app.log", 12)]),
         ("reprocessing", "orders-app", "orders", 1, 4100, 4200, 100, "expected", WORKER_B,
          [("librdkafka_maxpoll/worker-a/app.log", 25), ("librdkafka_maxpoll/worker-b/app.log", 27)]),
     ]
@@ -411,6 +439,26 @@ def test_partition_lists_in_every_clients_notation(spark):
         ["my-topic-6", "my-topic-7", "my-topic-8"], None,  # log text, not a table Faust wrote: too many to count out
         ["orders-0", "orders-1", "orders-2", "my.topic-v2-10"], ["my.topic-v2-10", "orders-3"], [],  # franz-go's, and a Go map
     ]
+
+
+GO_POSITIONS = {
+    "orders[1{4100 e3 ce3} 0{-2 e-1 ce-1}], my.topic-v2[10{77 e0 ce0}]": [("orders", 1, 4100), ("orders", 0, -2), ("my.topic-v2", 10, 77)],
+    "orders[1{4100.3 3} 2{-1.-1 -1}]": [("orders", 1, 4100), ("orders", 2, -1)],  # v1.2.4-v1.4
+    "map[orders:map[1:{4100.3~3} 2:{-2+5.-1~-1}]]": [("orders", 1, 4100), ("orders", 2, -2)],  # v1.2.3, a Go map; relative to the start
+    '{"orders":{"1":{"At":4100,"Epoch":3,"CurrentEpoch":3},"2":{"At":-2,"Relative":5,"Epoch":-1,"CurrentEpoch":-1}}}': [
+        ("orders", 1, 4100), ("orders", 2, -2),
+    ],  # slog's JSON handler (Offset.MarshalJSON)
+    "": [],
+}
+"""franz-go's partitions with their offsets, in each form its versions and loggers print, and what they read."""
+
+
+def test_franz_go_positions_in_every_form(spark):
+    rows = spark.createDataFrame([(t,) for t in GO_POSITIONS], "text string").select(
+        f.go_positions(F.col("text")).alias("positions"), f.partition_list(F.col("text")).alias("partitions"),
+    ).collect()
+    assert [[tuple(p) for p in row["positions"]] for row in rows] == list(GO_POSITIONS.values())
+    assert [row["partitions"] for row in rows] == [[f"{t}-{p}" for t, p, _ in expected] for expected in GO_POSITIONS.values()]
 
 
 FAUST_FILE_TABLE = """\
@@ -593,9 +641,18 @@ FRANZ_GO_TWINS = [
      "[WARN] unable to commit offset for topic partition; group: ledger-app, topic: ledger, partition: 2, commit_from: 8100, commit_to: 8200, commit_epoch: 0, error_code: 27"),
     ('{"time":"2024-03-11T14:31:03.381Z","level":"INFO","msg":"new group session begun","group":"ledger-app","added":{"ledger":[2,3]},"lost":{}}',
      "[INFO] new group session begun; group: ledger-app, added: ledger[2 3], lost: "),
+    ('{"level":"info","ts":1710167463.384,"logger":"kafka","msg":"assigning partitions","why":"newly fetched offsets for group ledger-app",'
+     '"how":"assigning everything new, keeping current assignment","input":"ledger[3{9050 e0 ce0} 2{8100 e0 ce0}]"}',
+     "[INFO] assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current assignment, "
+     "input: ledger[3{9050 e0 ce0} 2{8100 e0 ce0}]"),
+    ('{"time":"2024-03-11T14:31:03.384Z","level":"INFO","msg":"assigning partitions","component":"kafka","why":"newly fetched offsets for group '
+     'ledger-app","how":0,"input":{"ledger":{"2":{"At":8100,"Epoch":0,"CurrentEpoch":0},"3":{"At":-2,"Epoch":-1,"CurrentEpoch":-1}}}}',
+     "[INFO] assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current assignment, "
+     "input: ledger[2{8100 e0 ce0} 3{-2 e-1 ce-1}]"),
 ]
-"""franz-go's lines as JSON (zap through ``kzap``, with its named logger and caller; ``log/slog``'s
-JSON handler through ``kslog``, with a context field; a Go map as a JSON object) and as
+"""franz-go's lines as JSON (zap through ``kzap``, with its named logger and caller, a ``fmt.Stringer`` as its
+text; ``log/slog``'s JSON handler through ``kslog``, with a context field, a Go map as a JSON object and other
+values as ``json.Marshal`` writes them: ``assignHow`` a number, ``Offset`` its ``MarshalJSON``) and as
 ``kgo.BasicLogger`` writes them."""
 
 
@@ -615,5 +672,5 @@ def test_franz_go_through_zap_and_slog_json_gives_the_basic_loggers_events(spark
 
     as_json = events("json.log", [pair[0] for pair in FRANZ_GO_TWINS])
     assert as_json == events("basic.log", [pair[1] for pair in FRANZ_GO_TWINS])
-    assert [event[1] for event in as_json] == ["GO02", "GO04", "GO07", "GO13", "GO05"]
-    assert as_json[4][8] == ["ledger-2", "ledger-3"]
+    assert [event[1] for event in as_json] == ["GO02", "GO04", "GO07", "GO13", "GO05", "GO15", "GO15"]
+    assert [event[8] for event in as_json[4:]] == [["ledger-2", "ledger-3"], ["ledger-3", "ledger-2"], ["ledger-2", "ledger-3"]]
