@@ -64,7 +64,8 @@ FRANZ_GO_KEYS = (
     "revoking", "stage", "err", "topic", "partition", "commit_from", "commit_to", "commit_epoch", "error_code",
     "why", "how", "input",
 )
-"""The keys franz-go logs beside its group messages (``pkg/kgo/consumer_group.go``), in no order."""
+"""The keys franz-go logs beside its group messages (``pkg/kgo/consumer_group.go``), in an order that
+keeps each message's own: ``group`` first, ``commit_from`` before ``commit_to``, ``why, how, input``."""
 LEVEL_AND_FRANZ_GO = rf"\[(DEBUG|INFO|WARN|ERROR)\] (?={FRANZ_GO_MESSAGE})"
 """``kgo.BasicLogger``'s level before a group message: ``[INFO] joined; group: g, ..``."""
 
@@ -72,10 +73,13 @@ LEVEL_AND_FRANZ_GO = rf"\[(DEBUG|INFO|WARN|ERROR)\] (?={FRANZ_GO_MESSAGE})"
 def franz_go_text(written: Column, message: Column, keys: Column, values: Column) -> Column:
     """A structured franz-go record (``written``: its line holds franz-go's words as its message
     and a ``group``) in ``kgo.BasicLogger``'s form, ``message; key: value, ..``: the record's
-    pairs of ``FRANZ_GO_KEYS`` in the order written (a logger's own context pairs left out).
-    Other records' messages as they are. The test is on the line, so that a message evaluated
-    field by field (queries run interpreted) is built once."""
-    pairs = F.filter(F.arrays_zip(keys.alias("k"), values.alias("v")), lambda pair: pair["k"].isin(*FRANZ_GO_KEYS))
+    pairs of ``FRANZ_GO_KEYS`` in franz-go's order, whatever order they were written in (logrus's
+    and Benthos's JSON sort their keys), a logger's own context pairs left out. Other records'
+    messages as they are. The test is on the line, so that a message evaluated field by field
+    (queries run interpreted) is built once."""
+    order = F.array(*[F.lit(key) for key in FRANZ_GO_KEYS])
+    written_pairs = F.filter(F.arrays_zip(keys.alias("k"), values.alias("v")), lambda pair: pair["k"].isin(*FRANZ_GO_KEYS))
+    pairs = F.array_sort(written_pairs, lambda a, b: (F.array_position(order, a["k"]) - F.array_position(order, b["k"])).cast("int"))
     text = F.concat(message, F.lit("; "), F.array_join(F.transform(pairs, lambda pair: F.concat(pair["k"], F.lit(": "), pair["v"])), ", "))
     return F.when(written, text).otherwise(message)
 
