@@ -49,7 +49,10 @@ FRANZ_GO_WORDS = (
     r"(?:joining group|joined(?:, balancing group| as leader but unable to balance group due to KIP-345 limitations)?|synced|"
     r"new group session begun|(?:eager|cooperative) consumer revoking prior assigned partitions(?: because leaving group)?|"
     r"(?:cooperative consumer )?calling onRevoke(?: at the end of a session)?|leaving group|heartbeat errored|"
-    r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed)"
+    r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed|"
+    r"consumer group initial heartbeat received assignment|leaving next-gen group|"
+    r"consumer group heartbeat detected an updated assignment; exited heartbeat loop to assign & reentering|"
+    r"consumer group heartbeat (?:saw fenced member epoch|error), abandoning assignment and rejoining(?: with new member id)?)"
 )
 """The group messages of franz-go's ``kgo`` client (``catalogue/clients.yaml``'s GO entries)."""
 FRANZ_GO_POSITIONS, FRANZ_GO_FETCHED = "assigning partitions", "newly fetched offsets for group "

@@ -2,8 +2,8 @@
 
 A member is one consumer client of one group on one host (``host``/``client_id``); a Kafka
 Streams thread is the member of its ``<thread>-consumer`` client; the consumer lines of clients
-that name no client id (kafka-python, aiokafka, KafkaJS) belong to the client id inside the
-member ids of their file. Its own lines are in the order it wrote them, so each event learns
+that name no client id (kafka-python, aiokafka, KafkaJS, franz-go) belong to the client id inside the
+member ids of their file (franz-go's KIP-848 member ids hold none: its default, ``kgo``). Its own lines are in the order it wrote them, so each event learns
 the generation the member was in when it wrote the line (``generation_now``).
 """
 
@@ -13,6 +13,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
+from ..catalogue import load_catalogue
+from ..events import FRANZ_GO_LOGGER
 from ..registry import EVIDENCE_ORDER, next_value
 
 MEMBER = "member"
@@ -101,7 +103,18 @@ def member_order() -> list[Column]:
     return [F.col(s.TS), F.col(s.SOURCE_FILE), F.col(s.LINE)]
 
 
-MEMBER_INPUTS = (*EVIDENCE_ORDER, s.EVENT_TYPE, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION, "epoch")
+def franz_go_client() -> Column:
+    """``kgo``, franz-go's default client id, for a franz-go line that nothing else names a client
+    of: under KIP-848 (v1.19+) its member id is the client's own base64 UUID, with no client id in
+    it (``kgo-<uuid>`` in the classic protocol)."""
+    templates = [t.key for t in load_catalogue() if FRANZ_GO_LOGGER in t.loggers]
+    return F.when(F.col(s.TEMPLATE_ID).isin(*templates), F.lit(FRANZ_GO_LOGGER))
+
+
+MEMBER_INPUTS = (
+    *EVIDENCE_ORDER, s.EVENT_TYPE, s.TEMPLATE_ID, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION,
+    "epoch",
+)
 """The columns ``with_members`` reads."""
 
 
@@ -129,7 +142,7 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
     """``with_members`` on ``MEMBER_INPUTS``: each line's file and line, ``client_id``, ``member``,
     ``group_id``, ``member_id``, ``instance_id`` and ``generation_now``."""
     named = events.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_member_ids()))
-    named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named)))
+    named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named), franz_go_client()))
     client = member_client(named)
     with_member = named.withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)))
     generation = generation_mark()

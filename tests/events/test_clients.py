@@ -680,3 +680,62 @@ def test_franz_go_through_zap_and_slog_json_gives_the_basic_loggers_events(spark
     assert as_json == events("basic.log", [pair[1] for pair in FRANZ_GO_TWINS])
     assert [event[1] for event in as_json] == ["GO02", "GO04", "GO07", "GO13", "GO05", "GO15", "GO15", "GO10", "GO13"]
     assert [event[8] for event in as_json[4:7]] == [["ledger-2", "ledger-3"], ["ledger-3", "ledger-2"], ["ledger-2", "ledger-3"]]
+
+
+KGO_848 = "3kQ2m9XwTgq1L0pVb7yZcA=="
+FRANZ_GO_848 = [
+    ("09:14:05.101", "beginning to manage the next-gen group lifecycle; group: ledger-app"),
+    ("09:14:05.118", f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 1, "
+                     "now_assigned: map[ledger:[0 1 2 3]]"),
+    ("09:14:05.120", "new group session begun; group: ledger-app, added: ledger[0 1 2 3], lost: "),
+    ("09:14:05.121", "beginning heartbeat loop; group: ledger-app"),
+    ("09:14:05.126", "assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current "
+                     "assignment, input: ledger[1{6020 e0 ce0} 0{5100 e0 ce0} 3{9050 e0 ce0} 2{8100 e0 ce0}]"),
+    ("09:15:12.400", "consumer group heartbeat detected an updated assignment; exited heartbeat loop to assign & reentering; "
+                     f"group: ledger-app, member_id: {KGO_848}, generation: 3, now_assigned: map[ledger:[0 1]]"),
+    ("09:15:12.401", "new group session begun; group: ledger-app, added: , lost: ledger[2 3]"),
+    ("09:15:12.402", "calling onRevoke at the end of a session; group: ledger-app, lost: ledger[2 3], stage: 1"),
+    ("09:15:41.502", f"consumer group heartbeat error, abandoning assignment and rejoining; group: ledger-app, member_id: {KGO_848}, "
+                     "generation: 3, err: FENCED_MEMBER_EPOCH: The member epoch is fenced by the group coordinator. The member must abandon "
+                     "all its partitions and rejoin."),
+    ("09:15:41.610", f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 6, "
+                     "now_assigned: map[ledger:[0 1]]"),
+    ("09:15:41.611", "new group session begun; group: ledger-app, added: ledger[0 1], lost: "),
+    ("09:20:00.004", f"leaving next-gen group; group: ledger-app, member_id: {KGO_848}, instance_id: <nil>"),
+]
+"""franz-go 1.21 under the KIP-848 consumer protocol (``kgo.BasicLogger`` in a containerd log): it joins at
+epoch 1 with all of ``ledger``, gives up ledger-2 and ledger-3 at epoch 3, is fenced, rejoins at epoch 6 and
+leaves. Its member id is its own UUID in base64, with no client id in it."""
+
+
+def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spark, tmp_path):
+    """The member epoch of each heartbeat that hands out an assignment is the member's generation;
+    a fenced member's abandoned assignment ends its intervals as lost, and leaving ends the rest.
+    The member is its host and franz-go's default client id, ``kgo``."""
+    from ..helpers import ingest_paths, small_model
+
+    path = tmp_path / "consumer-c" / "app.log"
+    path.parent.mkdir()
+    path.write_text("".join(f"2025-06-02T{t}418000Z stderr F [INFO] {text}\n" for t, text in FRANZ_GO_848))
+    model = small_model(spark, ingest_paths(spark, path).records)
+    members = {row[s.LINE]: row.asDict() for row in model.members.collect()}
+    assert {line: (e[s.EVENT_TYPE], e[s.TEMPLATE_ID], e["member"], e["generation_now"], e["epoch"], e[s.PARTITIONS]) for line, e in members.items()} == {
+        2: ("consumer:group:member_state", "GO16", "consumer-c/kgo", 1, 1, ["ledger-0", "ledger-1", "ledger-2", "ledger-3"]),
+        3: ("consumer:group:assigned", "GO05", "consumer-c/kgo", 1, None, ["ledger-0", "ledger-1", "ledger-2", "ledger-3"]),
+        5: ("consumer:offset:set_committed", "GO15", "consumer-c/kgo", 1, None, ["ledger-1", "ledger-0", "ledger-3", "ledger-2"]),
+        6: ("consumer:group:member_state", "GO16", "consumer-c/kgo", 3, 3, ["ledger-0", "ledger-1"]),
+        7: ("consumer:group:assigned", "GO05", "consumer-c/kgo", 3, None, []),
+        8: ("consumer:group:revoked", "GO08", "consumer-c/kgo", 3, None, ["ledger-2", "ledger-3"]),
+        9: ("consumer:group:lost", "GO17", "consumer-c/kgo", 3, 3, None),
+        10: ("consumer:group:member_state", "GO16", "consumer-c/kgo", 6, 6, ["ledger-0", "ledger-1"]),
+        11: ("consumer:group:assigned", "GO05", "consumer-c/kgo", 6, None, ["ledger-0", "ledger-1"]),
+        12: ("consumer:group:leave", "GO18", "consumer-c/kgo", 6, None, None),
+    }
+    assert members[9]["error"].startswith("FENCED_MEMBER_EPOCH: ") and members[12][s.MEMBER_ID] == KGO_848
+    intervals = sorted(
+        (row[s.PARTITION], row[s.GENERATION], row["from_line"], row["to_line"], row["ended"]) for row in model.ownership.collect()
+    )
+    assert intervals == [
+        (0, 1, 3, 9, "lost"), (0, 6, 11, 12, "member left"), (1, 1, 3, 9, "lost"), (1, 6, 11, 12, "member left"),
+        (2, 1, 3, 8, "revoked"), (3, 1, 3, 8, "revoked"),
+    ]
