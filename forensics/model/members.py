@@ -24,7 +24,7 @@ JOINED = ("consumer:group:joined", "consumer:group:synced")
 """Events that name the generation the member is in (classic protocol)."""
 EPOCH_STEP = "consumer:group:member_state"
 """KIP-848 member state transitions carry the member epoch instead of a group generation."""
-FENCED_OR_UNKNOWN = (EPOCH_STEP, "consumer:group:heartbeat_failed")
+FENCED_OR_UNKNOWN = (EPOCH_STEP, "consumer:group:heartbeat_failed", "consumer:group:lost")
 """The event types of ``epoch_fenced`` and ``member_unknown`` lines."""
 STREAMS_CONSUMER_SUFFIX = "-consumer"
 THREAD_CLIENT = r"(?:-restore-consumer|(?<=-StreamThread-\d{1,4})-(?:\d+_\d+-)?producer)$"
@@ -75,16 +75,21 @@ def sole_consumer_of_file(events: DataFrame) -> Column:
 def epoch_fenced() -> Column:
     """KIP-848 / KIP-1071 lines of a member whose epoch the coordinator fenced: its transition to
     ``FENCED`` (it loses its assignment and rejoins with epoch 0) and the heartbeat answered
-    FENCED_MEMBER_EPOCH (``.. failed for member M because epoch N is fenced.``)."""
+    FENCED_MEMBER_EPOCH (``.. failed for member M because epoch N is fenced.``; franz-go abandons its
+    assignment, ``.. saw fenced member epoch, ..`` or ``.., err: FENCED_MEMBER_EPOCH: ..``)."""
     state = (F.col(s.EVENT_TYPE) == EPOCH_STEP) & (F.col("state_to") == "FENCED")
     heartbeat = (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed") & F.col(s.MESSAGE).rlike(r"because epoch -?\d+ is fenced\.")
-    return state | heartbeat
+    abandoned = (F.col(s.EVENT_TYPE) == "consumer:group:lost") & F.col(s.MESSAGE).rlike(r"saw fenced member epoch, |, err: FENCED_MEMBER_EPOCH\b")
+    return state | heartbeat | abandoned
 
 
 def member_unknown() -> Column:
     """A KIP-848 / KIP-1071 heartbeat answered UNKNOWN_MEMBER_ID (``.. failed because member M is
-    unknown.``): the coordinator had removed the member, its session expired."""
-    return (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed") & F.col(s.MESSAGE).rlike(r"because member \S+ is unknown\.")
+    unknown.``; franz-go's ``.. rejoining with new member id; .., err: UNKNOWN_MEMBER_ID: ..``): the
+    coordinator had removed the member, its session expired."""
+    heartbeat = (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed") & F.col(s.MESSAGE).rlike(r"because member \S+ is unknown\.")
+    abandoned = (F.col(s.EVENT_TYPE) == "consumer:group:lost") & F.col(s.MESSAGE).contains(", err: UNKNOWN_MEMBER_ID: ")
+    return heartbeat | abandoned
 
 
 def generation_mark() -> Column:

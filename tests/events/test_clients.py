@@ -711,7 +711,7 @@ leaves. Its member id is its own UUID in base64, with no client id in it."""
 def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spark, tmp_path):
     """The member epoch of each heartbeat that hands out an assignment is the member's generation;
     a fenced member's abandoned assignment ends its intervals as lost, and leaving ends the rest.
-    The member is its host and franz-go's default client id, ``kgo``."""
+    The member is its host and franz-go's default client id, ``kgo``; its fencing is a finding."""
     from ..helpers import ingest_paths, small_model
 
     path = tmp_path / "consumer-c" / "app.log"
@@ -739,3 +739,5 @@ def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spa
         (0, 1, 3, 9, "lost"), (0, 6, 11, 12, "member left"), (1, 1, 3, 9, "lost"), (1, 6, 11, 12, "member left"),
         (2, 1, 3, 8, "revoked"), (3, 1, 3, 8, "revoked"),
     ]
+    fenced = [(f["detector"], f["classification"], f["member"], [e["line"] for e in f["evidence"]]) for f in findings_json(detect(model))]
+    assert fenced == [("fenced", "member epoch", "consumer-c/kgo", [9])]
