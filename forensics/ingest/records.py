@@ -40,11 +40,12 @@ an export's message column can hold the message alone, without the logger."""
 
 KAFKA_LOGGER = (
     r"^((org\.apache\.kafka|o\.a\.k|org\.apa\.kaf|o\.a\.kafka|aiokafka|kafka\.consumer)\."
-    r"|kafka\.coordinator(\.(base|consumer|heartbeat))?$|kafkajs$)"
+    r"|kafka\.coordinator(\.(base|consumer|heartbeat))?$|kafkajs$|(org\.springframework\.kafka\.listener|o\.s\.k\.l)\.KafkaMessageListenerContainer$)"
 )
 """The Java client's loggers, and the other clients': kafka-python's group and consumer loggers
 (``kafka.coordinator[.base|.consumer|.heartbeat]``, ``kafka.consumer.*``; not the broker's
-``kafka.coordinator.group.*``), aiokafka's and KafkaJS's."""
+``kafka.coordinator.group.*``), aiokafka's and KafkaJS's; Spring for Apache Kafka's listener
+container, whose rebalance listener writes the Java client's callbacks (``partitions assigned``)."""
 PYTHON_CLIENT_MESSAGE = (
     r"(?:\(Re-\)joining|Successfully (?:joined|synced)|Joined|Leaving consumer) group |Elected group leader -- |"
     r"Received successful JoinGroup response for group |LeaveGroup request succeeded|Group \S+ is rebalancing|"

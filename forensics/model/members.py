@@ -3,7 +3,8 @@
 A member is one consumer client of one group on one host (``host``/``client_id``); a Kafka
 Streams thread is the member of its ``<thread>-consumer`` client; the consumer lines of clients
 that name no client id (kafka-python, aiokafka, KafkaJS, franz-go) belong to the client id inside the
-member ids of their file (franz-go's KIP-848 member ids hold none: its default, ``kgo``). Its own lines are in the order it wrote them, so each event learns
+member ids of their file (franz-go's KIP-848 member ids hold none: its default, ``kgo``); a Spring
+container's lines to the client of their thread, else to the thread (one consumer each). Its own lines are in the order it wrote them, so each event learns
 the generation the member was in when it wrote the line (``generation_now``).
 """
 
@@ -108,6 +109,24 @@ def member_order() -> list[Column]:
     return [F.col(s.TS), F.col(s.SOURCE_FILE), F.col(s.LINE)]
 
 
+SPRING_CONSUMER_THREAD = r"-C-\d+$"
+"""The thread of a Spring for Apache Kafka listener container's consumer, ``<bean>-<n>-C-<m>``
+(``org.springframework.kafka.KafkaListenerEndpointContainer#0-0-C-1``): one consumer each."""
+
+
+def client_of_thread(events: DataFrame) -> Column:
+    """For a consumer line without a client id: the one client id the consumer lines of its file
+    and thread name (a Spring container's ``partitions assigned`` line beside the Java client's
+    lines on the consumer's own thread); else, on a Spring container's consumer thread, the
+    thread itself, its one consumer (the Java client's lines kept at WARN)."""
+    consumer = F.col(s.EVENT_TYPE).startswith("consumer:")
+    on_thread = Window.partitionBy(s.SOURCE_FILE, s.THREAD)
+    client = F.when(consumer, F.col(s.CLIENT_ID))
+    least, greatest = F.min(client).over(on_thread), F.max(client).over(on_thread)
+    spring = F.when(F.col(s.THREAD).rlike(SPRING_CONSUMER_THREAD), F.col(s.THREAD))
+    return F.when(consumer & F.col(s.CLIENT_ID).isNull() & F.col(s.THREAD).isNotNull(), F.coalesce(F.when(least == greatest, least), spring))
+
+
 def franz_go_client() -> Column:
     """``kgo``, franz-go's default client id, for a franz-go line that nothing else names a client
     of: under KIP-848 (v1.19+) its member id is the client's own base64 UUID, with no client id in
@@ -147,6 +166,7 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
     """``with_members`` on ``MEMBER_INPUTS``: each line's file and line, ``client_id``, ``member``,
     ``group_id``, ``member_id``, ``instance_id`` and ``generation_now``."""
     named = events.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_member_ids()))
+    named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_thread(named)))
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named), franz_go_client()))
     client = member_client(named)
     with_member = named.withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)))

@@ -104,6 +104,19 @@ def without_held_tasks(changes: DataFrame, exits: DataFrame) -> DataFrame:
     return changes.where(F.col(s.TASK).isNull()).unionByName(kept)
 
 
+def without_repeats(changes: DataFrame) -> DataFrame:
+    """``changes`` without a member's acquisition of a partition it acquired last in the same
+    generation, with no release between: one rebalance callback written twice, by the Java
+    client (``Adding newly assigned partitions``) and by the application's listener (Spring's
+    ``partitions assigned``)."""
+    per_partition = Window.partitionBy(s.GROUP_ID, MEMBER, "tp", s.TASK).orderBy(*member_order())
+    again = (
+        (F.col("change") == "acquired") & (F.lag("change").over(per_partition) == "acquired")
+        & F.lag(GENERATION_NOW).over(per_partition).eqNullSafe(F.col(GENERATION_NOW))
+    )
+    return changes.withColumn("_again", F.coalesce(again, F.lit(False))).where(~F.col("_again")).drop("_again")
+
+
 @rows_from(ASSIGNED)
 def ownership_intervals(members: DataFrame) -> DataFrame:
     """One row per partition (or KIP-1071 task) per owner interval (``OWNERSHIP_COLUMNS``).
@@ -114,7 +127,7 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
     ``source_file`` with ``from_line``/``to_line`` are the evidence.
     """
     exits = member_exits(members)
-    changes = without_held_tasks(partition_changes(members), exits)
+    changes = without_repeats(without_held_tasks(partition_changes(members), exits))
     per_partition = Window.partitionBy(s.GROUP_ID, MEMBER, "tp", s.TASK).orderBy(*member_order())
     nxt = changes.select(
         "*",

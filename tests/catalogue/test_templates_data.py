@@ -32,7 +32,7 @@ ALLOWED_FIELDS = set(CATALOGUE_FIELDS)
 REQUIRED_KEYS = {"id", "event_type", "versions", "loggers", "pattern", "example", "fields"}
 VERSION = r"\d+\.\d+(?:\.\d+)?"
 VERSIONS_RE = re.compile(rf"^{VERSION}(?:-{VERSION})?(?:,{VERSION}(?:-{VERSION})?)*$")
-ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK|B|PY|JS|GO)\d+$")
+ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK|B|PY|JS|GO|SK)\d+$")
 # regex constructs that Python accepts but Java does not (or that the loader must not see)
 NON_JAVA = [r"(?P=", r"(?(", r"(?<=", r"(?<!", r"(?#", r"\Z", r"(?x", r"(?a", r"(?L"]
 
