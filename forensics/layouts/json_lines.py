@@ -262,8 +262,8 @@ def _kafkajs(message: Column, value: Column) -> Column:
 
 
 def franz_go(text: Column, value: Column) -> Column:
-    """``text`` with a franz-go record's fields after it (``_common.franz_go_text``), in the order
-    written; the line is read as a map of its top-level fields only where its ``msg`` is one of
+    """``text`` with a franz-go record's fields after it (``_common.franz_go_text``), in franz-go's
+    order; the line is read as a map of its top-level fields only where its ``msg`` is one of
     franz-go's messages and it has a ``group`` (or its ``why`` names one: ``_common.FRANZ_GO_FETCHED``)."""
     group_line = value.contains('"group"') & value.rlike(rf'"msg"\s*:\s*"{c.FRANZ_GO_WORDS}"')
     positions = value.contains(f'"why":"{c.FRANZ_GO_FETCHED}') & value.rlike(rf'"msg"\s*:\s*"{c.FRANZ_GO_POSITIONS}"')

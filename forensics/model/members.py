@@ -2,10 +2,11 @@
 
 A member is one consumer client of one group on one host (``host``/``client_id``); a Kafka
 Streams thread is the member of its ``<thread>-consumer`` client; the consumer lines of clients
-that name no client id (kafka-python, aiokafka, KafkaJS, franz-go) belong to the client id inside the
-member ids of their file (franz-go's KIP-848 member ids hold none: its default, ``kgo``); a Spring
-container's lines to the client of their thread, else to the thread (one consumer each). Its own lines are in the order it wrote them, so each event learns
-the generation the member was in when it wrote the line (``generation_now``).
+that name no client id (kafka-python, aiokafka, KafkaJS, franz-go) belong to the client id inside
+the member ids of their file (franz-go's KIP-848 member ids hold none: its default, ``kgo``); a
+Spring container's lines to the client of their thread, else to the thread (one consumer each).
+Its own lines are in the order it wrote them, so each event learns the generation the member was
+in when it wrote the line (``generation_now``).
 """
 
 from __future__ import annotations
