@@ -16,15 +16,16 @@ FAUST_TABLE_ROW = r"[|│] *([^\s|│]+) *[|│] *\{([\d, -]*)\} *[|│]"
 """A row of the ``Topic Partition Set`` table a Faust worker logs for aiokafka's set of partitions
 (faust/worker.py, 1.10+): the topic and its partitions in ranges, ``| orders | {0-2, 5} |``
 (``│`` where the table was drawn for a terminal)."""
-GO_TOPIC_PARTITIONS = r"([\w.-]+):?(?:map)?\[((?:[\d :]|\{[^{}\]]*\})*)\]"
+GO_TOPIC_PARTITIONS = r"([\w.-]+):?(?:map)?\[((?:[\d :,]|\{[^{}\]]*\})*)\]"
 """A topic and its partitions as franz-go prints them: ``orders[0 1 2]`` (its ``mtps``), or in a
 Go map, ``orders:[0 1 2]`` of ``map[orders:[0 1 2] payments:[3]]``; each partition may carry its
-offset (``orders[2{8100 e0 ce0}]``, ``orders:map[2:{8100.0~0}]``: ``GO_POSITION``)."""
+offset (``orders[2{8100 e0 ce0}]``, ``orders:map[2:{8100.0~0}]``, ``orders[2{8100=>8200}, 3{..}]``:
+``GO_POSITION``)."""
 GO_PARTITIONS = rf"^(?:map\[\]|(?:map\[)?{GO_TOPIC_PARTITIONS})"
-GO_POSITION = r"(\d+):?\{(-?\d+)"
-"""A partition and the offset franz-go's ``Offset`` prints first: ``2{8100 e0 ce0}`` (v1.5+),
-``2{8100.0 0}`` (v1.2.4-v1.4), ``2:{8100.0~0}`` (a Go map, v1.2.3); ``{-2+5 e-1 ce-1}`` is relative
-to the start."""
+GO_POSITION = r"(\d+):?\{(?:-?\d+=>)?(-?\d+)"
+"""A partition and its offset: the one franz-go's ``Offset`` prints first, ``2{8100 e0 ce0}``
+(v1.5+), ``2{8100.0 0}`` (v1.2.4-v1.4), ``2:{8100.0~0}`` (a Go map, v1.2.3), ``{-2+5 e-1 ce-1}``
+relative to the start; or the one a commit moved to, ``2{8100=>8200}``."""
 _PYTHON_COLLECTION = r"^(?:frozenset\(|set\()?[\[{]?|[\]}]?\)?$"
 """The brackets around a list: Java's ``[..]``, Python's ``{..}``, ``set()``, ``frozenset({..})``."""
 
@@ -51,7 +52,7 @@ def go_partitions(text: Column) -> Column:
     topics = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(1))
     numbers = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(2))
     return F.flatten(F.zip_with(topics, numbers, lambda topic, listed: F.transform(
-        F.filter(F.split(F.regexp_replace(listed, r":?\{[^}]*\}", ""), " "), lambda number: number != ""),
+        F.filter(F.split(F.regexp_replace(listed, r":?\{[^}]*\}", ""), "[ ,]+"), lambda number: number != ""),
         lambda number: F.concat(topic, F.lit("-"), number),
     )))
 

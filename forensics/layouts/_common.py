@@ -49,7 +49,7 @@ FRANZ_GO_WORDS = (
     r"(?:joining group|joined(?:, balancing group| as leader but unable to balance group due to KIP-345 limitations)?|synced|"
     r"new group session begun|(?:eager|cooperative) consumer revoking prior assigned partitions(?: because leaving group)?|"
     r"(?:cooperative consumer )?calling onRevoke(?: at the end of a session)?|leaving group|heartbeat errored|"
-    r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed|"
+    r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed|updated committed|"
     r"consumer group initial heartbeat received assignment|leaving next-gen group|"
     r"consumer group heartbeat detected an updated assignment; exited heartbeat loop to assign & reentering|"
     r"consumer group heartbeat (?:saw fenced member epoch|error), abandoning assignment and rejoining(?: with new member id)?)"
@@ -65,10 +65,10 @@ mark (``logfmt`` and ``json_lines`` rewrite a structured record of one into this
 FRANZ_GO_KEYS = (
     "group", "member_id", "instance_id", "generation", "balance_protocol", "leader", "assigned", "added", "lost",
     "revoking", "stage", "err", "topic", "partition", "commit_from", "commit_to", "commit_epoch", "error_code",
-    "why", "how", "input",
+    "why", "how", "input", "to",
 )
 """The keys franz-go logs beside its group messages (``pkg/kgo/consumer_group.go``), in an order that
-keeps each message's own: ``group`` first, ``commit_from`` before ``commit_to``, ``why, how, input``."""
+keeps each message's own: ``group`` first, ``commit_from`` before ``commit_to``, ``why, how, input``, ``group, to``."""
 LEVEL_AND_FRANZ_GO = rf"\[(DEBUG|INFO|WARN|ERROR)\] (?={FRANZ_GO_MESSAGE})"
 """``kgo.BasicLogger``'s level before a group message: ``[INFO] joined; group: g, ..``."""
 

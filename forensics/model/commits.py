@@ -40,7 +40,7 @@ OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=')?([^\s{},=']+)(?:-|', partition=
 """One entry of the offsets map a commit prints: Java's ``{topic-N=OffsetAndMetadata{offset=O, ...}, ...}``,
 kafka-python's and aiokafka's ``{TopicPartition(topic='t', partition=N): OffsetAndMetadata(offset=O, ...), ...}``."""
 COMMIT_FAILED, COMMIT_REQUESTED = "consumer:offset:commit_failed", "consumer:offset:commit_requested"
-SET_COMMITTED, NO_COMMITTED = "consumer:offset:set_committed", "consumer:offset:no_committed"
+SET_COMMITTED, NO_COMMITTED, COMMITTED = "consumer:offset:set_committed", "consumer:offset:no_committed", "consumer:offset:committed"
 
 
 def per_partition_failures(members: DataFrame) -> DataFrame:
@@ -67,15 +67,16 @@ def per_partition_failures(members: DataFrame) -> DataFrame:
 
 
 def per_partition_positions(members: DataFrame) -> DataFrame:
-    """One committed-offset position per partition of a line that lists them all, franz-go's
-    ``assigning partitions; why: newly fetched offsets for group ..``: a partition that resumes
-    from the group's commit, or, at -2 (start) or -1 (end), one with no committed offset (it
-    starts where ``ConsumeResetOffset`` says; the offset that resolves to is logged at DEBUG)."""
-    listed = members.where((F.col(s.EVENT_TYPE) == SET_COMMITTED) & F.col(s.TOPIC).isNull() & F.col(s.PARTITIONS).isNotNull())
-    exploded = listed.withColumn("_position", F.explode(go_positions(F.regexp_extract(s.MESSAGE, r"input: (.*)$", 1))))
+    """One row per partition of a franz-go line that lists them all with their offsets: where
+    each resumes, ``assigning partitions; why: newly fetched offsets for group ..`` (a partition
+    that resumes from the group's commit, or, at -2 (start) or -1 (end), one with no committed
+    offset: it starts where ``ConsumeResetOffset`` says), and what a commit committed, ``updated
+    committed; group: g, to: t[2{8100=>8200}, ..]`` (DEBUG)."""
+    listed = members.where(F.col(s.EVENT_TYPE).isin(SET_COMMITTED, COMMITTED) & F.col(s.TOPIC).isNull() & F.col(s.PARTITIONS).isNotNull())
+    exploded = listed.withColumn("_position", F.explode(go_positions(F.regexp_extract(s.MESSAGE, r"(?:input|to): (.*)$", 1))))
     offset = F.col("_position.offset")
     return exploded.withColumns({
-        s.EVENT_TYPE: F.when(offset >= 0, F.lit(SET_COMMITTED)).otherwise(F.lit(NO_COMMITTED)),
+        s.EVENT_TYPE: F.when((F.col(s.EVENT_TYPE) == COMMITTED) | (offset >= 0), F.col(s.EVENT_TYPE)).otherwise(F.lit(NO_COMMITTED)),
         s.TOPIC: F.col("_position.topic"),
         s.PARTITION: F.col("_position.partition"),
         s.OFFSET: F.when(offset >= 0, offset),

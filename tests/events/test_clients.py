@@ -444,6 +444,7 @@ def test_partition_lists_in_every_clients_notation(spark):
 GO_POSITIONS = {
     "orders[1{4100 e3 ce3} 0{-2 e-1 ce-1}], my.topic-v2[10{77 e0 ce0}]": [("orders", 1, 4100), ("orders", 0, -2), ("my.topic-v2", 10, 77)],
     "orders[1{4100.3 3} 2{-1.-1 -1}]": [("orders", 1, 4100), ("orders", 2, -1)],  # v1.2.4-v1.4
+    "orders[1{4100=>4200}, 2{7000=>7100}], audit[0{12=>15}]": [("orders", 1, 4200), ("orders", 2, 7100), ("audit", 0, 15)],  # a commit
     "map[orders:map[1:{4100.3~3} 2:{-2+5.-1~-1}]]": [("orders", 1, 4100), ("orders", 2, -2)],  # v1.2.3, a Go map; relative to the start
     '{"orders":{"1":{"At":4100,"Epoch":3,"CurrentEpoch":3},"2":{"At":-2,"Relative":5,"Epoch":-1,"CurrentEpoch":-1}}}': [
         ("orders", 1, 4100), ("orders", 2, -2),
@@ -701,22 +702,26 @@ FRANZ_GO_848 = [
     ("09:15:41.610", f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 6, "
                      "now_assigned: map[ledger:[0 1]]"),
     ("09:15:41.611", "new group session begun; group: ledger-app, added: ledger[0 1], lost: "),
+    ("09:20:00.001", "updated committed; group: ledger-app, to: ledger[0{5100=>5230}, 1{6020=>6188}]"),
     ("09:20:00.004", f"leaving next-gen group; group: ledger-app, member_id: {KGO_848}, instance_id: <nil>"),
 ]
-"""franz-go 1.21 under the KIP-848 consumer protocol (``kgo.BasicLogger`` in a containerd log): it joins at
-epoch 1 with all of ``ledger``, gives up ledger-2 and ledger-3 at epoch 3, is fenced, rejoins at epoch 6 and
-leaves. Its member id is its own UUID in base64, with no client id in it."""
+"""franz-go 1.21 under the KIP-848 consumer protocol (``kgo.BasicLogger`` in a containerd log, at DEBUG): it
+joins at epoch 1 with all of ``ledger``, gives up ledger-2 and ledger-3 at epoch 3, is fenced, rejoins at epoch
+6, commits and leaves. Its member id is its own UUID in base64, with no client id in it."""
 
 
 def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spark, tmp_path):
     """The member epoch of each heartbeat that hands out an assignment is the member's generation;
     a fenced member's abandoned assignment ends its intervals as lost, and leaving ends the rest.
-    The member is its host and franz-go's default client id, ``kgo``; its fencing is a finding."""
+    The member is its host and franz-go's default client id, ``kgo``; its fencing is a finding;
+    its DEBUG ``updated committed`` line is one commit per partition."""
     from ..helpers import ingest_paths, small_model
 
     path = tmp_path / "consumer-c" / "app.log"
     path.parent.mkdir()
-    path.write_text("".join(f"2025-06-02T{t}418000Z stderr F [INFO] {text}\n" for t, text in FRANZ_GO_848))
+    path.write_text("".join(
+        f"2025-06-02T{t}418000Z stderr F [{'DEBUG' if text.startswith('updated') else 'INFO'}] {text}\n" for t, text in FRANZ_GO_848
+    ))
     model = small_model(spark, ingest_paths(spark, path).records)
     members = {row[s.LINE]: row.asDict() for row in model.members.collect()}
     assert {line: (e[s.EVENT_TYPE], e[s.TEMPLATE_ID], e["member"], e["generation_now"], e["epoch"], e[s.PARTITIONS]) for line, e in members.items()} == {
@@ -729,14 +734,19 @@ def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spa
         9: ("consumer:group:lost", "GO17", "consumer-c/kgo", 3, 3, None),
         10: ("consumer:group:member_state", "GO16", "consumer-c/kgo", 6, 6, ["ledger-0", "ledger-1"]),
         11: ("consumer:group:assigned", "GO05", "consumer-c/kgo", 6, None, ["ledger-0", "ledger-1"]),
-        12: ("consumer:group:leave", "GO18", "consumer-c/kgo", 6, None, None),
+        12: ("consumer:offset:committed", "GO19", "consumer-c/kgo", 6, None, ["ledger-0", "ledger-1"]),
+        13: ("consumer:group:leave", "GO18", "consumer-c/kgo", 6, None, None),
     }
-    assert members[9]["error"].startswith("FENCED_MEMBER_EPOCH: ") and members[12][s.MEMBER_ID] == KGO_848
+    assert members[9]["error"].startswith("FENCED_MEMBER_EPOCH: ") and members[13][s.MEMBER_ID] == KGO_848
+    assert sorted((r[s.LINE], r[s.PARTITION], r["kind"], r[s.OFFSET], r[s.GENERATION]) for r in model.commits.collect()) == [
+        (5, 0, "position from commit", 5100, 1), (5, 1, "position from commit", 6020, 1), (5, 2, "position from commit", 8100, 1),
+        (5, 3, "position from commit", 9050, 1), (12, 0, "commit", 5230, 6), (12, 1, "commit", 6188, 6),
+    ]
     intervals = sorted(
         (row[s.PARTITION], row[s.GENERATION], row["from_line"], row["to_line"], row["ended"]) for row in model.ownership.collect()
     )
     assert intervals == [
-        (0, 1, 3, 9, "lost"), (0, 6, 11, 12, "member left"), (1, 1, 3, 9, "lost"), (1, 6, 11, 12, "member left"),
+        (0, 1, 3, 9, "lost"), (0, 6, 11, 13, "member left"), (1, 1, 3, 9, "lost"), (1, 6, 11, 13, "member left"),
         (2, 1, 3, 8, "revoked"), (3, 1, 3, 8, "revoked"),
     ]
     fenced = [(f["detector"], f["classification"], f["member"], [e["line"] for e in f["evidence"]]) for f in findings_json(detect(model))]
