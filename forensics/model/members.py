@@ -67,10 +67,16 @@ def sole_consumer_of_file(events: DataFrame) -> Column:
 
     One client is where the least and the greatest agree: over the 4M-line benchmark corpus's
     events ``collect_set`` over the file's window took 2.5 s, ``min`` and ``max`` 0.3 s."""
+    return _sole_client(member_client(events), s.SOURCE_FILE)
+
+
+def _sole_client(client: Column, *within: str) -> Column:
+    """For a consumer line without a client id: the one ``client`` the consumer lines sharing its
+    ``within`` columns name; null when they name none or several."""
     consumer = F.col(s.EVENT_TYPE).startswith("consumer:")
-    client = F.when(consumer, member_client(events))
-    in_file = Window.partitionBy(s.SOURCE_FILE)
-    least, greatest = F.min(client).over(in_file), F.max(client).over(in_file)  # one client: the same
+    named = F.when(consumer, client)
+    scope = Window.partitionBy(*within)
+    least, greatest = F.min(named).over(scope), F.max(named).over(scope)  # one client: the same
     return F.when(consumer & F.col(s.CLIENT_ID).isNull() & (least == greatest), least)
 
 
@@ -115,17 +121,14 @@ SPRING_CONSUMER_THREAD = r"-C-\d+$"
 (``org.springframework.kafka.KafkaListenerEndpointContainer#0-0-C-1``): one consumer each."""
 
 
-def client_of_thread(events: DataFrame) -> Column:
+def client_of_thread() -> Column:
     """For a consumer line without a client id: the one client id the consumer lines of its file
     and thread name (a Spring container's ``partitions assigned`` line beside the Java client's
     lines on the consumer's own thread); else, on a Spring container's consumer thread, the
     thread itself, its one consumer (the Java client's lines kept at WARN)."""
-    consumer = F.col(s.EVENT_TYPE).startswith("consumer:")
-    on_thread = Window.partitionBy(s.SOURCE_FILE, s.THREAD)
-    client = F.when(consumer, F.col(s.CLIENT_ID))
-    least, greatest = F.min(client).over(on_thread), F.max(client).over(on_thread)
-    spring = F.when(F.col(s.THREAD).rlike(SPRING_CONSUMER_THREAD), F.col(s.THREAD))
-    return F.when(consumer & F.col(s.CLIENT_ID).isNull() & F.col(s.THREAD).isNotNull(), F.coalesce(F.when(least == greatest, least), spring))
+    spring = F.when(F.col(s.EVENT_TYPE).startswith("consumer:") & F.col(s.CLIENT_ID).isNull(), F.col(s.THREAD))
+    on_thread = F.coalesce(_sole_client(F.col(s.CLIENT_ID), s.SOURCE_FILE, s.THREAD), F.when(F.col(s.THREAD).rlike(SPRING_CONSUMER_THREAD), spring))
+    return F.when(F.col(s.THREAD).isNotNull(), on_thread)
 
 
 def franz_go_client() -> Column:
@@ -167,7 +170,7 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
     """``with_members`` on ``MEMBER_INPUTS``: each line's file and line, ``client_id``, ``member``,
     ``group_id``, ``member_id``, ``instance_id`` and ``generation_now``."""
     named = events.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_member_ids()))
-    named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_thread(named)))
+    named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_thread()))
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named), franz_go_client()))
     client = member_client(named)
     with_member = named.withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)))
