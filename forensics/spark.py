@@ -18,10 +18,12 @@ import sys
 import tempfile
 import threading
 import warnings
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Sequence
+from functools import wraps
+from typing import Callable, Iterator, Mapping, Sequence, TypeVar
 
 from .errors import ForensicsError
 
@@ -1000,6 +1002,40 @@ class TableReads:
             return iter(self._read[index])
 
         return together
+
+
+Built = TypeVar("Built")
+_CONNECT_COLUMNS = type("ConnectColumns", (), {})()
+"""The owner of the Columns built for Spark Connect, which are plain Python, bound to no session."""
+KEPT_BUILDS = 64
+"""Builds of one function that ``built_once`` keeps per Spark context; the oldest go beyond it."""
+
+
+def built_once(build: Callable[..., Built]) -> Callable[..., Built]:
+    """``build``, a pure function of hashable arguments that returns Columns, called once per
+    Spark context and arguments: later calls return the same Columns, which later queries use
+    again. A Column is an unresolved expression bound to no query; on a classic session each
+    function and operator that builds one is a call into the JVM (py4j, about 0.2 ms), and the
+    recognisers of a layout table are built by thousands of them. A new context (a session
+    stopped and started again) builds anew."""
+    kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @wraps(build)
+    def once(*args):
+        from pyspark import SparkContext
+        from pyspark.sql.utils import is_remote
+
+        owner = _CONNECT_COLUMNS if is_remote() else SparkContext._active_spark_context
+        if owner is None:
+            return build(*args)
+        builds = kept.setdefault(owner, {})
+        if args not in builds:
+            if len(builds) >= KEPT_BUILDS:
+                del builds[next(iter(builds))]
+            builds[args] = build(*args)
+        return builds[args]
+
+    return once
 
 
 def rows_together(frames: Sequence) -> list[list]:

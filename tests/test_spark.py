@@ -458,6 +458,33 @@ def test_a_spark_function_costs_one_round_trip_once_its_lookups_are_remembered(s
     ]
 
 
+
+def test_columns_built_once_are_the_same_columns_and_serve_every_query(spark, monkeypatch):
+    """``built_once``: one build per Spark context and arguments, kept up to ``KEPT_BUILDS``
+    (the oldest dropped); the Columns kept answer each later query over its own rows."""
+    from pyspark.sql import functions as F
+
+    from forensics import spark as sessions
+
+    builds = []
+
+    @sessions.built_once
+    def marked(word: str):
+        builds.append(word)
+        return F.when(F.col("value").contains(word), F.lit(word)).alias("mark")
+
+    assert marked("ommit") is marked("ommit") and marked("roup") is not marked("ommit")
+    assert builds == ["ommit", "roup"]
+    first = spark.createDataFrame([("Commit failed",), ("rebalance",)], "value string")
+    second = spark.createDataFrame([("Offset commit",)], "value string")
+    assert [row.mark for row in first.select(marked("ommit")).collect()] == ["ommit", None]
+    assert [row.mark for row in second.select(marked("ommit")).collect()] == ["ommit"]
+    monkeypatch.setattr(sessions, "KEPT_BUILDS", 2)
+    marked("artition")  # a third: the oldest build goes
+    assert marked("roup") is not None and builds == ["ommit", "roup", "artition"]
+    marked("ommit")
+    assert builds[-1] == "ommit"
+
 def test_remembered_lookups_keep_classes_and_methods_not_field_values(spark):
     jvm = spark.sparkContext._jvm
     functions = getattr(jvm, "org.apache.spark.sql.functions")

@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..catalogue import Template, first_word, load_catalogue, precedence
 from ..layouts._common import FRANZ_GO_MESSAGE, SEP
-from ..spark import materialise
+from ..spark import built_once, materialise
 from . import fields as f
 from .prefix import with_split_prefix
 
@@ -141,8 +141,10 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     )
 
 
-def typed_fields() -> list[Column]:
-    """EVENT_FIELDS columns from the captures (``_cap``) and the prefix (``_prefix``)."""
+@built_once
+def typed_fields() -> tuple[Column, ...]:
+    """EVENT_FIELDS columns from the captures (``_cap``) and the prefix (``_prefix``), built once
+    (``spark.built_once``): the partition lists' parsers alone take hundreds of calls into the JVM."""
     raw = {name: F.col("_cap")[i] for i, name in enumerate(s.CATALOGUE_FIELDS)}
     text = {name: F.when(value.startswith(CAPTURED), F.expr(f"substring(_cap[{i}], 2)")) for i, (name, value) in enumerate(raw.items())}
     cap = {name: F.nullif(value, F.lit("")) for name, value in text.items()}
@@ -184,7 +186,7 @@ def typed_fields() -> list[Column]:
         "config_kind": cap["config_kind"],
         "member_count": cap["member_count"].try_cast("int"),
     }
-    return [values[field.name].cast(s.as_ddl(field.dataType)).alias(field.name) for field in s.EVENT_FIELDS.fields]
+    return tuple(values[field.name].cast(s.as_ddl(field.dataType)).alias(field.name) for field in s.EVENT_FIELDS.fields)
 
 
 def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = None) -> DataFrame:

@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from .. import layouts
 from .. import schema as s
 from ..registry import literal_map
+from ..spark import built_once
 from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
 from ..layouts._common import (
     BRACKETED_OPENINGS, EXCEPTION_LINE, FRANZ_GO_MESSAGE, KAFKAJS_MESSAGE, LEVEL_AND_FRANZ_GO, SEP, SLASHED_DATE, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
@@ -133,35 +134,46 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     (``tried.prefixed``), a line that ``wrappers.prefixed_wrapper`` finds behind it skips the
     first two steps: it is found as ``wrapper_of`` would, without a regex over the whole line.
     """
+    passed = [c for c in lines.columns if c != "value"]
+    added, result = _recognition(tuple(table.items()), tried)
+    for name, column in added:
+        lines = lines.withColumn(name, column)
+    return lines.select(*passed, *result)
+
+
+@built_once
+def _recognition(table_items: tuple, tried: Recognisers) -> tuple[tuple[tuple[str, Column], ...], tuple[Column, ...]]:
+    """``recognise``'s columns for a layout table (its items) and ``tried``: the columns added
+    one after another, then those selected after the columns passed through. Built once
+    (``spark.built_once``): the head regexes of every layout and wrapper take thousands of calls
+    into the JVM to build."""
+    table = dict(table_items)
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
     none = F.lit(None).cast("string")
     prefixed = wrappers.prefixed_wrapper(value, tried.prefixed) if tried.wrappers and tried.prefixed else none
-    with_layout = lines.withColumn("prefixed", prefixed).withColumn(
-        "layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact))
-    )
+    added = [("prefixed", prefixed), ("layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact)))]
     fallback = layouts.head_layout(value, table, layouts.FALLBACK) if tried.fallback else F.lit(None).cast("string")
     if not tried.wrappers:
-        return with_layout.select(
-            *[c for c in lines.columns if c != "value"], value, F.coalesce("layout", fallback).alias("layout"),
-            none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
+        return tuple(added), (
+            value, F.coalesce("layout", fallback).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
         )
     first = F.substring(value, 1, 1)
     envelope = F.coalesce(F.col("wrapper").isin(*wrappers.ENVELOPES, *wrappers.PIECES), F.lit(False))
     may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
-    peeled_or_not = (
-        with_layout.withColumn("clean", F.when(may_wrap, wrappers.strip_ansi(value)))
-        .withColumn("wrapper", F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(
+    added += [
+        ("clean", F.when(may_wrap, wrappers.strip_ansi(value))),
+        ("wrapper", F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(
             F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi")))
-        ))
-        .withColumn("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper"))))
-        .withColumn("wrapper", F.when(F.col("w")[3] == "P", F.concat("wrapper", F.lit("_partial"))).otherwise(F.col("wrapper")))
-        .withColumn("w_inner", wrappers.strip_ansi(F.col("w")[2]))
-        .withColumn("w_time", F.nullif(F.col("w")[0], F.lit("")))
-        .withColumn("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table)))
-        .withColumn("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~envelope, fallback))
-        .withColumn("continuation", F.when(F.col("inner_layout").isNull(), F.col("w_inner").rlike(CONTINUATION_TEXT)))  # stack-trace text behind a wrapper
-    )
+        )),
+        ("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper")))),
+        ("wrapper", F.when(F.col("w")[3] == "P", F.concat("wrapper", F.lit("_partial"))).otherwise(F.col("wrapper"))),
+        ("w_inner", wrappers.strip_ansi(F.col("w")[2])),
+        ("w_time", F.nullif(F.col("w")[0], F.lit(""))),
+        ("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table))),
+        ("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~envelope, fallback)),
+        ("continuation", F.when(F.col("inner_layout").isNull(), F.col("w_inner").rlike(CONTINUATION_TEXT))),  # stack-trace text behind a wrapper
+    ]
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
     continuation = F.coalesce(F.col("continuation"), F.lit(False))
@@ -169,8 +181,7 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | continuation | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented | continuation)  # a JSON record stays one unless it holds a line
     peeled = peeled | envelope  # never part of a record
-    return peeled_or_not.select(
-        *[c for c in lines.columns if c != "value"],
+    return tuple(added), (
         F.when(peeled, inner).otherwise(value).alias("value"),
         F.when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
         .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only"))))
@@ -192,8 +203,18 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     only. Every aggregate is fixed-width and the key is numbers but for the kept text, so Spark
     aggregates by hash, not by sorting every line, and hashes no file name per line.
     """
+    key, folded, counted = _folding(tuple(table.items()), tried)
+    keyed = recognise(lines, table, tried).select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "uri", "start")
+    return keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "w_ts", "w_host", "uri", "start").agg(*counted)
+
+
+@built_once
+def _folding(table_items: tuple, tried: Recognisers) -> tuple[Column, tuple[Column, ...], tuple[Column, ...]]:
+    """``fold_lines``' columns for a layout table (its items) and ``tried``: the fold key of a
+    recognised line, the columns of a keyed line that its fold groups by, and the fold's counts
+    (built once: ``spark.built_once``)."""
+    table = dict(table_items)
     value = F.col("value")
-    with_layout = recognise(lines, table, tried)
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
     partial = may_continue_partial() if tried.wrappers else F.lit(False)
@@ -210,25 +231,21 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
         .when(~F.is_valid_utf8(value), F.lit(FOLD_UNDECODABLE))
         .otherwise(F.col("line"))
     )
-    keyed = with_layout.select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), value, "uri", "start")
     first_line = F.col("line") == 1
     kept = F.col("k") >= 0
-    return (
-        keyed.select(
-            "split",
-            "k",
-            "layout",
-            "wrapper",
-            "line",
-            F.when(kept, value).alias("value"),
-            F.when(kept, F.col("w_ts")).alias("w_ts"),
-            F.when(kept, F.col("w_host")).alias("w_host"),
-            F.when(first_line, F.col("uri")).alias("uri"),
-            F.when(first_line, F.col("start")).alias("start"),
-        )
-        .groupBy("split", "k", "layout", "wrapper", "value", "w_ts", "w_host", "uri", "start")
-        .agg(F.count(F.lit(1)).alias("n"), F.min("line").alias("line"))
+    folded = (
+        F.col("split"),
+        F.col("k"),
+        F.col("layout"),
+        F.col("wrapper"),
+        F.col("line"),
+        F.when(kept, value).alias("value"),
+        F.when(kept, F.col("w_ts")).alias("w_ts"),
+        F.when(kept, F.col("w_host")).alias("w_host"),
+        F.when(first_line, F.col("uri")).alias("uri"),
+        F.when(first_line, F.col("start")).alias("start"),
     )
+    return key, folded, (F.count(F.lit(1)).alias("n"), F.min("line").alias("line"))
 
 
 def split_facts(folded: DataFrame) -> DataFrame:
