@@ -21,8 +21,8 @@ import warnings
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
-from pathlib import Path
 from functools import wraps
+from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence, TypeVar
 
 from .errors import ForensicsError
