@@ -135,26 +135,27 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
     first two steps: it is found as ``wrapper_of`` would, without a regex over the whole line.
     """
     passed = [c for c in lines.columns if c != "value"]
-    added, result = _recognition(tuple(table.items()), tried)
+    added, result = _recognition(tuple(table.items()), tried.wrappers, tried.fallback, tried.prefixed)
     for name, column in added:
         lines = lines.withColumn(name, column)
     return lines.select(*passed, *result)
 
 
 @built_once
-def _recognition(table_items: tuple, tried: Recognisers) -> tuple[tuple[tuple[str, Column], ...], tuple[Column, ...]]:
-    """``recognise``'s columns for a layout table (its items) and ``tried``: the columns added
-    one after another, then those selected after the columns passed through. Built once
+def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: str | None) -> tuple[tuple[tuple[str, Column], ...], tuple[Column, ...]]:
+    """``recognise``'s columns for a layout table (its items) and what ``Recognisers`` tries
+    (wrappers, the fallback, the prefix every line has): the columns added one after another,
+    then those selected after the columns passed through. Built once
     (``spark.built_once``): the head regexes of every layout and wrapper take thousands of calls
     into the JVM to build."""
     table = dict(table_items)
     value = F.col("value")
     exact = {name: layout for name, layout in table.items() if name != layouts.FALLBACK}
     none = F.lit(None).cast("string")
-    prefixed = wrappers.prefixed_wrapper(value, tried.prefixed) if tried.wrappers and tried.prefixed else none
-    added = [("prefixed", prefixed), ("layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact)))]
-    fallback = layouts.head_layout(value, table, layouts.FALLBACK) if tried.fallback else F.lit(None).cast("string")
-    if not tried.wrappers:
+    behind = wrappers.prefixed_wrapper(value, prefixed) if peel and prefixed else none
+    added = [("prefixed", behind), ("layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact)))]
+    fallback = layouts.head_layout(value, table, layouts.FALLBACK) if try_fallback else F.lit(None).cast("string")
+    if not peel:
         return tuple(added), (
             value, F.coalesce("layout", fallback).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
         )
@@ -203,21 +204,21 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     only. Every aggregate is fixed-width and the key is numbers but for the kept text, so Spark
     aggregates by hash, not by sorting every line, and hashes no file name per line.
     """
-    key, folded, counted = _folding(tuple(table.items()), tried)
+    key, folded, counted = _folding(tuple(table.items()), tried.wrappers)
     keyed = recognise(lines, table, tried).select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "uri", "start")
     return keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "w_ts", "w_host", "uri", "start").agg(*counted)
 
 
 @built_once
-def _folding(table_items: tuple, tried: Recognisers) -> tuple[Column, tuple[Column, ...], tuple[Column, ...]]:
-    """``fold_lines``' columns for a layout table (its items) and ``tried``: the fold key of a
-    recognised line, the columns of a keyed line that its fold groups by, and the fold's counts
-    (built once: ``spark.built_once``)."""
+def _folding(table_items: tuple, peeled: bool) -> tuple[Column, tuple[Column, ...], tuple[Column, ...]]:
+    """``fold_lines``' columns for a layout table (its items), wrappers peeled or not: the fold
+    key of a recognised line, the columns of a keyed line that its fold groups by, and the
+    fold's counts (built once: ``spark.built_once``)."""
     table = dict(table_items)
     value = F.col("value")
     head = F.col("layout").isNotNull()
     first = F.substring(value, 1, 1)
-    partial = may_continue_partial() if tried.wrappers else F.lit(False)
+    partial = may_continue_partial() if peeled else F.lit(False)
     second_line = F.col("layout").isin(*SECOND_LINES)  # its Kafka text may be on the next line, which the head's fold would orphan
     by_logger = layouts.is_kafka_line(F.col("layout"), value, table)  # a shortened Kafka logger (``spark``)
     candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line | by_logger)
