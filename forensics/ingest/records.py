@@ -9,7 +9,7 @@ nearest head above it when every line in between is also in that subset.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -505,6 +505,8 @@ def kafka_lines(
     return parsed.where(is_kafka(F.col(s.LAYOUT), F.col(s.LOGGER), F.col(s.MESSAGE)))
 
 
+Rewrite = tuple[tuple[tuple[str, Column], ...], Mapping[str, Column]]
+"""Columns added to a frame one after another, then columns that replace its own (``rewritten``)."""
 WRAPPER_FIELDS = ("w_level", "w_logger", "w_thread")
 """Record fields a wrapper may give (an export's level, logger and thread columns)."""
 WRAP_WIDTHS = (80, 100, 120, 132, 140, 150, 160, 180, 200)
@@ -544,12 +546,12 @@ def joined_text(message: Column, width: Column, wrap: Column, tail: Column) -> C
     return F.aggregate(tail, start, merge)["text"]
 
 
-def whole_head_lines(heads: DataFrame, table: dict = layouts.LAYOUTS) -> DataFrame:
-    """``heads`` (with their ``tail``) where a head is a piece of a line (``wrappers.PIECES``):
-    its ``value`` the whole line, its pieces glued with no line break and taken off its
-    ``tail``, and its ``layout`` the one the whole line is in (kept where it is in none). A JSON
-    record cut by the runtime is no JSON until it is whole: its first piece is dated by the
-    envelope alone (``message_only``), and its fields are spread over the whole line."""
+def whole_head_lines(table: dict = layouts.LAYOUTS) -> Rewrite:
+    """The rewrite of heads (with their ``tail``) where a head is a piece of a line
+    (``wrappers.PIECES``): its ``value`` the whole line, its pieces glued with no line break and
+    taken off its ``tail``, and its ``layout`` the one the whole line is in (kept where it is in
+    none). A JSON record cut by the runtime is no JSON until it is whole: its first piece is
+    dated by the envelope alone (``message_only``), and its fields are spread over the whole line."""
     def glue(acc: Column, piece: Column) -> Column:
         return F.when(acc["open"], F.struct(
             F.concat(acc["text"], piece["value"]).alias("text"), is_partial(piece["wrapper"]).alias("open"), (acc["used"] + 1).alias("used"),
@@ -557,35 +559,42 @@ def whole_head_lines(heads: DataFrame, table: dict = layouts.LAYOUTS) -> DataFra
 
     start = F.struct(F.col("value").alias("text"), is_partial(F.col("wrapper")).alias("open"), F.lit(0).alias("used"))
     whole = F.when(is_partial(F.col("wrapper")), F.aggregate("tail", start, glue))  # null without a tail: kept as it is
-    glued = heads.withColumn("whole", whole)
     line = F.coalesce(F.col("whole.text"), F.col("value"))
     rest = F.when(F.col("whole").isNull(), F.col("tail")).otherwise(F.filter("tail", lambda _, i: i >= F.col("whole.used")))
-    replaced = {
+    return (("whole", whole),), {
         "value": line,
         "layout": F.when(F.col("whole").isNotNull(), F.coalesce(layouts.head_layout(line, table), F.col("layout"))).otherwise(F.col("layout")),
         "tail": F.when(F.size(rest) > 0, rest),
     }
-    return glued.select(*[replaced[c].alias(c) if c in replaced else c for c in heads.columns])
 
 
-def with_second_head_lines(heads: DataFrame) -> DataFrame:
-    """``heads`` (with their ``tail``) where a head's layout writes it over two lines
+def second_head_lines() -> Rewrite | None:
+    """The rewrite of heads (with their ``tail``) where a head's layout writes it over two lines
     (``SECOND_LINES``: java.util.logging's date and caller, then ``LEVEL: message``) and the
     next line of its file is that second line: ``value`` both lines, joined by a line break, and
-    the second taken off the ``tail``. The head is then split as one."""
+    the second taken off the ``tail``. The head is then split as one. None: no layout does."""
     following = F.get(F.col("tail"), 0)  # null where no line continues the head
     second = None
     for name, regex in SECOND_LINES.items():
         second = (F.when if second is None else second.when)(F.col("layout") == name, following["value"].rlike(f"^{regex}"))
     if second is None:
-        return heads
+        return None
     takes = F.coalesce(second & (following["line"] == F.col("line") + 1), F.lit(False))
     rest = F.when(F.size("tail") > 1, F.slice("tail", 2, F.size("tail") - 1))
-    replaced = {
+    return (), {
         "value": F.when(takes, F.concat_ws("\n", "value", following["value"])).otherwise(F.col("value")),
         "tail": F.when(takes, rest).otherwise(F.col("tail")),
     }
-    return heads.select(*[replaced[c].alias(c) if c in replaced else c for c in heads.columns])
+
+
+def rewritten(frame: DataFrame, rewrite: Rewrite) -> DataFrame:
+    """``frame`` with a rewrite's helper columns added, then its columns as they were, each one
+    the rewrite replaces in its place."""
+    added, replaced = rewrite
+    columns = frame.columns
+    for name, column in added:
+        frame = frame.withColumn(name, column)
+    return frame.select(*[replaced[c].alias(c) if c in replaced else c for c in columns])
 
 
 def is_partial(wrapper: Column) -> Column:
@@ -624,67 +633,109 @@ def assemble_records(
     the width at which each file was hard-wrapped (null: not wrapped; see ``wrap_widths``);
     ``partial_lines``: whether some line is a piece of a line (``wrappers.PIECES``);
     ``date_order_of``: the order of each file's ``dd/MM/yyyy`` dates (``slashed_date_orders``).
+    What differs from file to file (these, host, zone and source) is looked up into columns of
+    the heads (``FILE_COLUMNS``) first, so that the steps' columns are built once per layout
+    table and flags (``_assembly``).
     """
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:
             stitched = stitched.withColumn(column, F.lit(None).cast("string"))
-    heads = stitched.where(F.col("layout").isNotNull()).withColumn("wrap_width", F.lit(None).cast("int") if wrap_of is None else wrap_of)
-    piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
-    tails = (
-        stitched.where(F.col("layout").isNull() & F.col("head_line").isNotNull())
-        .groupBy("uri", "head_line")
-        .agg(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper))).alias("tail"))
+    steps = _assembly(tuple(table.items()), partial_lines, date_order_of is not None)
+    per_file = {"wrap_width": wrap_of, "file_host": host_of, "file_tz": tz_of, "file_source": source_of, "date_order": date_order_of}
+    heads = stitched.where(F.col("layout").isNotNull()).select(
+        "*", *[(F.lit(None).cast(FILE_COLUMNS[name]) if column is None else column).alias(name) for name, column in per_file.items()]
     )
-    parts = F.col("parts")
+    tails = stitched.where(steps.tail_rows).groupBy("uri", "head_line").agg(*steps.tail)
     joined = heads.join(tails, ["uri", "head_line"], "left")
-    if partial_lines:
-        joined = whole_head_lines(joined, table)
-    joined = with_second_head_lines(joined)
-    with_parts = joined.withColumn("parts", layouts.split_fields(F.col("layout"), F.col("value"), table))
+    for rewrite in steps.rewrites:
+        joined = rewritten(joined, rewrite)
+    with_text = joined.withColumn("parts", steps.parts).select("*", *steps.text)
+    with_logger = with_text.withColumn("closing", steps.closing).select("*", *steps.logger)
+    return with_logger.withColumn("bucket", steps.bucket).select(*steps.record)
+
+
+FILE_COLUMNS = {"wrap_width": "int", "file_host": "string", "file_tz": "string", "file_source": "string", "date_order": "string"}
+"""The columns of each head that ``assemble_records`` looks up by its file, and their types."""
+
+
+class Assembly(NamedTuple):
+    """``assemble_records``' columns, step by step."""
+
+    tail_rows: Column
+    """Which rows of the stitched lines continue a head."""
+    tail: tuple[Column, ...]
+    """A head's last line and its continuation lines, aggregated by head."""
+    rewrites: tuple[Rewrite, ...]
+    """Heads made whole (pieces of a line, a head over two lines) before they are split."""
+    parts: Column
+    text: tuple[Column, ...]
+    closing: Column
+    logger: tuple[Column, ...]
+    bucket: Column
+    record: tuple[Column, ...]
+    """The record's columns, as ``stitched`` rows' ``uri`` and ``line`` and ``schema.RECORDS_SCHEMA``."""
+
+
+@built_once
+def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
+    """``assemble_records``' columns for a layout table (its items), with pieces of lines or not,
+    with a date order for some file or not. Built once (``spark.built_once``): splitting and
+    dating the fields of every layout take hundreds of calls into the JVM to build."""
+    table = dict(table_items)
+    piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
+    second = second_head_lines()
+    rewrites = ((whole_head_lines(table),) if partial_lines else ()) + ((second,) if second else ())
+    parts = F.col("parts")
     ts_text = F.nullif(parts[0], F.lit(""))
     glued = F.col("wrap_width").isNotNull()
     if partial_lines:
         glued = glued | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
-    with_text = with_parts.select(
-        "*",
+    text = (
         F.when(F.col("tail").isNull(), parts[5])
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
         .otherwise(joined_text(parts[5], F.length("value"), F.col("wrap_width"), F.col("tail")))
         .alias("text"),
-        (ts_text if date_order_of is None else in_date_order(ts_text, date_order_of)).alias("ts_text"),
+        (in_date_order(ts_text, F.col("date_order")) if dated else ts_text).alias("ts_text"),
     )
-    closing = F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text")))
     closed = F.size("closing") == 3
-    with_logger = with_text.withColumn("closing", closing).select(
-        "*",
+    logger = (
         F.coalesce(F.nullif(parts[2], F.lit("")), F.when(closed, F.col("closing")[0]), F.col("w_logger")).alias("logger_"),
         F.coalesce(closed, F.lit(False)).alias("logger_in_tail"),
         F.when(closed, F.nullif(F.col("closing")[1], F.lit(""))).alias("thread_in_tail"),
-        record_ts(F.col("layout"), F.col("ts_text"), F.col("w_ts"), tz_of, table).alias("ts_"),
+        record_ts(F.col("layout"), F.col("ts_text"), F.col("w_ts"), F.col("file_tz"), table).alias("ts_"),
     )
     ts, ts_text = F.col("ts_"), F.col("ts_text")
     relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
     bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
-    bucket = F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS))
     message = F.when(F.col("logger_in_tail"), F.col("closing")[2]).otherwise(F.col("text"))
-    return with_logger.withColumn("bucket", bucket).select(
-        "uri",
-        F.col("line"),
-        "bucket",
-        F.when(F.col("bucket") == s.UNPARSED, F.lit(s.BAD_TIMESTAMP)).alias("reason"),
-        F.col("value").alias("sample"),
-        ts.isNull().alias("undated"),
-        "wrapper",
-        source_of.alias(s.SOURCE_FILE),
-        F.coalesce(F.col("w_host"), host_of).alias(s.HOST),
-        F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
-        F.col("layout").alias(s.LAYOUT),
-        ts.alias(s.TS),
-        layouts._common.normalise_level(F.coalesce(F.nullif(parts[1], F.lit("")), F.col("w_level"))).alias(s.LEVEL),
-        F.col("logger_").alias(s.LOGGER),
-        F.coalesce(F.nullif(parts[3], F.lit("")), F.col("thread_in_tail"), F.col("w_thread")).alias(s.THREAD),
-        F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
-        message.alias(s.MESSAGE),
+    return Assembly(
+        tail_rows=F.col("layout").isNull() & F.col("head_line").isNotNull(),
+        tail=(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper))).alias("tail")),
+        rewrites=rewrites,
+        parts=layouts.split_fields(F.col("layout"), F.col("value"), table),
+        text=text,
+        closing=F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text"))),
+        logger=logger,
+        bucket=F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS)),
+        record=(
+            F.col("uri"),
+            F.col("line"),
+            F.col("bucket"),
+            F.when(F.col("bucket") == s.UNPARSED, F.lit(s.BAD_TIMESTAMP)).alias("reason"),
+            F.col("value").alias("sample"),
+            ts.isNull().alias("undated"),
+            F.col("wrapper"),
+            F.col("file_source").alias(s.SOURCE_FILE),
+            F.coalesce(F.col("w_host"), F.col("file_host")).alias(s.HOST),
+            F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
+            F.col("layout").alias(s.LAYOUT),
+            ts.alias(s.TS),
+            layouts._common.normalise_level(F.coalesce(F.nullif(parts[1], F.lit("")), F.col("w_level"))).alias(s.LEVEL),
+            F.col("logger_").alias(s.LOGGER),
+            F.coalesce(F.nullif(parts[3], F.lit("")), F.col("thread_in_tail"), F.col("w_thread")).alias(s.THREAD),
+            F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
+            message.alias(s.MESSAGE),
+        ),
     )
 
 
