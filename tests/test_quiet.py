@@ -3,16 +3,18 @@ NativeCodeLoader) never reaches the CLI's stderr nor a notebook's outputs; real 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
-import papermill
 import pytest
 
-from forensics.report.publish import NOTEBOOKS, _kernel_path
+from forensics.report.publish import NOTEBOOKS
 from forensics.spark import JVM_STDERR_THREAD, is_jvm_chatter
+from tests import background
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "tests" / "data" / "cli" / "kafka-7672"
@@ -69,13 +71,34 @@ def test_forensics_analyze_prints_nothing_on_stderr(cli_sample_run):
     assert cli_sample_run.stderr == ""
 
 
-def test_a_notebook_that_starts_spark_shows_no_jvm_warnings(tmp_path):
-    """The kernel analyses ``paths`` itself (starts its own JVM), as in JupyterLab."""
-    executed = tmp_path / "incident_report.ipynb"
-    with _kernel_path():
-        papermill.execute_notebook(str(NOTEBOOKS / "incident_report.ipynb"), str(executed), parameters={"paths": [str(SAMPLE)]},
-                                   kernel_name="python3", cwd=str(tmp_path), progress_bar=False, log_output=False, execution_timeout=600)
-    outputs = [output for cell in nbformat.read(str(executed), as_version=4).cells for output in cell.get("outputs", [])]
+def notebook_that_starts_spark() -> list[dict]:
+    """The report notebook run headless on ``SAMPLE`` by papermill in a process of its own, its
+    kernel (this venv's Python) analysing the sample itself in a JVM of its own, as in
+    JupyterLab: the outputs of the executed notebook. Run in the background (``tests.background``)."""
+    run = (
+        "import sys, papermill\n"
+        "notebook, executed, sample, cwd = sys.argv[1:]\n"
+        "papermill.execute_notebook(notebook, executed, parameters={'paths': [sample]}, kernel_name='python3', cwd=cwd,\n"
+        "                           progress_bar=False, log_output=False, execution_timeout=600)\n"
+    )
+    environment = dict(background.ENVIRONMENT)
+    environment["PATH"] = os.path.dirname(sys.executable) + os.pathsep + environment.get("PATH", "")  # the python3 kernel: this venv's
+    with tempfile.TemporaryDirectory(prefix="forensics-quiet-") as scratch:
+        executed = Path(scratch) / "incident_report.ipynb"
+        done = subprocess.run(
+            [sys.executable, "-c", run, str(NOTEBOOKS / "incident_report.ipynb"), str(executed), str(SAMPLE), scratch],
+            capture_output=True, text=True, timeout=900, cwd=ROOT, env=environment,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"papermill failed:\n{done.stderr[-4000:]}")
+        return [output for cell in nbformat.read(str(executed), as_version=4).cells for output in cell.get("outputs", [])]
+
+
+BACKGROUND = (notebook_that_starts_spark,)
+
+
+def test_a_notebook_that_starts_spark_shows_no_jvm_warnings():
+    outputs = background.result(notebook_that_starts_spark)
     assert "skipped_restore" in str(outputs)  # the kernel did analyse the sample
     stderr = [output["text"] for output in outputs if output.get("output_type") == "stream" and output.get("name") == "stderr"]
     assert not [text for text in stderr if "WARNING" in text]
