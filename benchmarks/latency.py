@@ -15,8 +15,10 @@ own process under ``/usr/bin/time``:
 - ``analyze small``: ``forensics analyze FILE --json OUT --quiet`` on one small log file;
 - ``analyze incident``: the same on the incident directory (``sample_logs/`` by default);
 - ``make demo``: ``forensics report sample_logs`` as the Makefile's ``demo`` runs it;
-- ``second analysis``: one process analyses the small file twice in one session; the time
-  of the second analysis is what a notebook kernel or ``forensics batch`` pays per incident.
+- ``second analysis``: one process analyses the small file twice in one session, as a notebook
+  kernel's ``load_incident`` does (``report.data.analyse``: the shared session, started for a
+  small incident on the quick JIT tier); the time of the second analysis is what a kernel or
+  ``forensics batch`` pays per incident.
 
 Printed: the median seconds and peak memory of each, the medians of the per-round ratios to
 the floor, the Spark jobs of one analysis, and the targets with pass/fail:
@@ -68,12 +70,10 @@ spark.stop()
 
 SECOND = """
 import json, sys, time
-from forensics.spark import get_session
-from forensics.analyze import analyze
-spark = get_session()
-analyze(spark, sys.argv[1:])
+from forensics.report.data import analyse
+analyse(sys.argv[1:])
 started = time.perf_counter()
-result = analyze(spark, sys.argv[1:])
+result = analyse(sys.argv[1:])
 print(json.dumps({"seconds": time.perf_counter() - started, "jobs": result["spark"]["jobs"]}))
 """
 

@@ -59,25 +59,27 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
     return _session(master, debug, inputs), export_columns, inputs
 
 
-def _session(master: str | None, debug: bool, inputs=None):
+def _session(master: str | None, debug: bool, inputs=None, incidents: int = 1):
     """The SparkSession of one command on ``--master`` (resolved), its driver JVM started with
     ``session_jvm_options``; quiet unless ``--debug``."""
     from .spark import get_session, resolve_master
 
     url = resolve_master(master)
-    return get_session(url, quiet=not debug, jvm_options=session_jvm_options(url, inputs))
+    return get_session(url, quiet=not debug, jvm_options=session_jvm_options(url, inputs, incidents))
 
 
-def session_jvm_options(master: str, inputs=None) -> tuple[str, ...]:
-    """The driver JVM options of one command: a quick start (``spark.quick_start_options``)
-    for the analysis of ``inputs`` that are a small incident with its executors in the driver
-    (``local``), else the class archive alone (``spark.local_jvm_options``)."""
+def session_jvm_options(master: str, inputs=None, incidents: int = 1) -> tuple[str, ...]:
+    """The driver JVM options of one command that analyses ``inputs`` (all of its ``incidents``):
+    if they are small (``analyze.is_small_incident``) and the executors run in the driver
+    (``local``), a quick start for one incident (``spark.quick_start_options``), the quick JIT
+    tier for a batch of them; else the class archive alone (``spark.local_jvm_options``)."""
     from .analyze import is_small_incident
     from .spark import local_jvm_options, quick_start_options
 
-    if inputs is not None and master.startswith("local") and is_small_incident(inputs.logs + inputs.dumps):
+    small = inputs is not None and is_small_incident(inputs.logs + inputs.dumps)
+    if small and incidents == 1 and master.startswith("local"):
         return quick_start_options()
-    return local_jvm_options(master)
+    return local_jvm_options(master, small_work=small)
 
 
 def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:
@@ -293,7 +295,7 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
     """Write one HTML report per incident directory in DIRS, and an index.html linking them."""
 
     def action() -> None:
-        from .ingest import check_time_zone, route_inputs
+        from .ingest import Inputs, check_time_zone, route_inputs
         from .offsets import sniff_file
         from .report.publish import batch_reports
 
@@ -302,7 +304,8 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
-        spark = _session(master, debug)
+        every = Inputs([f for i in routed.values() for f in i.logs], [f for i in routed.values() for f in i.dumps])
+        spark = _session(master, debug, every, incidents=len(dirs))
         with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
             index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics, inputs=routed)
         click.echo(f"Index written to {index}")

@@ -436,14 +436,22 @@ def local_collector(master: str, jvm_options: Sequence[str] = ()) -> tuple[str, 
     return THROUGHPUT_GC
 
 
-QUICK_START_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
-"""Options of a driver JVM that analyses one small incident and exits (``quick_start_options``).
-Such a run is short, and on two cores the JIT's optimising compiler competed with the analysis
-itself: a JFR recording of one analysis of a 61-line log counted 24,815 methods compiled in
-27.7 s of compiler threads within a 25 s run. The quick tier alone (C1) compiles each method
-once, cheaply, and the serial collector has no concurrent threads. They slow a long analysis,
-whose hot loops the optimising tier pays for, and a warm session's later analyses (a second
-analysis of that log in one process: 8.3 s instead of 6.6-6.9 s): not for notebooks or batches."""
+QUICK_TIER = ("-XX:TieredStopAtLevel=1",)
+"""The quick JIT tier alone (C1): a driver JVM that does not compile with the optimising tier
+(C2). On two cores the optimising compiler competes with the analysis itself: a JFR recording of
+one analysis of a 61-line log counted 24,815 methods compiled in 27.7 s of compiler threads
+within a 25 s run; in a warm session, the compiler threads still used 3.0 CPU-seconds during a
+second analysis of a small log that took 3.1 s. The quick tier
+compiles each method once, cheaply. Measured in one process per setting, six analyses of
+``sample_logs/reset_to_latest_gap/demo-producer-1/app.log`` each, medians of 3 alternated
+rounds: 8.06, 2.73, 2.45, 2.47, 2.34, 2.31 s with it against 9.67, 3.11, 2.69, 2.50, 2.12,
+2.02 s without. The optimising tier pays back from the fourth small analysis, and at once in a
+long one: the 1M-line benchmark corpus analysed twice in a session took 40.9 / 26.5 s and
+41.6 / 27.4 s with the quick tier, 46.1 / 19.9 s and 43.2 / 19.7 s without. So the quick tier is for a session started for small work
+(``local_jvm_options``), where the first few analyses are what is waited for."""
+QUICK_START_JVM = (*QUICK_TIER, "-XX:+UseSerialGC")
+"""Options of a driver JVM that analyses one small incident and exits (``quick_start_options``):
+the quick tier and the serial collector, which has no concurrent threads."""
 CLASS_ARCHIVE_QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 """Off: the JVM's own messages (on stdout) about a class archive: the classes it leaves out as it
 writes one (generated and signed classes), or an archive it cannot use (another JDK build or
@@ -469,11 +477,14 @@ def class_archive_options() -> tuple[str, ...]:
     return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
 
-def local_jvm_options(master: str) -> tuple[str, ...]:
+def local_jvm_options(master: str, small_work: bool = False) -> tuple[str, ...]:
     """The driver JVM options of a session on ``master`` that the toolkit starts for a command
-    or a notebook: the class archive (``class_archive_options``) if the master is local, whose
-    executors run in the driver's JVM; none otherwise."""
-    return class_archive_options() if master.startswith("local") else ()
+    or a notebook: if the master is local, whose executors run in the driver's JVM, the class
+    archive (``class_archive_options``), and the quick JIT tier (``QUICK_TIER``) where the
+    session is started for ``small_work`` (a small incident, a batch of them); none otherwise."""
+    if not master.startswith("local"):
+        return ()
+    return (*(QUICK_TIER if small_work else ()), *class_archive_options())
 
 
 def class_archive_path() -> Path | None:

@@ -16,7 +16,7 @@ from forensics.cli import session_jvm_options
 from forensics.errors import ForensicsError
 from forensics.ingest import route_inputs
 from forensics.offsets import sniff_file
-from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_START_JVM, _archive_maps, class_archive_path, quick_start_options, record_class_archive
+from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_START_JVM, QUICK_TIER, _archive_maps, class_archive_path, quick_start_options, record_class_archive
 from tests import background
 
 ROOT = Path(__file__).parent.parent
@@ -34,14 +34,32 @@ def test_a_small_local_incident_starts_quick_and_others_as_spark_does(own_cache,
     analyze_module = importlib.import_module("forensics.analyze")  # the module: forensics.analyze is also a function
     inputs = route_inputs([str(SMALL_LOG)], [], sniff_file)
     assert session_jvm_options("local[*]", inputs) == QUICK_START_JVM  # no archive recorded yet
+    assert session_jvm_options("local[*]", inputs, incidents=3) == QUICK_TIER  # a batch of small incidents: the collector stays
     assert session_jvm_options("spark://master:7077", inputs) == ()  # the executors are JVMs of their own
+    assert session_jvm_options("spark://master:7077", inputs, incidents=3) == ()
     monkeypatch.setattr(analyze_module, "SMALL_INCIDENT_BYTES", 10)
     assert session_jvm_options("local[2]", inputs) == ()  # a long analysis wants the optimising JIT
+    assert session_jvm_options("local[2]", inputs, incidents=3) == ()
     archive = class_archive_path()
     archive.parent.mkdir(parents=True)
     archive.write_bytes(b"recorded")
     assert session_jvm_options("local[2]", inputs) == (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET)
     assert session_jvm_options("spark://master:7077", inputs) == ()
+    monkeypatch.setattr(analyze_module, "SMALL_INCIDENT_BYTES", 8 << 20)
+    assert session_jvm_options("local[2]", inputs, incidents=2) == (*QUICK_TIER, f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET)
+
+
+def test_a_notebook_kernel_started_by_a_small_incident_runs_on_the_quick_tier(spark):
+    """``load_incident`` in a new kernel: the shared session of a small incident starts on the
+    quick JIT tier with the usual collector, and its result is the suite's session's."""
+    from forensics.analyze import analyze
+
+    run = background.result(kernel_analysis)
+    assert "-XX:TieredStopAtLevel=1" in run["arguments"] and "-XX:+UseSerialGC" not in run["arguments"]
+    here = json.loads(json.dumps(analyze(spark, [str(SMALL_LOG)]), default=str))
+    for result in (run["result"], here):
+        result.pop("spark")
+    assert here["events_by_type"] and run["result"] == here
 
 
 def test_a_recorded_archive_is_mapped_quietly(own_cache):
@@ -84,7 +102,25 @@ def warm_up_then_analyze() -> dict:
         }
 
 
-BACKGROUND = (warm_up_then_analyze,)
+KERNEL = """
+import json, sys
+from forensics.report.data import analyse, shared_session
+result = analyse([sys.argv[1]])
+arguments = list(shared_session()._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+print(json.dumps({"result": result, "arguments": arguments}))
+"""
+
+
+def kernel_analysis() -> dict:
+    """What a notebook kernel's ``load_incident`` of ``SMALL_LOG`` returns, and the options its
+    driver JVM started with, from a new process (run in the background)."""
+    done = subprocess.run([sys.executable, "-c", KERNEL, str(SMALL_LOG)], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env=background.ENVIRONMENT)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+BACKGROUND = (warm_up_then_analyze, kernel_analysis)
 
 
 def test_warm_up_records_an_archive_that_a_small_analysis_starts_from(spark):

@@ -27,27 +27,34 @@ TIME_KEYS = {
 _session = None
 
 
-def shared_session(master: str | None = None):
+def shared_session(master: str | None = None, small_work: bool = False):
     """One warm SparkSession per process, reused by every ``load_incident`` call; a local one
-    maps the class archive of ``forensics warm-up`` (``spark.local_jvm_options``)."""
+    maps the class archive of ``forensics warm-up``, and runs on the quick JIT tier if the
+    analysis that starts it is of a small incident (``small_work``; ``spark.local_jvm_options``)."""
     global _session
     if _session is None:
         from ..spark import get_session, local_jvm_options, resolve_master
 
         master = resolve_master(master)
-        _session = get_session(master, jvm_options=local_jvm_options(master))
+        _session = get_session(master, jvm_options=local_jvm_options(master, small_work))
     return _session
 
 
 def analyse(paths: Sequence[str], offsets: Sequence[str] = (), tz: str = "UTC", spark=None, layout: str | None = None, columns=None,
             inputs=None) -> dict:
     """Run ``forensics.analyze.analyze`` on the shared (or given) session; return its JSON result.
-    ``inputs``: ``paths`` and ``offsets`` already routed (``ingest.route_inputs``)."""
-    from ..analyze import analyze
+    ``inputs``: ``paths`` and ``offsets`` already routed (``ingest.route_inputs``), else routed
+    here, before the shared session starts (its JVM options depend on their size)."""
+    from ..analyze import analyze, is_small_incident
+    from ..ingest import route_inputs
+    from ..offsets import sniff_file
 
     if not paths and not offsets:
         raise ForensicsError("Nothing to analyse.", "Give log paths, offset dumps, or analysis_json.")
-    result = analyze(spark or shared_session(), list(paths), list(offsets), tz=tz, layout=layout, columns=columns, inputs=inputs)
+    if inputs is None:
+        inputs = route_inputs(paths, offsets, sniff_file, tz=tz)
+    spark = spark or shared_session(small_work=is_small_incident(inputs.logs + inputs.dumps))
+    result = analyze(spark, layout=layout, columns=columns, inputs=inputs)
     return json.loads(json.dumps(result, default=str))  # exactly what `--json` writes
 
 
