@@ -1,5 +1,6 @@
-"""The quick start of a one-off small analysis (``spark.quick_start_options``): the JVM options the
-CLI chooses, and the class-data archive ``forensics warm-up`` records, in real JVMs."""
+"""The quick start of a one-off small analysis (``spark.quick_start_options``) and the quick JIT
+tier of a session started for small work (``spark.QUICK_TIER``): the JVM options the CLI and a
+notebook kernel choose, and the class-data archive ``forensics warm-up`` records, in real JVMs."""
 
 from __future__ import annotations
 
