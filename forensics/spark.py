@@ -447,8 +447,9 @@ process per setting, medians of 3 alternated rounds: 8.06, 2.73, 2.45, 2.47, 2.3
 with it, 9.67, 3.11, 2.69, 2.50, 2.12, 2.02 s without. The optimising tier is even at the
 fourth small analysis and ahead from the fifth; a long analysis gains from it when it is run
 again: the 1M-line benchmark corpus analysed twice in a session took 40.9 / 26.5 s and
-41.6 / 27.4 s with the quick tier, 46.1 / 19.9 s and 43.2 / 19.7 s without. So the quick tier is for a session started for small work
-(``local_jvm_options``), where the first few analyses are what is waited for."""
+41.6 / 27.4 s with the quick tier, 46.1 / 19.9 s and 43.2 / 19.7 s without. So the quick
+tier is for a session started for small work (``local_jvm_options``), where the first few
+analyses are what is waited for."""
 QUICK_START_JVM = (*QUICK_TIER, "-XX:+UseSerialGC")
 """Options of a driver JVM that analyses one small incident and exits (``quick_start_options``):
 the quick tier and the serial collector, which has no concurrent threads."""
