@@ -335,7 +335,7 @@ def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None 
     table = layouts.with_user_layout(user_layout(layout))
     tried = needed_recognisers(read_paths, table)
     sizes = {p: f.size for p, f in read_paths.items()}
-    marked = read_lines(spark, list(read_paths), sizes, where=may_be_kafka_line(F.col("value")))
+    marked = read_lines(spark, list(read_paths), sizes, where=may_be_kafka_line(F.col("value"), tried.loggerless))
     path = spark_key(F.col("uri"))  # evaluated on the Kafka lines only
     return _kafka_lines(
         marked,

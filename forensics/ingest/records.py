@@ -25,14 +25,25 @@ from ..layouts._common import (
 from . import wrappers
 from .sampling import ALL, Recognisers
 
-KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:", '"groupId"', "roup", "artition", "Heartbeat", "ommit", "oordinator", "poll timeout")
-"""Cheap substring test: a line containing none of these cannot be a Kafka client record by
-itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or Quarkus's ``org.apa.kaf.``, a
-log-context prefix such as ``stream-thread [``, ``Kafka version:`` and the like, librdkafka's
-``[thrd:main]`` in an application's own layout, or the group a KafkaJS JSON line names where a
-custom log creator left out its ``logger``; the words of kafka-python's and aiokafka's lines,
-``PYTHON_CLIENT_MESSAGE``, where no logger is written, and franz-go's ``; group: ``). Each needle
+KAFKA_MARKERS = ("afka", "a.k", "clientId=", "stream-", "state-updater [", "[thrd:", '"groupId"')
+"""Cheap substring test: a line containing none of these, in a layout that names its logger,
+cannot be a Kafka client record by itself (a Kafka logger, full or abbreviated as ``o.a.k.`` or
+Quarkus's ``org.apa.kaf.``, a log-context prefix such as ``stream-thread [``, ``Kafka
+version:`` and the like, librdkafka's ``[thrd:main]`` in an application's own layout, or the
+group a KafkaJS JSON line names where a custom log creator left out its ``logger``). Each needle
 is one more scan of every line, so they are few and short."""
+CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll timeout")
+"""The words of kafka-python's and aiokafka's lines (``PYTHON_CLIENT_MESSAGE``) and franz-go's
+(``; group: ``): their only mark where the layout names no logger. Scanned for only where the
+samples of the inputs show such a layout (``sampling.Recognisers.loggerless``): each needle is a
+scan of every line. On the 4M-line benchmark corpus, in Kafka's own layout, which names its
+loggers, ``kafka_lines`` took 1.32x the JVM's CPU seconds with them (12.8 s against 9.7 s),
+the whole ingest 1.19x (``benchmarks/compare_revisions.py``, medians of 3 rounds)."""
+
+
+def kafka_markers(loggerless: bool = True) -> tuple[str, ...]:
+    """``KAFKA_MARKERS``, with ``CLIENT_WORDS`` where a layout may name no logger."""
+    return KAFKA_MARKERS + CLIENT_WORDS if loggerless else KAFKA_MARKERS
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")
@@ -204,16 +215,17 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     only. Every aggregate is fixed-width and the key is numbers but for the kept text, so Spark
     aggregates by hash, not by sorting every line, and hashes no file name per line.
     """
-    key, folded, counted = _folding(tuple(table.items()), tried.wrappers)
+    key, folded, counted = _folding(tuple(table.items()), tried.wrappers, tried.loggerless)
     keyed = recognise(lines, table, tried).select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "uri", "start")
     return keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "w_ts", "w_host", "uri", "start").agg(*counted)
 
 
 @built_once
-def _folding(table_items: tuple, peeled: bool) -> tuple[Column, tuple[Column, ...], tuple[Column, ...]]:
-    """``fold_lines``' columns for a layout table (its items), wrappers peeled or not: the fold
-    key of a recognised line, the columns of a keyed line that its fold groups by, and the
-    fold's counts (built once: ``spark.built_once``)."""
+def _folding(table_items: tuple, peeled: bool, loggerless: bool) -> tuple[Column, tuple[Column, ...], tuple[Column, ...]]:
+    """``fold_lines``' columns for a layout table (its items), wrappers peeled or not, in layouts
+    that may name no logger or not (``kafka_markers``): the fold key of a recognised line, the
+    columns of a keyed line that its fold groups by, and the fold's counts (built once:
+    ``spark.built_once``)."""
     table = dict(table_items)
     value = F.col("value")
     head = F.col("layout").isNotNull()
@@ -221,7 +233,7 @@ def _folding(table_items: tuple, peeled: bool) -> tuple[Column, tuple[Column, ..
     partial = may_continue_partial() if peeled else F.lit(False)
     second_line = F.col("layout").isin(*SECOND_LINES)  # its Kafka text may be on the next line, which the head's fold would orphan
     by_logger = layouts.is_kafka_line(F.col("layout"), value, table)  # a shortened Kafka logger (``spark``)
-    candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | partial | second_line | by_logger)
+    candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, kafka_markers(loggerless) + MULTI_LINE_MARKERS) | partial | second_line | by_logger)
     trimmed_frame = F.col("wrapper").isNotNull() & value.startswith("at ") & value.rlike(f"^{TRIMMED_FRAME}")
     frame = (first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)) | trimmed_frame
     key = (
@@ -478,10 +490,10 @@ def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Colum
     return layout.eqNullSafe("librdkafka") | may_be_kafka_line(message) | contains_any(message, OPENING_MARKERS) | by_logger
 
 
-def may_be_kafka_line(value: Column) -> Column:
+def may_be_kafka_line(value: Column, loggerless: bool = True) -> Column:
     """The cheap test ``kafka_lines`` wants its lines to pass: a few substring scans, no regex;
-    on a line as read (a byte-order mark may open it)."""
-    return contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) | value.startswith("%") | value.startswith("\ufeff%")
+    on a line as read (a byte-order mark may open it); ``loggerless``: see ``kafka_markers``."""
+    return contains_any(value, kafka_markers(loggerless) + MULTI_LINE_MARKERS) | value.startswith("%") | value.startswith("\ufeff%")
 
 
 def kafka_lines(

@@ -35,13 +35,16 @@ class Recognisers:
     the samples (None: not known, any may occur); ``prefixed``: the ``wrappers.PREFIXED``
     wrapper whose prefix every sampled line has, none being a record head as it is (then lines
     with that prefix are peeled before any layout is tried), else None; ``newest_first``: the
-    paths whose lines run newest first (``runs_newest_first``)."""
+    paths whose lines run newest first (``runs_newest_first``); ``loggerless``: some record
+    may be in a layout that names no logger (``names_no_logger``), where only the words of a
+    client's lines (``records.CLIENT_WORDS``) tell a Kafka line from the rest."""
 
     wrappers: bool = True
     fallback: bool = True
     seen: frozenset[str] | None = None
     prefixed: str | None = None
     newest_first: frozenset[str] = frozenset()
+    loggerless: bool = True
 
     def table(self, table: dict) -> dict:
         """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
@@ -62,7 +65,7 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     exact = _exact_heads(table)
     fallback = layouts.LAYOUTS[layouts.FALLBACK]
     generic = re.compile(fallback.START)
-    wrapped = needs_fallback = sampled = False
+    wrapped = needs_fallback = sampled = unnamed = False
     prefixed = set(wrappers.PREFIXED)
     seen: set[str] = set()
     newest_first = set()
@@ -72,18 +75,33 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
         lines = sample_lines(path)
         if runs_newest_first(lines):
             newest_first.add(path)
+        heads = []
         for line in lines:
             wrapped = wrapped or is_wrapped(line)
             names = {name for name, regex in exact.items() if regex is None or regex.match(line)}
+            heads.append(names)
             seen |= names
             needs_fallback = needs_fallback or (
                 not names and line[:1] in fallback.FIRST_CHARS and generic.match(line) is not None
             )
             prefixed = {name for name in prefixed if not names and _PREFIXES[name].match(line)}
             sampled = True
+        unnamed = unnamed or names_no_logger(lines, heads)
     prefix = next((name for name in wrappers.PREFIXED if name in prefixed), None)  # a CRI line is in kubectl's shape too
     return Recognisers(
         wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None, newest_first=frozenset(newest_first),
+        loggerless=wrapped or needs_fallback or unnamed or not seen or not seen <= {*layouts.NAMED_LOGGERS, layouts.log4j.NAME},
+    )
+
+
+def names_no_logger(lines: list[str], heads: list[set[str]]) -> bool:
+    """Whether sampled ``lines`` (with the exact layouts each is a head in, ``heads``) show a
+    ``log4j`` record of one line that names no logger (``log4j.NAMED_LOGGER``): a line followed
+    by another head, as a multi-line record's first line names its logger only on its last."""
+    named = re.compile(layouts.log4j.NAMED_LOGGER)
+    return any(
+        layouts.log4j.NAME in names and heads[i + 1] and not named.match(line)
+        for i, (line, names) in enumerate(zip(lines[:-1], heads))
     )
 
 

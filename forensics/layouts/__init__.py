@@ -39,6 +39,10 @@ ONE_LINE = (json_lines.NAME, logfmt.NAME)
 """Layouts whose records are one line each: nothing continues them."""
 FALLBACK = generic.NAME
 """Tried after the exact layouts and after the wrappers (``ingest.wrappers``) have been peeled."""
+NAMED_LOGGERS = (logback.NAME, spring_boot.NAME, jul.NAME, tomcat.NAME, librdkafka.NAME)
+"""Layouts whose every record head names its logger (their ``HEAD`` requires one; librdkafka's
+facility, whose lines are Kafka's by their layout). ``log4j``'s is optional: its heads name one
+where they match ``log4j.NAMED_LOGGER``."""
 
 
 def with_user_layout(user) -> dict:

@@ -618,3 +618,23 @@ def test_python_clients_lines_without_a_logger_are_read_by_their_words(spark, tm
     assert {line: (e["event_type"], e["group_id"]) for line, e in events.items() if line > 1} == {
         start: (t.event_type, dict(t.fields).get("group_id")) for start, t in zip(starts, python_entries)
     }
+
+
+def test_python_clients_lines_in_kafkas_layout_without_a_logger_are_read_beside_a_java_log(spark, data_dir, tmp_path):
+    """A team's ``logging.basicConfig(format="[%(asctime)s] %(levelname)s %(message)s")`` writes
+    Kafka's own layout without its logger. The samples show a record of one line that names none
+    (``sampling.names_no_logger``), so the clients' words (``records.CLIENT_WORDS``) are looked
+    for in every file of the analysis: each one-line PY entry of the catalogue is read, beside a
+    Java client's log that names its loggers and by itself needs no words."""
+    from forensics.catalogue import load_catalogue
+    from forensics.ingest.sampling import needed_recognisers
+
+    python_entries = [t for t in load_catalogue() if t.reference_id.startswith("PY") and "\n" not in t.example]
+    messages = [t.example.split(" ", 4)[4] for t in python_entries]
+    path = tmp_path / "worker.log"
+    path.write_text("".join(f"[2024-03-11 14:02:{i % 60:02d},418] INFO {m}\n" for i, m in enumerate(messages)))
+    java = sorted(str(p) for p in (data_dir / "shapes" / "plain_log4j").iterdir())
+    assert not needed_recognisers(java).loggerless and needed_recognisers([*java, str(path)]).loggerless
+    result = ingest_paths(spark, *java, path)
+    events = [e for e in parse_events(result.records).collect() if e["source_file"] == str(path)]
+    assert {e["line"]: e["event_type"] for e in events} == {line: t.event_type for line, t in enumerate(python_entries, 1)}

@@ -17,6 +17,7 @@ from forensics.ingest.sampling import ALL, needed_recognisers, sample_lines
 from ..helpers import ingest_paths, records_by_line
 
 SHAPES = Path(__file__).parents[1] / "data" / "shapes"
+LAYOUT_FILES = Path(__file__).parents[1] / "data" / "layouts"
 
 
 def files(shape: str) -> list[str]:
@@ -34,6 +35,29 @@ def test_samples_name_what_the_lines_need():
     dropwizard = needed_recognisers(files("dropwizard"))
     assert dropwizard.fallback and not dropwizard.wrappers
     assert needed_recognisers(["/no/such/file.log"]) == ALL
+
+
+def test_samples_tell_whether_a_layout_may_name_no_logger(tmp_path):
+    """Only a Kafka client line in a layout that names no logger needs the clients' words
+    (``records.CLIENT_WORDS``): a log of layouts that always name one, or of Kafka's own layout
+    where its records of one line do (a multi-line record names it on its last line only), needs
+    none; one line of Kafka's layout without a logger, a JSON line, the fallback, or a wrapper do."""
+    multi_line = tmp_path / "kafka.log"
+    multi_line.write_text(
+        "[2024-03-11 14:02:17,418] INFO [Consumer clientId=c-1, groupId=g] Updating assignment with\n"
+        "\tAssigned partitions:                       [t-0]\n"
+        "[2024-03-11 14:02:17,419] INFO [Consumer clientId=c-1, groupId=g] Adding newly assigned partitions: t-0 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)\n"
+        "[2024-03-11 14:02:17,420] INFO [aiokafka.consumer.group_coordinator]: Joined group 'g' (generation 3) with member_id m-1\n"
+    )
+    python = tmp_path / "python.log"
+    python.write_text("[2024-03-11 14:02:17,418] INFO (Re-)joining group g\n[2024-03-11 14:02:17,419] INFO Elected group leader -- performing partition assignments using range\n")
+    assert not needed_recognisers([str(multi_line)]).loggerless
+    named = [str(LAYOUT_FILES / name) for name in ("logback_streams_kafka_7672.log", "jul_simpleformatter.log", "tomcat_catalina.log", "librdkafka_consumer.log")]
+    assert not needed_recognisers(files("plain_log4j") + named).loggerless
+    assert needed_recognisers([str(multi_line), str(python)]).loggerless
+    assert all(needed_recognisers(files(shape)).loggerless for shape in ("ecs_json", "dropwizard", "kubectl_timestamps", "logfmt", "no_timestamp"))
+    assert needed_recognisers([str(LAYOUT_FILES / "untimed_level_logger.log")]).loggerless  # no layout seen: bare lines of any client
+    assert ALL.loggerless
 
 
 def test_large_file_is_sampled_at_its_head_and_spread_to_its_end(tmp_path):
