@@ -38,7 +38,8 @@ CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll ti
 samples of the inputs show such a layout (``sampling.Recognisers.loggerless``): each needle is a
 scan of every line. On the 4M-line benchmark corpus, in Kafka's own layout, which names its
 loggers, ``kafka_lines`` took 1.32x the JVM's CPU seconds with them (12.8 s against 9.7 s),
-the whole ingest 1.19x (``benchmarks/compare_revisions.py``, medians of 3 rounds)."""
+the whole ingest 1.11x (24.9 s against 22.4 s; ``benchmarks/compare_revisions.py``, medians of
+3 rounds)."""
 
 
 def kafka_markers(loggerless: bool = True) -> tuple[str, ...]:
