@@ -40,11 +40,6 @@ scan of every line. On the 4M-line benchmark corpus, in Kafka's own layout, whic
 loggers, ``kafka_lines`` took 1.32x the JVM's CPU seconds with them (12.8 s against 9.7 s),
 the whole ingest 1.11x (24.9 s against 22.4 s; ``benchmarks/compare_revisions.py``, medians of
 3 rounds)."""
-
-
-def kafka_markers(loggerless: bool = True) -> tuple[str, ...]:
-    """``KAFKA_MARKERS``, with ``CLIENT_WORDS`` where a layout may name no logger."""
-    return KAFKA_MARKERS + CLIENT_WORDS if loggerless else KAFKA_MARKERS
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
 OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")
@@ -489,6 +484,11 @@ def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Colum
     is one ``is_kafka`` calls irrelevant: it is only counted, as ``fold_lines`` folds such lines."""
     by_logger = contains_any(F.coalesce(logger, F.lit("")), KAFKA_MARKERS)
     return layout.eqNullSafe("librdkafka") | may_be_kafka_line(message) | contains_any(message, OPENING_MARKERS) | by_logger
+
+
+def kafka_markers(loggerless: bool = True) -> tuple[str, ...]:
+    """``KAFKA_MARKERS``, with ``CLIENT_WORDS`` where a layout may name no logger."""
+    return KAFKA_MARKERS + CLIENT_WORDS if loggerless else KAFKA_MARKERS
 
 
 def may_be_kafka_line(value: Column, loggerless: bool = True) -> Column:
