@@ -36,8 +36,10 @@ class Recognisers:
     wrapper whose prefix every sampled line has, none being a record head as it is (then lines
     with that prefix are peeled before any layout is tried), else None; ``newest_first``: the
     paths whose lines run newest first (``runs_newest_first``); ``loggerless``: some record
-    may be in a layout that names no logger (``names_no_logger``), where only the words of a
-    client's lines (``records.CLIENT_WORDS``) tell a Kafka line from the rest."""
+    may be in a layout that names no logger, where only the words of a client's lines
+    (``records.CLIENT_WORDS``) tell a Kafka line from the rest: no layout was seen, or one not of
+    ``layouts.NAMED_LOGGERS``, a wrapper or the fallback is needed, or a ``log4j`` record names
+    none (``names_no_logger``)."""
 
     wrappers: bool = True
     fallback: bool = True
