@@ -37,8 +37,8 @@ CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll ti
 out its ``logger``: their only mark where the layout names no logger. Scanned for only where the
 samples of the inputs show such a layout (``sampling.Recognisers.loggerless``): each needle is a
 scan of every line. On the 4M-line benchmark corpus, in Kafka's own layout, which names its
-loggers, ``kafka_lines`` took 1.32x the JVM's CPU seconds with them (12.8 s against 9.7 s),
-the whole ingest 1.11x (24.9 s against 22.4 s; ``benchmarks/compare_revisions.py``, medians of
+loggers, ``kafka_lines`` took 1.41x the JVM's CPU seconds with them (13.9 s against 9.8 s),
+the whole ingest 1.19x (28.0 s against 23.5 s; ``benchmarks/compare_revisions.py``, medians of
 3 rounds)."""
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
