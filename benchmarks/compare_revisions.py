@@ -9,7 +9,10 @@ process's CPU time (``/proc/<pid>/stat``), which other processes' load disturbs 
     python benchmarks/compare_revisions.py --base 955e2c2 --stage fold --rounds 5 \\
         --files '/tmp/forensics-bench/4M/host-0[01]/*.log'
 
-``--head`` defaults to the working tree. Stages: ``fold`` (read + recognise + fold, the one pass
+``--head`` defaults to the working tree. ``--revisions A,B,C,..`` runs several revisions the same
+way (``worktree`` names the working tree), in turn forwards and backwards, and prints each one's
+ratios to the first: a regression found between two releases is narrowed to its commit in a few
+runs of revisions spread between them. Stages: ``fold`` (read + recognise + fold, the one pass
 over every line), ``T1`` (``kafka_lines``), ``T2`` (``ingest``: records and accounting), ``T3``
 (``analyze``: the whole analysis, its JSON written to a file). The CPU seconds are the JVM's
 and the driver's Python's (which the analysis' JSON writing spends).
@@ -104,8 +107,9 @@ def settle(spark) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", required=True, help="git revision to compare against")
+    parser.add_argument("--base", help="git revision to compare against")
     parser.add_argument("--head", default=None, help="git revision (default: the working tree)")
+    parser.add_argument("--revisions", help="comma-separated git revisions ('worktree': the working tree), in place of --base and --head")
     parser.add_argument("--stage", choices=("fold", "T1", "T2", "T3"), default="fold")
     parser.add_argument("--files", required=True, help="glob of the log files")
     parser.add_argument("--rounds", type=int, default=5)
@@ -113,36 +117,51 @@ def main() -> None:
     files = sorted(glob.glob(args.files))
     if not files:
         parser.error(f"no file matches {args.files}")
+    if (args.base is None) == (args.revisions is None):
+        parser.error("give --base (and maybe --head), or --revisions")
+    revisions = [None if r == "worktree" else r for r in args.revisions.split(",")] if args.revisions else [args.base, args.head]
+    labels = [f"rev_{i}" for i in range(len(revisions))]
+    cpu, wall = measure(revisions, labels, args.stage, files, args.rounds)
+    names = {label: revision or "working tree" for label, revision in zip(labels, revisions)}
+    for label in labels:
+        print(
+            f"{args.stage} {names[label]:>14}: CPU median {statistics.median(cpu[label]):.2f} s, wall median {statistics.median(wall[label]):.1f} s"
+            f" (CPU per round: {' '.join(f'{x:.2f}' for x in cpu[label])})"
+        )
+    first = labels[0]
+    for label in labels[1:]:
+        against = "head/base" if not args.revisions else f"{names[label]}/{names[first]}"
+        for clock, times in (("CPU", cpu), ("wall", wall)):
+            ratios = [b / a for a, b in zip(times[first], times[label])]
+            print(f"{args.stage} {clock} ratio {against} per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
+
+
+def measure(revisions: list[str | None], labels: list[str], stage: str, files: list[str], rounds: int) -> tuple[dict, dict]:
+    """The JVM + driver CPU seconds and the wall seconds of each run of ``stage`` per revision
+    (label -> a list, one per round), all in one session: one warm-up run each, then ``rounds``
+    rounds, in order and in reverse order by turns."""
     with tempfile.TemporaryDirectory() as tmp:
-        export_package(args.base, "rev_a", Path(tmp))
-        export_package(args.head, "rev_b", Path(tmp))
+        for revision, label in zip(revisions, labels):
+            export_package(revision, label, Path(tmp))
         sys.path.insert(0, tmp)
-        spark = importlib.import_module("rev_a.spark").get_session("local[2]")
+        spark = importlib.import_module(f"{labels[0]}.spark").get_session("local[2]")
         pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-        settings = {label: runtime_settings(label, spark) for label in ("rev_a", "rev_b")}
+        settings = {label: runtime_settings(label, spark) for label in labels}
         every_key = set().union(*settings.values())
-        runs = {label: stage_runner(label, args.stage, spark, files, settings[label], every_key - settings[label].keys()) for label in settings}
+        runs = {label: stage_runner(label, stage, spark, files, settings[label], every_key - settings[label].keys()) for label in labels}
         for run in runs.values():
-            run()  # warm-up: JIT and caches for both
-        cpu: dict[str, list[float]] = {"rev_a": [], "rev_b": []}
-        wall: dict[str, list[float]] = {"rev_a": [], "rev_b": []}
-        for round_ in range(args.rounds):
-            for label in ("rev_a", "rev_b") if round_ % 2 == 0 else ("rev_b", "rev_a"):
+            run()  # warm-up: JIT and caches for all
+        cpu: dict[str, list[float]] = {label: [] for label in labels}
+        wall: dict[str, list[float]] = {label: [] for label in labels}
+        for round_ in range(rounds):
+            for label in labels if round_ % 2 == 0 else labels[::-1]:
                 settle(spark)
                 before_cpu, before = jvm_cpu_seconds(pid) + time.process_time(), time.perf_counter()
                 runs[label]()
                 cpu[label].append(jvm_cpu_seconds(pid) + time.process_time() - before_cpu)
                 wall[label].append(time.perf_counter() - before)
         spark.stop()
-    names = {"rev_a": args.base, "rev_b": args.head or "working tree"}
-    for label in ("rev_a", "rev_b"):
-        print(
-            f"{args.stage} {names[label]:>14}: CPU median {statistics.median(cpu[label]):.2f} s, wall median {statistics.median(wall[label]):.1f} s"
-            f" (CPU per round: {' '.join(f'{x:.2f}' for x in cpu[label])})"
-        )
-    for clock, times in (("CPU", cpu), ("wall", wall)):
-        ratios = [b / a for a, b in zip(times["rev_a"], times["rev_b"])]
-        print(f"{args.stage} {clock} ratio head/base per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
+    return cpu, wall
 
 
 if __name__ == "__main__":
