@@ -100,9 +100,8 @@ def names_no_logger(lines: list[str], heads: list[set[str]]) -> bool:
     """Whether sampled ``lines`` (with the exact layouts each is a head in, ``heads``) show a
     ``log4j`` record of one line that names no logger (``log4j.NAMED_LOGGER``): a line followed
     by another head, as a multi-line record's first line names its logger only on its last."""
-    named = re.compile(layouts.log4j.NAMED_LOGGER)
     return any(
-        layouts.log4j.NAME in names and heads[i + 1] and not named.match(line)
+        layouts.log4j.NAME in names and heads[i + 1] and not _LOG4J_NAMED_LOGGER.match(line)
         for i, (line, names) in enumerate(zip(lines[:-1], heads))
     )
 
@@ -148,6 +147,7 @@ def is_wrapped(line: str) -> bool:
 
 
 _WRAPPER_REGEXES = {name: re.compile(regex) for name, (regex, *_) in wrappers.SHAPES.items()}
+_LOG4J_NAMED_LOGGER = re.compile(layouts.log4j.NAMED_LOGGER)
 _PREFIXES = {name: _WRAPPER_REGEXES[name] for name in wrappers.PREFIXED}
 
 

@@ -25,7 +25,7 @@ START = rf"^\[{c.ISO_DATETIME}\] +(?:{c.LEVELS}) "
 """Enough to recognise a record's first line; the full ``HEAD`` (whose lazy message group
 costs far more) only runs on the lines that are kept."""
 TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$3$5", message="$4")
-NAMED_LOGGER = rf"^\[{c.ISO_DATETIME}\] +(?:{c.LEVELS}) +(?:\[{c.LOGGER}\]: |.* \({c.LOGGER}(?::\d+)?\)$)"
+NAMED_LOGGER = rf"{START} *(?:\[{c.LOGGER}\]: |.* \({c.LOGGER}(?::\d+)?\)$)"
 """A head that names its logger, in either place (a regex for Python's ``re`` too): Kafka's own
 ``%m (%c)`` does, Python's ``[%(asctime)s] %(levelname)s %(message)s`` does not."""
 
