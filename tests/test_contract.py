@@ -102,7 +102,7 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     from pyspark.sql import functions as F
 
     import forensics.spark as spark_module
-    from forensics.analyze import _json_rows
+    from forensics.analyze import _rows
     from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, in_pieces, materialise, one_partition_rows, sql_settings
 
     monkeypatch.setattr(spark_module, "PIECE_ROWS", 100)
@@ -118,9 +118,51 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     assert pieces.collect() == ordered.collect()
     assert in_pieces(short, 100) is short and in_pieces(spread, None) is spread
     reads = TableReads(spark)
-    texts = [_json_rows(reads, frame).texts for frame in (ordered, short)]
-    read = [[json.loads(text)["n"] for text in rows()] for rows in texts]
+    read = [[row["n"] for row in _rows(reads, frame)] for frame in (ordered, short)]
     assert read == [list(range(1_049, -1, -1)), list(range(100))]
+
+
+def test_a_tables_json_texts_are_written_by_one_job_and_streamed_from_files_in_order(spark):
+    """Apart, on a local master, the first read of a table of JSON texts (``_json_rows``) has
+    Spark write them to files, by one job for a table of one partition however long, and every
+    read streams those files in the table's order, a table spread over partitions too; a text
+    keeps a line separator other than a newline; the files go with the result."""
+    import gc
+    import tempfile
+    from pathlib import Path
+
+    from pyspark.sql import functions as F
+
+    from forensics.analyze import _json_rows
+    from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, empty_of, materialise, sql_settings
+
+    odd = "a\u2028b\u0085c\rd ü </script>"
+    with sql_settings(spark, ONE_PARTITION):
+        kept = materialise(spark.range(60_000).select(
+            (F.col("id") * 7 % 60_000).alias("n"), F.when(F.col("id") == 5, F.lit(odd)).alias("text"),
+        ))
+    ordered, empty = kept.orderBy(F.desc("n")), kept.where("n < 0").orderBy("n")
+    spread = spark.range(0, 3_000, 1, 3).select((2_999 - F.col("id")).alias("n")).orderBy("n")
+    none = empty_of(spark, kept.schema).orderBy("n")  # known empty (as a producer's log's rebalances)
+    scratch = set(Path(tempfile.gettempdir()).glob("forensics-result-*"))
+    reads = TableReads(spark)
+    tables = [_json_rows(reads, frame) for frame in (ordered, empty, spread, none)]
+    with counting_jobs(spark) as jobs:
+        first = [json.loads(text) for text in tables[0].texts()]
+    assert jobs() == 1
+    with counting_jobs(spark) as jobs:
+        again = [list(rows) for rows in tables]
+    assert 0 < jobs() <= 5  # the other tables: a job for each empty one, a few for the sorted spread one
+    assert first == again[0] and [row["n"] for row in first] == list(range(59_999, -1, -1))
+    assert [row["text"] for row in first if row["text"] is not None] == [odd]
+    assert again[1] == again[3] == [] and [row["n"] for row in again[2]] == list(range(3_000))
+    with counting_jobs(spark) as jobs:
+        assert [list(rows) for rows in tables] == again
+    assert jobs() == 0
+    (written,) = set(Path(tempfile.gettempdir()).glob("forensics-result-*")) - scratch
+    del reads, tables
+    gc.collect()
+    assert not written.exists()
 
 
 def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
