@@ -88,7 +88,7 @@ def in_step_with_cores(spark, text_bytes: int | None) -> Mapping[str, str]:
     default 4 GiB (129 s, 55 jobs). None where the session already runs in one partition
     (``ONE_PARTITION``: a small incident), nor for a cluster or Spark Connect, whose executors
     adaptive execution sizes for."""
-    if _is_connect(spark) or not spark.conf.get("spark.master", "").startswith("local") or spark.conf.get("spark.sql.shuffle.partitions") == "1":
+    if not runs_locally(spark) or spark.conf.get("spark.sql.shuffle.partitions") == "1":
         return {}
     if text_bytes is None or text_bytes > _local_heap(spark):
         return {}
@@ -671,6 +671,14 @@ def _is_connect(spark) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
+def runs_locally(spark) -> bool:
+    """Whether ``spark`` is a classic session on a local master: its executors run in the
+    driver's JVM (or beside it, ``local-cluster``), on this machine, so the driver's heap is
+    theirs and the files their tasks write are where this process reads them. Not a cluster's
+    executors, nor a Spark Connect server, which size their own memory and keep their own disks."""
+    return not _is_connect(spark) and spark.conf.get("spark.master", "").startswith("local")
+
+
 @contextmanager
 def sql_settings(spark, settings: Mapping[str, str]) -> Iterator[None]:
     """Runtime SQL ``settings`` for the queries run inside the block; the previous values are
@@ -815,7 +823,7 @@ def room_to_run_at_once(spark, rows: int) -> bool:
     """Whether jobs over a table of ``rows`` rows may run at once (``concurrently``): always,
     but in a local driver whose heap holds less than ``HEAP_PER_CONCURRENT_ROW`` bytes a row.
     (A cluster's executors, and a Spark Connect server, size their own memory.)"""
-    if _is_connect(spark) or not spark.conf.get("spark.master", "").startswith("local"):
+    if not runs_locally(spark):
         return True
     return _local_heap(spark) >= rows * HEAP_PER_CONCURRENT_ROW
 
@@ -981,15 +989,14 @@ class TableReads:
     ``SMALL_RESULT_PARTITIONS``; a table of one partition split ``in_pieces``, the tables of
     one partition counted together at the first read), so that the driver never holds a large
     one whole; a table of JSON texts (``texts_of``) whose executors write to this machine's disk
-    (``writes_here``) is written to text files by one job and streamed from them. Together
+    (``runs_locally``) is written to text files by one job and streamed from them. Together
     (tables kept in the driver, ``IN_THE_DRIVER``): the first read of a table reads every table
     registered and not read yet in one Spark job (``rows_together``); a small incident's result
     is a few lists of a few rows, each of which would cost a job of its own."""
 
     def __init__(self, spark):
         self._together = kept_in_the_driver(spark)
-        self._to_files = not self._together and writes_here(spark)
-        self._scratch_root = scratch_root(spark) if self._to_files else None
+        self._to_files = not self._together and runs_locally(spark)
         self._pending: dict[int, object] = {}
         self._read: dict[int, list] = {}
         self._rows: dict[int, int | None] = {}
@@ -1008,7 +1015,7 @@ class TableReads:
         if not self._to_files:
             read = self.of(frame)
             return lambda: (row[0] for row in read())
-        directory = self._scratch_directory() / f"table-{self._registered}"
+        directory = self._scratch_directory(frame.sparkSession) / f"table-{self._registered}"
         self._registered += 1
         files: list[Path] | None = None
 
@@ -1021,11 +1028,11 @@ class TableReads:
 
         return from_files
 
-    def _scratch_directory(self) -> Path:
+    def _scratch_directory(self, spark) -> Path:
         """This result's directory of written tables (in ``scratch_root``), removed with it (or
         as Python exits)."""
         if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="forensics-result-", dir=self._scratch_root))
+            self._scratch = Path(tempfile.mkdtemp(prefix="forensics-result-", dir=scratch_root(spark)))
             weakref.finalize(self, shutil.rmtree, self._scratch, True)
         return self._scratch
 
@@ -1051,13 +1058,6 @@ class TableReads:
             return iter(self._read[index])
 
         return together
-
-
-def writes_here(spark) -> bool:
-    """Whether the files that Spark's tasks write are on this machine's disk, where this process
-    reads them: a local master's (its executors run in the driver's JVM, or beside it), not a
-    cluster's or a Spark Connect server's."""
-    return not _is_connect(spark) and spark.conf.get("spark.master", "").startswith("local")
 
 
 def scratch_root(spark) -> str | None:
