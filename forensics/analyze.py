@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
-from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from . import contract as c
 from . import schema as s
 from .contract import Rows, materialised, write_json
-from .detect import detect, finding_json, ordered_findings
+from .detect import detect, ordered_findings
 from .events import parse_events
 from .events.config import RELEVANT_SETTINGS, config_table
 from .ingest import InputFile, Inputs, ingest_files, route_inputs, text_bytes
@@ -73,9 +73,10 @@ def analyze(
     jobs the analysis ran (``spark.counting_jobs``); a small incident runs as ``SMALL_INCIDENT``.
 
     ``json_to``: a text handle the JSON is written to as the analysis runs
-    (``contract.write_json``). The rows of the model tables (``ROW_LISTS``) then come from Spark
-    one partition at a time and are never held whole: the driver's memory does not grow with
-    them (a small incident's few rows are read together, in one job: ``spark.TableReads``).
+    (``contract.write_json``). The rows of the model tables (``ROW_LISTS``) are then streamed,
+    never held whole: the driver's memory does not grow with them (``spark.TableReads``: on a
+    local master written to files by one Spark job; a small incident's few rows read together,
+    in one job; elsewhere one partition at a time).
     The result returned holds those lists as ``contract.Rows``, read again at each use
     until the next analysis on the session starts (which releases this one's checkpoints;
     without ``json_to`` they are released as the analysis ends: ``spark.releasing_checkpoints``).
@@ -133,16 +134,18 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     with sql_settings(spark, in_step_with_cores(spark, text_bytes(logs))):
         (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     rows = sum(by_type.values()) + offsets["rows"]
-    with sql_settings(spark, ONE_PARTITION if rows <= FEW_EVENTS else {}):
+    model_settings = ONE_PARTITION if rows <= FEW_EVENTS else {}
+    reads = TableReads(spark, model_settings)  # the model's tables are read under the settings they were planned in
+    with sql_settings(spark, model_settings):
         model = build_model(events, offsets_table, frozenset(by_type), at_once=room_to_run_at_once(spark, rows))
         # each loss or duplication with the facts its recovery plan reads, joined in this mode
-        findings = materialise(_with_recovery_facts(materialise(detect(model)), model))
+        findings = _with_recovery_facts(materialise(detect(model)), model)
+        findings = findings if reads.reads_once else materialise(findings)
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
     inputs = ([{"kind": "log", **entry} for entry in ingested.inputs]
               + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps])
-    reads = TableReads(spark)
     return {
         "tool_version": __version__,
         "inputs": inputs,
@@ -156,9 +159,9 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "clock_skew": _json_rows(reads, model.clock_skew.orderBy(s.HOST)),
         "rebalances": _rebalances(reads, model),
         "ownership": _ownership(reads, model),
-        "restores": _rows(reads, model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog")),
+        "restores": _rows(reads, model.restores.orderBy("opened_ts", "host", "thread", s.TASK, "changelog"), _structs_as_arrays),
         "commits": _json_rows(reads, _commits(model.commits)),
-        "findings": _rows(reads, ordered_findings(findings), _planned(inputs), to_dict=finding_json),
+        "findings": _rows(reads, ordered_findings(findings), _planned(inputs)),
         "spark": {"master": _master(spark), "version": spark.version},
     }
 
@@ -167,15 +170,23 @@ ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "com
 """The result's lists of model table rows: written row by row with ``json_to``."""
 
 
-def _rows(reads: TableReads, frame: DataFrame, convert: Callable[[dict], dict] = lambda row: row,
-          to_dict: Callable[[Row], dict] | None = None) -> Rows:
-    """The rows of a model table (``frame``, ordered) as JSON-ready dicts (``to_dict``; by default
-    the row's fields with times in ISO 8601, UTC), passed through ``convert``; read from Spark
-    at each use (``spark.TableReads``: one partition of a few MB at a time, or for a small
-    incident with the result's other tables in one job)."""
-    to_dict = to_dict or (lambda row: {k: c.json_value(v) for k, v in row.asDict().items()})
-    read = reads.of(frame)
-    return Rows(lambda: (convert(to_dict(row)) for row in read()))
+def _rows(reads: TableReads, frame: DataFrame, convert: Callable[[dict], dict]) -> Rows:
+    """The rows of a model table (``frame``, ordered) as dicts that Python finishes (``convert``):
+    each parsed from the JSON text Spark makes of it (``_json_rows``), at each use."""
+    texts = reads.texts_of(frame.select(_json_text(frame.columns)))
+    return Rows(lambda: (convert(json.loads(text)) for text in texts()))
+
+
+def _structs_as_arrays(row: dict) -> dict:
+    """A ``restores`` row as its JSON has always held it: each struct as the array of its values
+    (its evidence lines as ``[file, line]``)."""
+
+    def values(value):
+        if isinstance(value, dict):
+            return [values(inner) for inner in value.values()]
+        return [values(inner) for inner in value] if isinstance(value, list) else value
+
+    return {name: values(value) for name, value in row.items()}
 
 
 JSON_TEXT = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "timeZone": "UTC", "ignoreNullFields": "false"}
@@ -258,9 +269,11 @@ def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
 
 
 def _planned(inputs: list[dict]) -> Callable[[dict], dict]:
-    """A finding read with ``RECOVERY_FACTS`` -> the finding with its ``recovery`` plan instead."""
+    """A finding read with ``RECOVERY_FACTS`` -> the finding as the JSON holds it (``group_id`` is
+    ``group``) with its ``recovery`` plan instead."""
 
-    def planned(finding: dict) -> dict:
+    def planned(row: dict) -> dict:
+        finding = {c.json_name(name): value for name, value in row.items()}
         about = {name: [json.loads(text) for text in texts or []] for name, texts in (finding.pop(RECOVERY_FACTS) or {}).items()}
         return {**finding, "recovery": recovery_for(finding, facts_of({"inputs": inputs, **about}))}
 

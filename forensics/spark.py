@@ -988,45 +988,68 @@ class TableReads:
     Apart (the default): each table one partition at a time (``local_rows``, under
     ``SMALL_RESULT_PARTITIONS``; a table of one partition split ``in_pieces``, the tables of
     one partition counted together at the first read), so that the driver never holds a large
-    one whole; a table of JSON texts (``texts_of``) whose executors write to this machine's disk
-    (``runs_locally``) is written to text files by one job and streamed from them. Together
-    (tables kept in the driver, ``IN_THE_DRIVER``): the first read of a table reads every table
-    registered and not read yet in one Spark job (``rows_together``); a small incident's result
-    is a few lists of a few rows, each of which would cost a job of its own."""
+    one whole. Tables of JSON texts (``texts_of``) whose executors write to this machine's disk
+    (``runs_locally``) are written to text files, all those registered and not written yet by
+    one job at the first read of one of them (``written_together``), and streamed from the
+    files. Together (tables kept in the driver, ``IN_THE_DRIVER``): the first read of a table
+    reads every table registered and not read yet in one Spark job (``rows_together``); a small
+    incident's result is a few lists of a few rows, each of which would cost a job of its own.
 
-    def __init__(self, spark):
+    ``settings``: the runtime SQL settings the tables were planned under (``ONE_PARTITION``
+    for an incident's model of few events), under which their files are written."""
+
+    def __init__(self, spark, settings: Mapping[str, str] | None = None):
         self._together = kept_in_the_driver(spark)
         self._to_files = not self._together and runs_locally(spark)
-        self._pending: dict[int, object] = {}
+        self._settings = dict(settings or {})
+        self._pending: dict[int, object] = {}  # registered by ``of``, not read yet
+        self._unwritten: dict[int, object] = {}  # registered by ``texts_of``, not written yet
         self._read: dict[int, list] = {}
         self._rows: dict[int, int | None] = {}
         self._registered = 0
         self._scratch: Path | None = None
 
+    @property
+    def reads_once(self) -> bool:
+        """Whether each table is computed once, whatever the number of its reads (written to
+        files, or read together): a table read so needs no ``materialise`` of its own."""
+        return self._to_files or self._together
+
     def texts_of(self, frame) -> Callable[[], Iterator[str]]:
         """A function that returns an iterator over the values of ``frame``'s one string column (a
         table's rows as JSON text), a new one at each call. Apart, where the executors write to
-        this machine's disk, the first call has Spark write them as lines of text
-        (``written_lines``: one job for a table of one partition) and every call streams the
-        files: a job per table instead of one per partition or piece read, and no task result
-        to hold in the driver's JVM. An analysis of the 16M-line benchmark corpus ran 31 Spark
-        jobs instead of 55 (its commits, 299,409 rows, had been read in 12 pieces), as many as
-        the 4M-line corpus' (31 instead of 37); the JSON the same, byte for byte."""
+        this machine's disk, the first call has Spark write the values of every table of texts
+        registered and not written yet (``written_together``: one job, where a table read one
+        piece at a time had cost a job per piece and one to count them), and every call streams
+        the files: the driver's JVM holds no task result of them. An analysis of the 4M-line
+        benchmark corpus ran 23 Spark jobs instead of 31, as did the 16M-line corpus' (its
+        commits, 299,409 rows, had been read in 12 pieces before Session 54); the JSON the same,
+        byte for byte."""
         if not self._to_files:
             read = self.of(frame)
             return lambda: (row[0] for row in read())
-        directory = self._scratch_directory(frame.sparkSession) / f"table-{self._registered}"
-        self._registered += 1
-        files: list[Path] | None = None
+        index = self._register(frame, self._unwritten)
 
         def from_files() -> Iterator[str]:
-            nonlocal files
-            if files is None:
-                with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
-                    files = written_lines(frame, directory)
-            return lines_of(files)
+            if index not in self._read:
+                self._write_pending(frame.sparkSession)
+            return tagged_lines(self._read[index], index)
 
         return from_files
+
+    def _register(self, frame, pending: dict[int, object]) -> int:
+        index = self._registered
+        self._registered += 1
+        pending[index] = frame
+        return index
+
+    def _write_pending(self, spark) -> None:
+        """Write every table of texts registered and not written yet, by one Spark job."""
+        directory = self._scratch_directory(spark) / f"tables-{min(self._unwritten)}"
+        with sql_settings(spark, self._settings):
+            files = written_together(self._unwritten, directory)
+        self._read.update(dict.fromkeys(self._unwritten, files))
+        self._unwritten.clear()
 
     def _scratch_directory(self, spark) -> Path:
         """This result's directory of written tables (in ``scratch_root``), removed with it (or
@@ -1037,10 +1060,9 @@ class TableReads:
         return self._scratch
 
     def of(self, frame) -> Callable[[], Iterator]:
-        """A function that returns an iterator over the rows of ``frame``, a new one at each call."""
-        index = self._registered
-        self._registered += 1
-        self._pending[index] = frame
+        """A function that returns an iterator over the rows of ``frame``, a new one at each call
+        (apart, or together; see the class)."""
+        index = self._register(frame, self._pending)
         if not self._together:
             def apart() -> Iterator:
                 with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
@@ -1068,21 +1090,63 @@ def scratch_root(spark) -> str | None:
     return first if first and os.path.isdir(first) else None
 
 
-def written_lines(frame, directory: Path) -> list[Path]:
-    """The files, in order, into which one Spark job wrote the values of ``frame``'s one string
-    column, a line each, in ``frame``'s order (each partition in a file of its own, named after
-    its index). ``directory`` must not exist yet."""
-    frame.write.option("compression", "none").text(directory.as_uri())
-    return sorted(directory.glob("part-*"), key=lambda path: (int(path.name.split("-")[1]), path.name))
+CHILD_BY_CHILD: Mapping[str, str] = {"spark.sql.unionOutputPartitioning": "false"}
+"""Runtime settings under which a union's partitions are its children's, one after another.
+With Spark 4.1's default (SPARK-52921), children of the same partitioning (one partition each,
+as an incident's tables of few events) are read side by side: their union is one partition."""
 
 
-def lines_of(files: Sequence[Path]) -> Iterator[str]:
-    """The lines of ``files`` (UTF-8), in order, without their ``\\n``. Split at ``\\n`` alone: a
-    JSON text may hold other line separators of Unicode's (U+2028) unescaped."""
-    for path in files:
+def written_together(frames: Mapping[int, object], directory: Path) -> list[tuple[Path, int, int]]:
+    """The files, in order, into which one Spark job wrote the values of the one string column of
+    each of ``frames`` (by number), a line each, in its frame's order, after its frame's number and
+    a space (``tagged_lines``); each file with the numbers of its first and last lines (0, -1:
+    empty). ``directory`` must not exist yet.
+
+    The frames' union is written as text, each partition in a file named after its index. Its
+    partitions come frame after frame (``CHILD_BY_CHILD``), so a file holds one frame's lines,
+    and the numbers of a file's lines never decrease whatever Spark does."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    tagged = [frame.select(F.concat(F.lit(f"{number} "), F.col(frame.columns[0]))) for number, frame in frames.items()]
+    union = reduce(lambda one, other: one.union(other), tagged)
+    with sql_settings(union.sparkSession, CHILD_BY_CHILD):
+        union.write.option("compression", "none").text(directory.as_uri())
+    paths = sorted(directory.glob("part-*"), key=lambda path: (int(path.name.split("-")[1]), path.name))
+    return [(path, *_first_and_last_numbers(path)) for path in paths]
+
+
+def _first_and_last_numbers(path: Path) -> tuple[int, int]:
+    """The numbers that the first and the last line of a ``written_together`` file start with."""
+    with open(path, "rb") as handle:
+        first = handle.readline()
+        if not first:
+            return 0, -1
+        end = handle.seek(0, os.SEEK_END)
+        start, tail = end, b""
+        while start > 0 and tail.rfind(b"\n", 0, len(tail) - 1) < 0:  # the last line's start: a newline before its own
+            start = max(0, start - 65536)
+            handle.seek(start)
+            tail = handle.read(end - start)
+        last = tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
+    return int(first.split(b" ", 1)[0]), int(last.split(b" ", 1)[0])
+
+
+def tagged_lines(files: Sequence[tuple[Path, int, int]], number: int) -> Iterator[str]:
+    """The lines of frame ``number`` in ``written_together``'s ``files``, in order, without their
+    number and their ``\n``. Split at ``\n`` alone: a JSON text may hold other line separators of
+    Unicode's (U+2028) unescaped."""
+    tag = f"{number} "
+    for path, first, last in files:
+        if not first <= number <= last:
+            continue
         with open(path, encoding="utf-8", newline="\n") as handle:
             for line in handle:
-                yield line[:-1] if line.endswith("\n") else line
+                if line.startswith(tag):
+                    yield line[len(tag):-1] if line.endswith("\n") else line[len(tag):]
+                elif int(line.split(" ", 1)[0]) > number:
+                    break
 
 
 Built = TypeVar("Built")

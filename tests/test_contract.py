@@ -75,7 +75,6 @@ def test_fields_are_read_in_order_so_a_later_one_can_count_what_came_before():
 def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
     from pyspark.sql import functions as F
 
-    from forensics.analyze import _rows
     from forensics.spark import TableReads, counting_jobs
 
     def table():  # about 10 MB once compressed in the shuffle; a new plan at each call
@@ -86,7 +85,7 @@ def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
         plain = sum(1 for _ in table().toLocalIterator(True))
     held = queries_with_jobs.size()
     with counting_jobs(spark) as jobs:
-        read = [row["n"] for row in _rows(TableReads(spark), table())]
+        read = [row["n"] for row in TableReads(spark).of(table())()]
     assert plain == len(read) == 300_000 and read == sorted(read)
     assert jobs() > plain_jobs() + 1  # a job per partition read: more, smaller partitions than the session's up to 64 MB
     assert queries_with_jobs.size() == held  # the scheduler holds none of the reading's jobs (spark.local_rows)
@@ -102,7 +101,6 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     from pyspark.sql import functions as F
 
     import forensics.spark as spark_module
-    from forensics.analyze import _rows
     from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, in_pieces, materialise, one_partition_rows, sql_settings
 
     monkeypatch.setattr(spark_module, "PIECE_ROWS", 100)
@@ -118,15 +116,16 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     assert pieces.collect() == ordered.collect()
     assert in_pieces(short, 100) is short and in_pieces(spread, None) is spread
     reads = TableReads(spark)
-    read = [[row["n"] for row in _rows(reads, frame)] for frame in (ordered, short)]
+    read = [[row["n"] for row in reads.of(frame)()] for frame in (ordered, short)]
     assert read == [list(range(1_049, -1, -1)), list(range(100))]
 
 
-def test_a_tables_json_texts_are_written_by_one_job_and_streamed_from_files_in_order(spark):
+def test_the_json_texts_of_a_results_tables_are_written_by_one_job_and_streamed_from_files_in_order(spark):
     """Apart, on a local master, the first read of a table of JSON texts (``_json_rows``) has
-    Spark write them to files, by one job for a table of one partition however long, and every
-    read streams those files in the table's order, a table spread over partitions too; a text
-    keeps a line separator other than a newline; the files go with the result."""
+    Spark write the texts of every table registered and not written yet, by one job however
+    long they are, and every read streams the files in each table's order; a table registered
+    later is written at its own first read, a table spread over partitions too; a text keeps a
+    line separator other than a newline; the files go with the result."""
     import gc
     import tempfile
     from pathlib import Path
@@ -141,44 +140,76 @@ def test_a_tables_json_texts_are_written_by_one_job_and_streamed_from_files_in_o
         kept = materialise(spark.range(60_000).select(
             (F.col("id") * 7 % 60_000).alias("n"), F.when(F.col("id") == 5, F.lit(odd)).alias("text"),
         ))
-    ordered, empty = kept.orderBy(F.desc("n")), kept.where("n < 0").orderBy("n")
+    ordered, empty, short = kept.orderBy(F.desc("n")), kept.where("n < 0").orderBy("n"), kept.where("n < 10").orderBy("n")
     spread = spark.range(0, 3_000, 1, 3).select((2_999 - F.col("id")).alias("n")).orderBy("n")
     none = empty_of(spark, kept.schema).orderBy("n")  # known empty (as a producer's log's rebalances)
     scratch = set(Path(tempfile.gettempdir()).glob("forensics-result-*"))
-    reads = TableReads(spark)
-    tables = [_json_rows(reads, frame) for frame in (ordered, empty, spread, none)]
+    reads = TableReads(spark, ONE_PARTITION)
+    tables = [_json_rows(reads, frame) for frame in (ordered, empty, none, short)]
     with counting_jobs(spark) as jobs:
         first = [json.loads(text) for text in tables[0].texts()]
     assert jobs() == 1
     with counting_jobs(spark) as jobs:
         again = [list(rows) for rows in tables]
-    assert 0 < jobs() <= 5  # the other tables: a job for each empty one, a few for the sorted spread one
+    assert jobs() == 0
     assert first == again[0] and [row["n"] for row in first] == list(range(59_999, -1, -1))
     assert [row["text"] for row in first if row["text"] is not None] == [odd]
-    assert again[1] == again[3] == [] and [row["n"] for row in again[2]] == list(range(3_000))
+    assert again[1] == again[2] == [] and [row["n"] for row in again[3]] == list(range(10))
+    late = _json_rows(reads, spread)
     with counting_jobs(spark) as jobs:
-        assert [list(rows) for rows in tables] == again
+        assert [row["n"] for row in late] == list(range(3_000))
+    assert jobs() == 1
+    with counting_jobs(spark) as jobs:
+        assert [list(rows) for rows in tables] == again and len(list(late)) == 3_000
     assert jobs() == 0
     (written,) = set(Path(tempfile.gettempdir()).glob("forensics-result-*")) - scratch
-    del reads, tables
+    assert len(list(written.iterdir())) == 2
+    del reads, tables, late
     gc.collect()
     assert not written.exists()
 
 
+def test_lines_of_tables_written_side_by_side_are_read_apart(tmp_path):
+    """A file of ``written_together`` may hold several tables' lines, in the order of their
+    numbers (a union of tables of the same partitioning, read partition by partition): each
+    table's lines come back in order, a last line longer than a block read backwards too."""
+    from forensics.spark import _first_and_last_numbers, tagged_lines
+
+    long = "{" + "x" * 100_000 + "}"
+    contents = ["0 {a}\n0 {b}\n2 {c}\n", "0 {d}\n1 {e}\n2 " + long + "\n", "3 {f}\n", ""]
+    files = []
+    for i, text in enumerate(contents):
+        path = tmp_path / f"part-{i:05d}"
+        path.write_text(text, encoding="utf-8")
+        files.append((path, *_first_and_last_numbers(path)))
+    assert [(first, last) for _, first, last in files] == [(0, 2), (0, 2), (3, 3), (0, -1)]
+    assert [list(tagged_lines(files, n)) for n in range(5)] == [["{a}", "{b}", "{d}"], ["{e}"], ["{c}", long], ["{f}"], []]
+
+
 def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
-    """``_json_rows`` (Spark's ``to_json``) and ``_rows`` (Python) give the same rows: times in
-    ISO 8601 UTC to the millisecond, nulls kept, structs as objects, maps in key order."""
-    from forensics.analyze import _json_rows, _rows
+    """Spark's JSON text of a row (``_json_rows``, ``to_json``) and Python's conversion of it
+    (``contract.json_value``, as ``detect.findings_json``) give the same values: times in ISO
+    8601 UTC to the millisecond, nulls kept, structs as objects, maps in key order. ``restores``
+    (``_rows`` with ``_structs_as_arrays``) keeps its structs as arrays, as Python's plain
+    ``Row.asDict`` wrote them."""
+    from forensics import contract as c
+    from forensics.analyze import _json_rows, _rows, _structs_as_arrays
     from forensics.spark import TableReads
 
     frame = spark.sql(
         "SELECT 'g-1' AS group, 7L AS generation, TIMESTAMP'2021-02-10 15:40:02.403987Z' AS start, CAST(NULL AS TIMESTAMP) AS end,"
         " CAST(NULL AS STRING) AS trigger, true AS exact, array('m-1', 'ünï \"q\" </script>') AS members,"
         " named_struct('file', 'a.log', 'line', 7) AS evidence, CAST(NULL AS STRUCT<host: STRING>) AS coordinator,"
-        " map_from_entries(array_sort(array(struct('b', '2'), struct('a', '1')))) AS settings"
+        " array(named_struct('file', 'a.log', 'line', 8), named_struct('file', CAST(NULL AS STRING), 'line', 9)) AS lines"
     )
+    settings = spark.sql("SELECT map_from_entries(array_sort(array(struct('b', '2'), struct('a', '1')))) AS settings")
     reads = TableReads(spark)
-    by_spark, by_python = list(_json_rows(reads, frame)), list(_rows(reads, frame, lambda row: {**row, "evidence": row["evidence"].asDict()}))
+    by_spark, mapped = list(_json_rows(reads, frame)), list(_json_rows(reads, settings))
+    by_python = [{k: c.json_value(v) for k, v in row.asDict(recursive=True).items()} for row in frame.collect()]
     assert by_spark == by_python
-    assert by_spark[0]["start"] == "2021-02-10T15:40:02.403Z" and by_spark[0]["end"] is None
-    assert list(by_spark[0]["settings"]) == ["a", "b"] and by_spark[0]["coordinator"] is None
+    assert by_spark[0]["start"] == "2021-02-10T15:40:02.403Z" and by_spark[0]["end"] is None and by_spark[0]["coordinator"] is None
+    assert mapped == [{"settings": {"a": "1", "b": "2"}}] and list(mapped[0]["settings"]) == ["a", "b"]
+    as_arrays = list(_rows(reads, frame, _structs_as_arrays))
+    plain = [json.loads(json.dumps({k: c.json_value(v) for k, v in row.asDict().items()})) for row in frame.collect()]
+    assert as_arrays == plain
+    assert as_arrays[0]["evidence"] == ["a.log", 7] and as_arrays[0]["lines"] == [["a.log", 8], [None, 9]]
