@@ -1118,25 +1118,33 @@ def written_together(frames: Mapping[int, object], directory: Path) -> list[tupl
 
 
 def _first_and_last_numbers(path: Path) -> tuple[int, int]:
-    """The numbers that the first and the last line of a ``written_together`` file start with."""
+    """The numbers that the first and the last line of a ``written_together`` file start with
+    (0, -1: the file is empty). The last line's start is sought backwards, a block at a time."""
     with open(path, "rb") as handle:
-        first = handle.readline()
-        if not first:
+        if not handle.readline():
             return 0, -1
-        end = handle.seek(0, os.SEEK_END)
-        start, tail = end, b""
-        while start > 0 and tail.rfind(b"\n", 0, len(tail) - 1) < 0:  # the last line's start: a newline before its own
-            start = max(0, start - 65536)
+        first = _number_at(handle, 0)
+        position = handle.seek(0, os.SEEK_END) - 1  # before the last line's own newline
+        while position > 0:
+            start = max(0, position - 65536)
             handle.seek(start)
-            tail = handle.read(end - start)
-        last = tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
-    return int(first.split(b" ", 1)[0]), int(last.split(b" ", 1)[0])
+            cut = handle.read(position - start).rfind(b"\n")
+            if cut >= 0:
+                return first, _number_at(handle, start + cut + 1)
+            position = start
+    return first, first
+
+
+def _number_at(handle, offset: int) -> int:
+    """The number of the ``written_together`` line that starts at byte ``offset``."""
+    handle.seek(offset)
+    return int(handle.read(24).split(b" ", 1)[0])
 
 
 def tagged_lines(files: Sequence[tuple[Path, int, int]], number: int) -> Iterator[str]:
     """The lines of frame ``number`` in ``written_together``'s ``files``, in order, without their
-    number and their ``\n``. Split at ``\n`` alone: a JSON text may hold other line separators of
-    Unicode's (U+2028) unescaped."""
+    number and their ``\\n``. Split at ``\\n`` alone: a JSON text may hold other line separators
+    of Unicode's (U+2028) unescaped."""
     tag = f"{number} "
     for path, first, last in files:
         if not first <= number <= last:
