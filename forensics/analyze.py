@@ -134,10 +134,10 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     with sql_settings(spark, in_step_with_cores(spark, text_bytes(logs))):
         (ingested, events, by_type, unrecognised), (offsets_table, offsets) = concurrently(spark, logs_read, dumps_read)
     rows = sum(by_type.values()) + offsets["rows"]
-    model_settings = ONE_PARTITION if rows <= FEW_EVENTS else {}
-    reads = TableReads(spark, model_settings)  # the model's tables are read under the settings they were planned in
+    model_settings, at_once = ONE_PARTITION if rows <= FEW_EVENTS else {}, room_to_run_at_once(spark, rows)
+    reads = TableReads(spark, model_settings, at_once)  # the model's tables are read as they were built
     with sql_settings(spark, model_settings):
-        model = build_model(events, offsets_table, frozenset(by_type), at_once=room_to_run_at_once(spark, rows))
+        model = build_model(events, offsets_table, frozenset(by_type), at_once=at_once)
         # each loss or duplication with the facts its recovery plan reads, joined in this mode
         findings = _with_recovery_facts(materialise(detect(model)), model)
         findings = findings if reads.reads_once else materialise(findings)

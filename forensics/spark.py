@@ -996,12 +996,15 @@ class TableReads:
     incident's result is a few lists of a few rows, each of which would cost a job of its own.
 
     ``settings``: the runtime SQL settings the tables were planned under (``ONE_PARTITION``
-    for an incident's model of few events), under which their files are written."""
+    for an incident's model of few events), under which their files are written; not
+    ``at_once`` (``room_to_run_at_once``: a small local heap), each table by a job of its own,
+    one after another, as the model's tables were built."""
 
-    def __init__(self, spark, settings: Mapping[str, str] | None = None):
+    def __init__(self, spark, settings: Mapping[str, str] | None = None, at_once: bool = True):
         self._together = kept_in_the_driver(spark)
         self._to_files = not self._together and runs_locally(spark)
         self._settings = dict(settings or {})
+        self._at_once = at_once
         self._pending: dict[int, object] = {}  # registered by ``of``, not read yet
         self._unwritten: dict[int, object] = {}  # registered by ``texts_of``, not written yet
         self._read: dict[int, list] = {}
@@ -1044,12 +1047,14 @@ class TableReads:
         return index
 
     def _write_pending(self, spark) -> None:
-        """Write every table of texts registered and not written yet, by one Spark job."""
-        directory = self._scratch_directory(spark) / f"tables-{min(self._unwritten)}"
-        with sql_settings(spark, self._settings):
-            files = written_together(self._unwritten, directory)
-        self._read.update(dict.fromkeys(self._unwritten, files))
-        self._unwritten.clear()
+        """Write every table of texts registered and not written yet: by one Spark job, or not
+        ``at_once`` a job each."""
+        batches = [self._unwritten] if self._at_once else [{index: frame} for index, frame in self._unwritten.items()]
+        for batch in batches:
+            directory = self._scratch_directory(spark) / f"tables-{min(batch)}"
+            with sql_settings(spark, self._settings):
+                self._read.update(dict.fromkeys(batch, written_together(batch, directory)))
+        self._unwritten = {}
 
     def _scratch_directory(self, spark) -> Path:
         """This result's directory of written tables (in ``scratch_root``), removed with it (or
