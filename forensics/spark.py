@@ -1025,9 +1025,9 @@ class TableReads:
         registered and not written yet (``written_together``: one job, where a table read one
         piece at a time had cost a job per piece and one to count them), and every call streams
         the files: the driver's JVM holds no task result of them. An analysis of the 4M-line
-        benchmark corpus ran 23 Spark jobs instead of 31, as did the 16M-line corpus' (its
-        commits, 299,409 rows, had been read in 12 pieces before Session 54); the JSON the same,
-        byte for byte."""
+        benchmark corpus and one of the 16M-line corpus each ran 23 Spark jobs, where a job per
+        table had run 31, and reading the tables in pieces 37 and 55; the JSON the same, byte
+        for byte."""
         if not self._to_files:
             read = self.of(frame)
             return lambda: (row[0] for row in read())
