@@ -1057,10 +1057,13 @@ class TableReads:
         self._unwritten = {}
 
     def _scratch_directory(self, spark) -> Path:
-        """This result's directory of written tables (in ``scratch_root``), removed with it (or
-        as Python exits)."""
+        """This result's directory of written tables (in ``scratch_root``, named after this
+        process), removed with it (or as Python exits); those of processes that are gone are
+        removed first (``remove_orphaned_results``)."""
         if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="forensics-result-", dir=scratch_root(spark)))
+            root = Path(scratch_root(spark) or tempfile.gettempdir())
+            remove_orphaned_results(root)
+            self._scratch = Path(tempfile.mkdtemp(prefix=f"{RESULT_PREFIX}{os.getpid()}-", dir=root))
             weakref.finalize(self, shutil.rmtree, self._scratch, True)
         return self._scratch
 
@@ -1085,6 +1088,33 @@ class TableReads:
             return iter(self._read[index])
 
         return together
+
+
+RESULT_PREFIX = "forensics-result-"
+"""The start of the name of a result's directory of written tables: then its process's id."""
+
+
+def remove_orphaned_results(root: Path) -> None:
+    """Remove the result directories in ``root`` whose process is gone: a process killed
+    (SIGKILL, the kernel's out-of-memory killer) cannot remove its own, and the 16M-line
+    corpus' lists take some 300 MB. A process still running, or another user's, keeps its own.
+    (POSIX only: elsewhere ``os.kill`` cannot ask whether a process runs without ending it.)"""
+    if os.name != "posix":
+        return
+    for path in root.glob(f"{RESULT_PREFIX}*-*"):
+        pid = path.name[len(RESULT_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _is_running(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 def scratch_root(spark) -> str | None:

@@ -169,6 +169,27 @@ def test_the_json_texts_of_a_results_tables_are_written_by_one_job_and_streamed_
     assert not written.exists()
 
 
+def test_the_written_tables_of_a_process_that_is_gone_are_removed(tmp_path):
+    """A result's directory is named after its process; one left by a process that is gone (a
+    killed analysis) is removed before a new one is made, one of a running process kept, and a
+    directory of another name left alone."""
+    import os
+    import subprocess
+    import sys
+
+    from forensics.spark import RESULT_PREFIX, remove_orphaned_results
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    gone = tmp_path / f"{RESULT_PREFIX}{ended.stdout.strip()}-x1"
+    running = tmp_path / f"{RESULT_PREFIX}{os.getpid()}-x2"
+    other = tmp_path / f"{RESULT_PREFIX}x3"
+    for directory in (gone, running, other):
+        (directory / "tables-0").mkdir(parents=True)
+        (directory / "tables-0" / "part-00000").write_text("0 {}\n")
+    remove_orphaned_results(tmp_path)
+    assert not gone.exists() and running.exists() and other.exists()
+
+
 def test_lines_of_tables_written_side_by_side_are_read_apart(tmp_path):
     """A file of ``written_together`` may hold several tables' lines, in the order of their
     numbers (a union of tables of the same partitioning, read partition by partition): each
