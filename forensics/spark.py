@@ -1063,7 +1063,7 @@ class TableReads:
         if self._scratch is None:
             root = Path(scratch_root(spark) or tempfile.gettempdir())
             remove_orphaned_results(root)
-            self._scratch = Path(tempfile.mkdtemp(prefix=f"{RESULT_PREFIX}{os.getpid()}-", dir=root))
+            self._scratch = Path(tempfile.mkdtemp(prefix=f"{RESULT_PREFIX}{_process_id()}-", dir=root))
             weakref.finalize(self, shutil.rmtree, self._scratch, True)
         return self._scratch
 
@@ -1091,20 +1091,32 @@ class TableReads:
 
 
 RESULT_PREFIX = "forensics-result-"
-"""The start of the name of a result's directory of written tables: then its process's id."""
+"""The start of the name of a result's directory of written tables: then its process's id
+(``_process_id``)."""
 
 
 def remove_orphaned_results(root: Path) -> None:
     """Remove the result directories in ``root`` whose process is gone: a process killed
     (SIGKILL, the kernel's out-of-memory killer) cannot remove its own, and the 16M-line
-    corpus' lists take some 300 MB. A process still running, or another user's, keeps its own.
+    corpus' lists take some 300 MB. A process still running, or another user's, keeps its own,
+    and so does a process of another PID namespace (another container sharing the directory).
     (POSIX only: elsewhere ``os.kill`` cannot ask whether a process runs without ending it.)"""
     if os.name != "posix":
         return
-    for path in root.glob(f"{RESULT_PREFIX}*-*"):
-        pid = path.name[len(RESULT_PREFIX):].split("-", 1)[0]
+    space, _ = _process_id().split("-")
+    for path in root.glob(f"{RESULT_PREFIX}{space}-*-*"):
+        pid = path.name[len(RESULT_PREFIX):].split("-")[1]
         if pid.isdigit() and not _is_running(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _process_id() -> str:
+    """This process's id as ``SPACE-PID``: SPACE the inode of its PID namespace (Linux), else 0."""
+    try:
+        space = re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or "0"
+    except OSError:
+        space = "0"
+    return f"{space}-{os.getpid()}"
 
 
 def _is_running(pid: int) -> bool:
