@@ -1099,7 +1099,7 @@ def remove_orphaned_results(root: Path) -> None:
     """Remove the result directories in ``root`` whose process is gone: a process killed
     (SIGKILL, the kernel's out-of-memory killer) cannot remove its own, and the 16M-line
     corpus' lists take some 300 MB. A process still running, or another user's, keeps its own,
-    and so does a process of another PID namespace (another container sharing the directory).
+    and so does a process of another host or PID namespace (``_process_id``).
     (POSIX only: elsewhere ``os.kill`` cannot ask whether a process runs without ending it.)"""
     if os.name != "posix":
         return
@@ -1111,11 +1111,14 @@ def remove_orphaned_results(root: Path) -> None:
 
 
 def _process_id() -> str:
-    """This process's id as ``SPACE-PID``: SPACE the inode of its PID namespace (Linux), else 0."""
+    """This process's id as ``SPACE-PID``: SPACE a digest of the host's name and of the process's
+    PID namespace (Linux's ``/proc/self/ns/pid``), so that hosts or containers sharing a scratch
+    directory never read each other's process ids as their own."""
     try:
-        space = re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or "0"
+        namespace = os.readlink("/proc/self/ns/pid")
     except OSError:
-        space = "0"
+        namespace = ""
+    space = hashlib.sha256(f"{socket.gethostname()} {namespace}".encode()).hexdigest()[:12]
     return f"{space}-{os.getpid()}"
 
 

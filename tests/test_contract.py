@@ -170,9 +170,9 @@ def test_the_json_texts_of_a_results_tables_are_written_by_one_job_and_streamed_
 
 
 def test_the_written_tables_of_a_process_that_is_gone_are_removed(tmp_path):
-    """A result's directory is named after its process (PID namespace and id); one left by a
+    """A result's directory is named after its process (host and PID namespace, and id); one left by a
     process that is gone (a killed analysis) is removed before a new one is made; one of a
-    running process is kept, and so are one of another PID namespace and one of another name."""
+    running process is kept, and so are one of another host or namespace and one of another name."""
     import os
     import subprocess
     import sys
@@ -180,11 +180,11 @@ def test_the_written_tables_of_a_process_that_is_gone_are_removed(tmp_path):
     from forensics.spark import RESULT_PREFIX, _process_id, remove_orphaned_results
 
     space, pid = _process_id().split("-")
-    assert pid == str(os.getpid()) and space.isdigit()
+    assert pid == str(os.getpid()) and len(space) == 12 and _process_id() == f"{space}-{pid}"
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
     gone = tmp_path / f"{RESULT_PREFIX}{space}-{ended.stdout.strip()}-x1"
     running = tmp_path / f"{RESULT_PREFIX}{space}-{pid}-x2"
-    elsewhere = tmp_path / f"{RESULT_PREFIX}{int(space) + 1}-{ended.stdout.strip()}-x3"
+    elsewhere = tmp_path / f"{RESULT_PREFIX}{'0' * 12 if space != '0' * 12 else '1' * 12}-{ended.stdout.strip()}-x3"
     other = tmp_path / f"{RESULT_PREFIX}x4"
     for directory in (gone, running, elsewhere, other):
         (directory / "tables-0").mkdir(parents=True)
