@@ -173,8 +173,8 @@ ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "com
 def _rows(reads: TableReads, frame: DataFrame, convert: Callable[[dict], dict]) -> Rows:
     """The rows of a model table (``frame``, ordered) as dicts that Python finishes (``convert``):
     each parsed from the JSON text Spark makes of it (``_json_rows``), at each use."""
-    texts = reads.texts_of(frame.select(_json_text(frame.columns)))
-    return Rows(lambda: (convert(json.loads(text)) for text in texts()))
+    parsed = _json_rows(reads, frame)
+    return Rows(lambda: (convert(row) for row in parsed))
 
 
 def _structs_as_arrays(row: dict) -> dict:

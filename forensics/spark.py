@@ -1007,7 +1007,7 @@ class TableReads:
         self._at_once = at_once
         self._pending: dict[int, object] = {}  # registered by ``of``, not read yet
         self._unwritten: dict[int, object] = {}  # registered by ``texts_of``, not written yet
-        self._read: dict[int, list] = {}
+        self._read: dict[int, list] = {}  # together: a table's rows; to files: the files it is in
         self._rows: dict[int, int | None] = {}
         self._registered = 0
         self._scratch: Path | None = None
