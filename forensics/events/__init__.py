@@ -1,9 +1,10 @@
 """Parse: Kafka log records -> typed events in ``schema.EVENTS_SCHEMA``, by the catalogue.
 
-The catalogue is applied as data: it becomes a small broadcast table joined to the records
-on the message's first word and the logger's class name (templates whose first word is not
-fixed join every record of their loggers; a record whose layout names no logger joins every
-template of its word). Each candidate pair is tested with its literal gate (a plain substring
+The catalogue is applied as data: literal tables in the query plan, which need no Spark job to
+be shipped. Each record looks up the templates of the message's first word and the logger's
+class name (``gate_candidates``; templates whose first word is not fixed are candidates for
+every record of their loggers; a record whose layout names no logger, for every template of its
+word). Each candidate pair is tested with its literal gate (a plain substring
 test), then one regex both tests it and extracts all its fields; the first template that
 matches wins, multi-line templates before the others and then in catalogue order
 (``catalogue.precedence``). Rows are sorted by template within each partition before the
@@ -13,6 +14,8 @@ no template matches are Kafka lines the catalogue does not know: counted, never 
 
 from __future__ import annotations
 
+import json
+import zlib
 from functools import lru_cache
 
 from pyspark.sql import Column, DataFrame
@@ -38,37 +41,74 @@ def _replacement(template: Template) -> str:
     return SEP.join(f"{CAPTURED}${number[name]}" if name in number else "" for name in s.CATALOGUE_FIELDS)
 
 
-def catalogue_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
-    """The templates as a small table, one row per template in the order records try them
-    (``t_order``, ``catalogue.precedence``), with its regexes: the extraction and the
-    replacement that lists the captures."""
-    ddl = "t_order int, t_key string, t_event_type string, t_versions string, t_multiline boolean, t_extraction string, t_replacement string"
-    return spark.createDataFrame(_catalogue_rows(templates), ddl)
+GATE_BUCKETS = 4096
+"""Buckets of the gates' literal hash table (``gate_candidates``): eight times the catalogue's
+join keys or so, so that a bucket holds about one key."""
+
+
+def catalogue_column(name: str, templates: tuple[Template, ...]) -> Column:
+    """Template ``name`` (``key``, ``event_type``, ``versions``, ``multiline``, ``extraction``,
+    ``replacement``) of each row's template, looked up by ``t_order``
+    (``catalogue.precedence``) in a literal array."""
+    values, ddl = _catalogue_values(templates)[name]
+    return _literal(values, f"array<{ddl}>")[F.col("t_order")]
 
 
 @lru_cache(maxsize=4)
-def _catalogue_rows(templates: tuple[Template, ...]) -> list[tuple]:
-    return [
-        (order, t.key, t.event_type, t.versions, t.multiline, f"(?:{t.pattern})[\\s\\S]*", _replacement(t))
-        for order, t in precedence(templates)
-    ]
+def _catalogue_values(templates: tuple[Template, ...]) -> dict[str, tuple[str, str]]:
+    """Each template field ``catalogue_column`` reads: its values in precedence order as JSON,
+    its type."""
+    ordered = [t for _, t in precedence(templates)]
+    return {
+        "key": (json.dumps([t.key for t in ordered]), "string"),
+        "event_type": (json.dumps([t.event_type for t in ordered]), "string"),
+        "versions": (json.dumps([t.versions for t in ordered]), "string"),
+        "multiline": (json.dumps([t.multiline for t in ordered]), "boolean"),
+        "extraction": (json.dumps([f"(?:{t.pattern})[\\s\\S]*" for t in ordered]), "string"),
+        "replacement": (json.dumps([_replacement(t) for t in ordered]), "string"),
+    }
 
 
-def gates_frame(spark, templates: tuple[Template, ...]) -> DataFrame:
-    """The join keys of the templates: one row per template and logger class it allows (and one
-    with logger "" for records whose layout names none), with its first word and literal gate."""
-    ddl = "t_order int, t_word string, t_logger string, t_gate string, t_gate_at_start boolean, t_multiline boolean"
-    return spark.createDataFrame(_gate_rows(templates), ddl)
+@built_once
+def _literal(text: str, ddl: str) -> Column:
+    """The JSON ``text`` as a literal of type ``ddl``: one call into the JVM however large the
+    value, which Spark's optimiser folds into a constant (``ConstantFolding``)."""
+    return F.from_json(F.lit(text), ddl)
+
+
+GATE_FIELDS = "t_word string, t_logger string, t_order int, t_gate string, t_gate_at_start boolean, t_multiline boolean"
+
+
+def gate_candidates(token: Column, logger: Column, templates: tuple[Template, ...]) -> Column:
+    """The gates (``GATE_FIELDS``) of the templates whose first word is ``token`` and that allow
+    ``logger``: one row per template and logger class it allows (and one with logger "" for
+    records whose layout names none), looked up in a literal hash table of ``GATE_BUCKETS``
+    buckets by the CRC-32 of the key, which Python and Spark compute alike. A broadcast join
+    against a table of the gates cost a Spark job per analysis to build the broadcast."""
+    bucket = F.crc32(_gate_key(token, logger)) % GATE_BUCKETS
+    entries = _literal(_gate_buckets(templates), f"array<array<struct<{GATE_FIELDS}>>>")[bucket]
+    return F.filter(entries, lambda gate: (gate["t_word"] == token) & (gate["t_logger"] == logger))
+
+
+def _gate_key(word, logger):
+    """The key of a template's gate: its first word and a logger class (Columns or strings)."""
+    if isinstance(word, str):
+        return f"{word}\u0001{logger}"
+    return F.concat(word, F.lit("\u0001"), logger)
 
 
 @lru_cache(maxsize=4)
-def _gate_rows(templates: tuple[Template, ...]) -> list[tuple]:
-    """(Derived from the patterns once per catalogue: ``first_word`` parses each pattern.)"""
-    return [
-        (order, first_word(t) or ANY_WORD, logger, t.gate, t.gate_at_start, t.multiline)
-        for order, t in precedence(templates)
-        for logger in ("", *t.loggers)
-    ]
+def _gate_buckets(templates: tuple[Template, ...]) -> str:
+    """The gates in ``GATE_BUCKETS`` buckets by ``_gate_key``, as JSON. (Derived from the patterns
+    once per catalogue: ``first_word`` parses each pattern.)"""
+    buckets: list[list[dict]] = [[] for _ in range(GATE_BUCKETS)]
+    for order, t in precedence(templates):
+        word = first_word(t) or ANY_WORD
+        for logger in ("", *t.loggers):
+            gate = {"t_word": word, "t_logger": logger, "t_order": order, "t_gate": t.gate,
+                    "t_gate_at_start": t.gate_at_start, "t_multiline": t.multiline}
+            buckets[zlib.crc32(_gate_key(word, logger).encode()) % GATE_BUCKETS].append(gate)
+    return json.dumps(buckets)
 
 
 FRANZ_GO_LOGGER = "kgo"
@@ -103,8 +143,6 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     only to the winners.
     """
     templates = templates or load_catalogue()
-    spark = records.sparkSession
-    catalogue = F.broadcast(catalogue_frame(spark, templates))
     prepared = materialise(prepare_records(records).withColumn("_rid", F.monotonically_increasing_id()))
     first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
     word = F.substring_index(first_line, " ", 1)
@@ -112,18 +150,19 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
         "_rid", "_logger_name", F.col("_prefix.rest").alias("_rest"), first_line.alias("_first_line"),
         F.explode(F.array(word, F.lit(ANY_WORD))).alias("_token"),
     )
-    same_logger = (F.col("_token") == F.col("t_word")) & (F.col("_logger_name") == F.col("t_logger"))
+    gates = tokens.select("*", F.explode(gate_candidates(F.col("_token"), F.col("_logger_name"), templates)).alias("_gate"))
     target = _target()
     gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(target.contains(F.col("t_gate")))
-    candidates = tokens.join(F.broadcast(gates_frame(spark, templates)), same_logger).where(gate_ok)
+    candidates = gates.select("_rid", "_rest", "_first_line", "_gate.*").where(gate_ok)
     # Materialised in template order, so that each pattern is compiled once per partition
     # (Catalyst would otherwise push the regex below the sort, with rows in arbitrary order).
     in_template_order = materialise(candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order"))
     # Patterns are anchored and the extraction runs to the end of the text, so a match turns
     # the whole text into the replacement (separators and capture marks), and no match
     # leaves it as it was.
-    extracted = in_template_order.join(catalogue, "t_order").select(
-        "_rid", "t_order", "_target", F.regexp_replace("_target", F.col("t_extraction"), F.col("t_replacement")).alias("_cap_text")
+    extraction, replacement = (catalogue_column(name, templates) for name in ("extraction", "replacement"))
+    extracted = in_template_order.select(
+        "_rid", "t_order", "_target", F.regexp_replace("_target", extraction, replacement).alias("_cap_text")
     )
     winners = (
         extracted.where(F.col("_cap_text") != F.col("_target"))
@@ -133,9 +172,10 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     # the message proper (``_prefix.rest``) served the regexes: the wide side of this join,
     # shuffled, carries the message once
     record = prepared.withColumn("_prefix", F.col("_prefix").dropFields("rest")).drop("_logger_name")
+    template = [catalogue_column(name, templates).alias(f"t_{name}") for name in ("key", "event_type", "versions", "multiline")]
     return (
         record.join(winners, "_rid")
-        .join(catalogue.drop("t_extraction", "t_replacement"), "t_order")
+        .select("*", *template)
         .withColumn("_cap", F.split("_cap_text", SEP, len(s.CATALOGUE_FIELDS)))
         .drop("_rid", "_cap_text")
     )
@@ -212,4 +252,4 @@ def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = No
     )
 
 
-__all__ = ["catalogue_frame", "gates_frame", "match_records", "parse_events", "prepare_records"]
+__all__ = ["catalogue_column", "gate_candidates", "match_records", "parse_events", "prepare_records"]
