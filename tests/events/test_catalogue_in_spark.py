@@ -6,10 +6,11 @@ import json
 import re
 
 import pytest
+from pyspark.sql import functions as F
 
 from forensics import schema as s
-from forensics.catalogue import load_catalogue
-from forensics.events import parse_events
+from forensics.catalogue import first_word, load_catalogue, precedence
+from forensics.events import ANY_WORD, gate_candidates, parse_events
 from tests.helpers import ingest_paths
 
 TEMPLATES = load_catalogue()
@@ -86,3 +87,16 @@ def test_example_parses_to_its_event_type_and_fields(template, events_by_line):
 
 def test_every_template_key_is_unique():
     assert len({t.key for t in TEMPLATES}) == len(TEMPLATES)
+
+
+def test_spark_finds_every_templates_gates_in_the_literal_hash_table_and_no_other_keys(spark):
+    """``gate_candidates``: Python puts each gate in the bucket of its key's CRC-32 and Spark
+    looks it up by its own; a key of non-ASCII text, or of a word no template starts with,
+    finds nothing else."""
+    gates = {(first_word(t) or ANY_WORD, logger, order) for order, t in precedence(TEMPLATES) for logger in ("", *t.loggers)}
+    keys = sorted({(word, logger) for word, logger, _ in gates}) + [("Zurückgesetzt", ""), ("Revoking", "Zürich")]
+    found = spark.createDataFrame(keys, "word string, logger string").select(
+        "word", "logger", F.explode(gate_candidates(F.col("word"), F.col("logger"), TEMPLATES)).alias("gate")
+    ).select("word", "logger", "gate.t_word", "gate.t_logger", "gate.t_order").collect()
+    assert all((row["word"], row["logger"]) == (row["t_word"], row["t_logger"]) for row in found)
+    assert {(row["word"], row["logger"], row["t_order"]) for row in found} == gates
