@@ -915,6 +915,21 @@ def materialise(frame):
     return kept if kept.count() else empty_like(frame)
 
 
+def kept_with_rows(frame) -> tuple[object, list]:
+    """A small table (a row per host, say) computed by one job: kept as ``materialise`` keeps
+    it, in the driver as a local relation in one partition, and its rows, which the driver reads
+    from that relation with no job (``materialise`` and then ``collect`` took two)."""
+    spark = frame.sparkSession
+    if known_empty(frame):
+        return frame, []
+    if _is_connect(spark):
+        kept = materialise(frame)
+        return kept, kept.collect()
+    local = _local_relation(spark, frame.schema, frame._jdf.collectAsList())
+    rows = local.collect()
+    return (local.coalesce(1) if rows else empty_like(frame)), rows
+
+
 def kept_in_the_driver(spark) -> bool:
     """Whether tables are kept in the driver (``IN_THE_DRIVER``, on a classic session)."""
     return spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark)

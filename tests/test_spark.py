@@ -310,6 +310,31 @@ def test_a_small_incidents_tables_are_kept_in_the_driver_as_one_partition(spark)
         assert jobs() == 0
 
 
+@pytest.mark.parametrize("mode", ["one partition", "in the driver", "spread"])
+def test_a_small_table_kept_with_its_rows_takes_the_jobs_of_one_collect(spark, mode):
+    """``kept_with_rows`` (the clock skew's row per host, which the model reads in the driver):
+    the jobs that compute the table once keep it in one partition, in every mode, and its rows
+    come with them; a table known to be empty runs no job."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, counting_jobs, empty_like, kept_with_rows, known_empty, sql_settings
+
+    settings = {"one partition": ONE_PARTITION, "in the driver": {**ONE_PARTITION, **IN_THE_DRIVER}, "spread": {}}[mode]
+    hosts = spark.range(40).repartition(3).select((F.col("id") % 4).alias("host"), F.col("id")).groupBy("host").agg(F.max("id").alias("last"))
+    with sql_settings(spark, settings):
+        with counting_jobs(spark) as collect_jobs:
+            hosts.collect()
+        with counting_jobs(spark) as jobs:
+            kept, rows = kept_with_rows(hosts)
+            assert 0 < jobs() <= collect_jobs() and sorted(rows) == [(0, 36), (1, 37), (2, 38), (3, 39)]
+            computed = jobs()
+            none, no_rows = kept_with_rows(empty_like(hosts))
+            assert known_empty(none) and no_rows == [] and none.schema == hosts.schema
+            assert jobs() == computed
+        assert kept.rdd.getNumPartitions() == 1 and sorted(kept.collect()) == sorted(rows)
+        assert "Exchange" not in kept.groupBy("host").count()._jdf.queryExecution().executedPlan().toString()
+
+
 def test_a_small_incidents_result_tables_are_read_together_in_one_job_each_in_its_order(spark):
     """``TableReads`` kept in the driver: the first read reads every table registered and not
     read yet in one job, each table's rows in its own order (struct and null values included),

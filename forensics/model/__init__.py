@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame
 from .. import schema as s
 from ..events.config import config_settings
 from ..sources import nothing_in
-from ..spark import concurrently, empty_of, known_empty, materialise
+from ..spark import concurrently, empty_of, kept_with_rows, known_empty, materialise
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -89,8 +89,9 @@ def build_model(
         tables[name] = _kept(planned(name, table, *inputs, **options))
         return tables[name]
 
-    skew = built("clock_skew", clock_skew, events, event_types=event_types)
-    on_one_clock = correct_clocks(events, skew)
+    skew, skew_rows = kept_with_rows(planned("clock_skew", clock_skew, events, event_types=event_types))
+    tables["clock_skew"] = skew
+    on_one_clock = correct_clocks(events, skew_rows)
     members = materialise(with_members(on_one_clock))
     ownership = built("ownership", ownership_intervals, members)
     # planned one after another (planning holds Python's lock), then computed at once

@@ -19,7 +19,9 @@ them (the requests arrive first). Those orders bound each member's offset to
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, Window
+from typing import Iterable
+
+from pyspark.sql import Column, DataFrame, Row, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
@@ -168,11 +170,11 @@ def clock_skew(events: DataFrame, event_types: frozenset[str] | None = None) -> 
     )
 
 
-def correct_clocks(events: DataFrame, skew: DataFrame) -> DataFrame:
+def correct_clocks(events: DataFrame, skew: Iterable[Row]) -> DataFrame:
     """Events on the reference clock: ``ts`` minus the host's offset where it is corrected;
-    the original stays in ``ts_raw``. The offsets (one per host at most) are read from ``skew``
-    and shift ``ts`` as a literal map: a join would sort every event by its host."""
-    offsets = {row[s.HOST]: row["offset_ms"] for row in skew.where(F.col("corrected")).select(s.HOST, "offset_ms").collect()}
+    the original stays in ``ts_raw``. The offsets (one per host at most) are read from the rows
+    of ``clock_skew`` and shift ``ts`` as a literal map: a join would sort every event by its host."""
+    offsets = {row[s.HOST]: row["offset_ms"] for row in skew if row["corrected"]}
     shifted = events.withColumn(TS_RAW, F.col(s.TS))
     if not offsets:
         return shifted
