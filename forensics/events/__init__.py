@@ -154,20 +154,20 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     target = _target()
     gate_ok = F.when(F.col("t_gate_at_start"), target.startswith(F.col("t_gate"))).otherwise(target.contains(F.col("t_gate")))
     candidates = gates.select("_rid", "_rest", "_first_line", "_gate.*").where(gate_ok)
-    # Materialised in template order, so that each pattern is compiled once per partition
-    # (Catalyst would otherwise push the regex below the sort, with rows in arbitrary order).
-    in_template_order = materialise(candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order"))
-    # Patterns are anchored and the extraction runs to the end of the text, so a match turns
-    # the whole text into the replacement (separators and capture marks), and no match
-    # leaves it as it was.
+    # In template order within each partition, so that Spark compiles each pattern once per
+    # partition. Patterns are anchored and the extraction runs to the end of the text, so a
+    # match turns the whole text into the replacement (separators and capture marks), and no
+    # match leaves it as it was. The test of a match is left to the aggregation (``min_by``
+    # passes over null orders): a filter on it would be pushed below the sort, the regex with it.
+    in_template_order = candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order")
     extraction, replacement = (catalogue_column(name, templates) for name in ("extraction", "replacement"))
-    extracted = in_template_order.select(
-        "_rid", "t_order", "_target", F.regexp_replace("_target", extraction, replacement).alias("_cap_text")
-    )
+    extracted = in_template_order.select("_rid", "t_order", "_target", F.regexp_replace("_target", extraction, replacement).alias("_cap_text"))
+    matched = F.col("_cap_text") != F.col("_target")
     winners = (
-        extracted.where(F.col("_cap_text") != F.col("_target"))
-        .groupBy("_rid")
-        .agg(F.min_by("_cap_text", "t_order").alias("_cap_text"), F.min("t_order").alias("t_order"))
+        extracted.groupBy("_rid")
+        .agg(F.min_by(F.when(matched, F.col("_cap_text")), F.when(matched, F.col("t_order"))).alias("_cap_text"),
+             F.min(F.when(matched, F.col("t_order"))).alias("t_order"))
+        .where(F.col("t_order").isNotNull())
     )
     # the message proper (``_prefix.rest``) served the regexes: the wide side of this join,
     # shuffled, carries the message once

@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 
 from forensics import schema as s
 from forensics.catalogue import first_word, load_catalogue, precedence
-from forensics.events import ANY_WORD, gate_candidates, parse_events
+from forensics.events import ANY_WORD, gate_candidates, match_records, parse_events
 from tests.helpers import ingest_paths
 
 TEMPLATES = load_catalogue()
@@ -100,3 +100,19 @@ def test_spark_finds_every_templates_gates_in_the_literal_hash_table_and_no_othe
     ).select("word", "logger", "gate.t_word", "gate.t_logger", "gate.t_order").collect()
     assert all((row["word"], row["logger"]) == (row["t_word"], row["t_logger"]) for row in found)
     assert {(row["word"], row["logger"], row["t_order"]) for row in found} == gates
+
+
+def test_the_regexes_run_over_candidates_sorted_by_template_and_nothing_pushes_them_below(spark, tmp_path):
+    """``match_records`` sorts the candidates by template within each partition so that Spark
+    compiles each pattern once per partition: the projection that runs the regexes must sit on
+    that sort in the plan Spark executes, not below it (as a filter on its result would be)."""
+    from forensics.spark import STATIC_SHUFFLES, sql_settings
+
+    path = tmp_path / "app.log"
+    path.write_text("".join(t.example + "\n" for t in TEMPLATES[:40]), encoding="utf-8")
+    with sql_settings(spark, STATIC_SHUFFLES):
+        plan = match_records(ingest_paths(spark, path).records)._jdf.queryExecution().executedPlan().toString().splitlines()
+    regexes = [i for i, line in enumerate(plan) if "regexp_replace(" in line]
+    assert len(regexes) == 1
+    below = plan[regexes[0] + 1]
+    assert re.search(r"Sort \[t_order#\d+ ASC NULLS FIRST\], false", below), below[:200]
