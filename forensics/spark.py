@@ -915,6 +915,47 @@ def materialise(frame):
     return kept if kept.count() else empty_like(frame)
 
 
+def materialised_together(frames: Sequence) -> list:
+    """``materialise`` of each of ``frames`` by one Spark job instead of a job each: the frames
+    become struct columns of one union (as in ``rows_together``), kept once, and each is read
+    back from it by its tag. The union's children are independent stages, which Spark runs at
+    once. A frame known to be empty is returned as it is; on Spark Connect each is materialised
+    apart.
+
+    Kept in the driver (``IN_THE_DRIVER``), each frame is again a local relation of its own
+    schema, split from the union's rows with no job. Kept on the executors, each is read from
+    the union's checkpoint (its columns nullable), in one partition under ``ONE_PARTITION``, and
+    one with no rows is an empty local relation as ``materialise`` makes it."""
+    from pyspark.sql import functions as F
+
+    spark = frames[0].sparkSession if frames else None
+    todo = [i for i, frame in enumerate(frames) if not known_empty(frame)]
+    if spark is None or _is_connect(spark) or len(todo) < 2:
+        return [frame if known_empty(frame) else materialise(frame) for frame in frames]
+    union = None
+    for i in todo:
+        part = frames[i].select(F.lit(i).alias("_table"), F.struct(F.col("*")).alias(f"_table_{i}"))
+        union = part if union is None else union.unionByName(part, allowMissingColumns=True)
+    kept = list(frames)
+    if spark.conf.get("spark.sql.shuffle.partitions") != "1":
+        together = _in_scratch(union.localCheckpoint(storageLevel=kept_level()))
+        for i in todo:
+            kept[i] = together.where(F.col("_table") == i).select(f"_table_{i}.*")
+        return kept
+    if kept_in_the_driver(spark):
+        together = _local_relation(spark, union.schema, union._jdf.collectAsList())
+        for i in todo:
+            rows = together.where(F.col("_table") == i).select(f"_table_{i}.*")._jdf.collectAsList()  # a local relation's: no job
+            kept[i] = _local_relation(spark, frames[i].schema, rows).coalesce(1) if rows.size() else empty_like(frames[i])
+        return kept
+    together = _in_scratch(union.localCheckpoint(eager=False))
+    counts = dict(together.groupBy("_table").count().collect())
+    for i in todo:
+        read = together.where(F.col("_table") == i).select(f"_table_{i}.*").coalesce(1)
+        kept[i] = read if counts.get(i) else empty_like(frames[i])
+    return kept
+
+
 def kept_with_rows(frame) -> tuple[object, list]:
     """A small table (a row per host, say) computed by one job: kept as ``materialise`` keeps
     it, in the driver as a local relation in one partition, and its rows, which the driver reads

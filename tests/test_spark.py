@@ -311,6 +311,37 @@ def test_a_small_incidents_tables_are_kept_in_the_driver_as_one_partition(spark)
 
 
 @pytest.mark.parametrize("mode", ["one partition", "in the driver", "spread"])
+def test_tables_materialised_together_are_kept_by_one_job_and_read_apart(spark, mode):
+    """``materialised_together`` (the model's four later tables): tables of different schemas,
+    one column name of different types among them, kept by one job and each read back with its
+    rows; in one partition under ``ONE_PARTITION``, where one with no rows becomes known to be
+    empty; one known to be empty already is returned as it is."""
+    from pyspark.sql import functions as F
+
+    from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, counting_jobs, empty_of, known_empty, materialised_together, sql_settings
+
+    settings = {"one partition": ONE_PARTITION, "in the driver": {**ONE_PARTITION, **IN_THE_DRIVER}, "spread": {}}[mode]
+    numbers = spark.range(30).repartition(3)
+    by_member = numbers.groupBy((F.col("id") % 3).alias("member")).agg(F.collect_list("id").alias("ids"))
+    named = numbers.select(F.col("id").cast("string").alias("member"), F.struct(F.col("id").alias("n"), F.lit(None).cast("string").alias("note")).alias("at"))
+    none = numbers.where(F.col("id") > 100)
+    known = empty_of(spark, numbers.schema)
+    with sql_settings(spark, settings):
+        with counting_jobs(spark) as jobs:
+            kept = materialised_together([by_member, named, none, known])
+        assert jobs() == 1 or mode == "spread"  # where adaptive execution submits each query stage as a job
+        assert kept[3] is known
+        for frame, original in zip(kept, [by_member, named, none, known]):
+            assert [field.name for field in frame.schema] == original.columns
+            assert [field.dataType for field in frame.schema] == [field.dataType for field in original.schema]
+            assert sorted(map(str, frame.collect())) == sorted(map(str, original.collect()))
+        if mode != "spread":
+            assert all(frame.rdd.getNumPartitions() == 1 for frame in kept[:2]) and known_empty(kept[2])
+        if mode == "in the driver":
+            assert [frame.schema for frame in kept] == [by_member.schema, named.schema, none.schema, known.schema]
+
+
+@pytest.mark.parametrize("mode", ["one partition", "in the driver", "spread"])
 def test_a_small_table_kept_with_its_rows_takes_the_jobs_of_one_collect(spark, mode):
     """``kept_with_rows`` (the clock skew's row per host, which the model reads in the driver):
     the jobs that compute the table once keep it in one partition, in every mode, and its rows
@@ -599,10 +630,10 @@ def test_a_small_incidents_logs_and_dumps_are_read_in_few_jobs(spark):
 
 
 def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_another(spark, monkeypatch, gap_as_larger_incident):
-    """``room_to_run_at_once``: the model's four later tables are built at once, and the result's
-    lists written to files by one job, unless a local driver's heap holds less than
+    """``room_to_run_at_once``: the model's four later tables are kept by one job, and the
+    result's lists written to files by one job, unless a local driver's heap holds less than
     ``HEAP_PER_CONCURRENT_ROW`` bytes an event (the 16M-line corpus in 1 GiB); one after
-    another, a job per list, the analysis is the same."""
+    another, a job per table and per list, the analysis is the same."""
     import importlib
 
     spark_module = importlib.import_module("forensics.spark")
@@ -613,15 +644,15 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     assert not spark_module.room_to_run_at_once(spark, heap // spark_module.HEAP_PER_CONCURRENT_ROW + 1)
 
     built_at_once = []
-    real = model_module.concurrently
-    monkeypatch.setattr(model_module, "concurrently", lambda *a: built_at_once.append(len(a) - 1) or real(*a))
+    real = model_module.materialised_together
+    monkeypatch.setattr(model_module, "materialised_together", lambda frames: built_at_once.append(len(frames)) or real(frames))
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
     monkeypatch.setattr(spark_module, "HEAP_PER_CONCURRENT_ROW", heap)  # a byte an event leaves no room
     tight = analysis.analyze(spark, [str(SAMPLE_LOGS / "reset_to_latest_gap")])
-    assert gap_as_larger_incident.built_at_once == [4] and built_at_once == []
+    assert built_at_once == [] and gap_as_larger_incident.built_at_once == [3]  # no restores without Kafka Streams
     roomy = gap_as_larger_incident.result
     assert roomy["findings"] and {**roomy, "spark": None} == {**tight, "spark": None}
-    assert tight["spark"]["jobs"] == roomy["spark"]["jobs"] + 6  # 7 lists: config ... findings
+    assert tight["spark"]["jobs"] == roomy["spark"]["jobs"] + 2 + 6  # 3 tables, 7 lists (config ... findings): a job each
 
 
 def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was(spark, monkeypatch):

@@ -8,14 +8,13 @@ intervals and the rebalances. Each table is a DataFrame; small ones are cached b
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import partial
 
 from pyspark.sql import DataFrame
 
 from .. import schema as s
 from ..events.config import config_settings
 from ..sources import nothing_in
-from ..spark import concurrently, empty_of, kept_with_rows, known_empty, materialise
+from ..spark import empty_of, kept_with_rows, known_empty, materialise, materialised_together
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -74,9 +73,9 @@ def build_model(
     instead of re-deriving the tables again and again. A table none of whose sources
     (``sources.rows_from``) has rows is the empty table of its schema (``schema.MODEL_TABLES``),
     not built: a producer's log has no rebalances, ownership, restores or commits. The four
-    tables that need only the members and the ownership are computed at once
-    (``spark.concurrently``): each is a job in one partition, the machine has more cores;
-    not ``at_once``, one after another (``spark.room_to_run_at_once``: a small local heap).
+    tables that need only the members and the ownership are kept by one job
+    (``spark.materialised_together``), whose independent stages run at once; not ``at_once``,
+    a job each, one after another (``spark.room_to_run_at_once``: a small local heap).
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 
@@ -94,15 +93,13 @@ def build_model(
     on_one_clock = correct_clocks(events, skew_rows)
     members = materialise(with_members(on_one_clock))
     ownership = built("ownership", ownership_intervals, members)
-    # planned one after another (planning holds Python's lock), then computed at once
     plans = [
         planned("rebalances", rebalances, members, ownership, event_types=event_types),
         planned("restores", restore_episodes, members),
         planned("commits", commit_lineage, members, ownership, offsets),
         planned("settings", config_settings, members),
     ]
-    kept = [partial(_kept, plan) for plan in plans]
-    later = concurrently(events.sparkSession, *kept) if at_once else [keep() for keep in kept]
+    later = materialised_together(plans) if at_once else [_kept(plan) for plan in plans]
     return Model(on_one_clock, skew, members, ownership, *later, offsets=offsets, event_types=event_types)
 
 
