@@ -33,6 +33,7 @@ from .spark import (
     in_step_with_cores,
     known_empty,
     materialise,
+    materialise_observed,
     releasing_checkpoints,
     room_to_run_at_once,
     scratch_checkpoints,
@@ -120,8 +121,8 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     def logs_read():
         with scratch_checkpoints(spark) as keep:  # ingested.records is released with the block: read it inside
             ingested = ingest_files(spark, logs, layout, columns)
-            events = keep(materialise(parse_events(ingested.records)))
-            by_type = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+            events, by_type = _events_counted(ingested.records)
+            events = keep(events)
             unmatched = ingested.accounting[s.RECORDS] > sum(by_type.values())
             unrecognised = _unrecognised(ingested.records, events) if unmatched else []
         return ingested, events, by_type, unrecognised
@@ -164,6 +165,22 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
         "findings": _rows(reads, ordered_findings(findings), _planned(inputs)),
         "spark": {"master": _master(spark), "version": spark.version},
     }
+
+
+def _events_counted(records: DataFrame) -> tuple[DataFrame, dict[str, int]]:
+    """The events parsed from ``records``, materialised, and their number per event type:
+    counted by the job that keeps them where it can (``spark.materialise_observed``), each type
+    of the catalogue (``schema.EVENT_TYPES``) by a test of its own, else by a job of its own."""
+    counts = {event_type: F.count_if(F.col(s.EVENT_TYPE) == event_type) for event_type in s.EVENT_TYPES}
+    events, observed = materialise_observed(parse_events(records), {**counts, _ALL_EVENTS: F.count(F.lit(1))})
+    if observed is not None and sum(observed[t] for t in counts) == observed[_ALL_EVENTS]:
+        return events, {event_type: observed[event_type] for event_type in counts if observed[event_type]}
+    return events, {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+
+
+_ALL_EVENTS = "all"
+"""The name of the events' count in ``_events_counted``'s observation (each event type's name
+holds a colon)."""
 
 
 ROW_LISTS = ("config", "clock_skew", "rebalances", "ownership", "restores", "commits", "findings")

@@ -971,6 +971,24 @@ def kept_with_rows(frame) -> tuple[object, list]:
     return (local.coalesce(1) if rows else empty_like(frame)), rows
 
 
+def materialise_observed(frame, aggregates: Mapping[str, object]) -> tuple[object, dict | None]:
+    """``frame`` materialised and the ``aggregates`` (name: an aggregate Column) of its rows,
+    computed by the job that keeps it (Spark's ``Observation``) where that job runs the frame's
+    whole plan: a checkpoint spread over partitions, or rows kept in the driver. Elsewhere (a
+    checkpoint of one partition is planned lazily and counted by a later job; Spark Connect)
+    the values are None, for the caller to compute: an observation is only filled by the action
+    of the frame it observes."""
+    from pyspark.sql import Observation
+
+    spark = frame.sparkSession
+    one_partition = spark.conf.get("spark.sql.shuffle.partitions") == "1"
+    if _is_connect(spark) or (one_partition and not kept_in_the_driver(spark)):
+        return materialise(frame), None
+    observation = Observation()
+    kept = materialise(frame.observe(observation, *[column.alias(name) for name, column in aggregates.items()]))
+    return kept, observation.get
+
+
 def kept_in_the_driver(spark) -> bool:
     """Whether tables are kept in the driver (``IN_THE_DRIVER``, on a classic session)."""
     return spark.conf.get(_KEPT_IN, None) == "driver" and not _is_connect(spark)

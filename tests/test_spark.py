@@ -311,6 +311,37 @@ def test_a_small_incidents_tables_are_kept_in_the_driver_as_one_partition(spark)
 
 
 @pytest.mark.parametrize("mode", ["one partition", "in the driver", "spread"])
+def test_aggregates_observed_as_a_table_is_kept_take_no_job_of_their_own(spark, mode):
+    """``materialise_observed`` (the events per type): kept spread over partitions or in the
+    driver, the job that keeps the table computes the aggregates too; in one partition, kept
+    lazily and counted by a later job, the values are None and the caller computes them. The
+    events' counts per type come out the same either way (``analyze._events_counted``)."""
+    import importlib
+
+    from pyspark.sql import functions as F
+
+    from forensics import schema as s
+    from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, STATIC_SHUFFLES, counting_jobs, materialise_observed, sql_settings
+    from tests.helpers import ingest_paths
+
+    analysis = importlib.import_module("forensics.analyze")
+    settings = {"one partition": ONE_PARTITION, "in the driver": {**ONE_PARTITION, **IN_THE_DRIVER}, "spread": STATIC_SHUFFLES}[mode]
+    numbers = spark.range(1000).repartition(3).select("id")
+    with sql_settings(spark, settings):
+        with counting_jobs(spark) as jobs:
+            kept, observed = materialise_observed(numbers, {"odd": F.count_if(F.col("id") % 2 == 1), "top": F.max("id")})
+        assert kept.count() == 1000
+        if mode == "one partition":
+            assert observed is None
+        else:
+            assert observed == {"odd": 500, "top": 999} and jobs() == 1
+        records = ingest_paths(spark, SAMPLE_LOGS / "rebalance_storm").records
+        events, by_type = analysis._events_counted(records)
+    expected = {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+    assert by_type == expected and sum(by_type.values()) > 100
+
+
+@pytest.mark.parametrize("mode", ["one partition", "in the driver", "spread"])
 def test_tables_materialised_together_are_kept_by_one_job_and_read_apart(spark, mode):
     """``materialised_together`` (the model's four later tables): tables of different schemas,
     one column name of different types among them, kept by one job and each read back with its
