@@ -932,10 +932,7 @@ def materialised_together(frames: Sequence) -> list:
     todo = [i for i, frame in enumerate(frames) if not known_empty(frame)]
     if spark is None or _is_connect(spark) or len(todo) < 2:
         return [frame if known_empty(frame) else materialise(frame) for frame in frames]
-    union = None
-    for i in todo:
-        part = frames[i].select(F.lit(i).alias("_table"), F.struct(F.col("*")).alias(f"_table_{i}"))
-        union = part if union is None else union.unionByName(part, allowMissingColumns=True)
+    union = _tagged_union({i: frames[i] for i in todo})
     kept = list(frames)
     if spark.conf.get("spark.sql.shuffle.partitions") != "1":
         together = _in_scratch(union.localCheckpoint(storageLevel=kept_level()))
@@ -1320,17 +1317,20 @@ def rows_together(frames: Sequence) -> list[list]:
     partition, read by one query (one Spark job where none needs an exchange, as in a small
     incident): each frame becomes a struct column of one union, whose partitions come back frame
     after frame. Small results collected apart cost a job each."""
+    rows: list[list] = [[] for _ in frames]
+    for row in _tagged_union(dict(enumerate(frames))).collect():
+        rows[row["_table"]].append(row[f"_table_{row['_table']}"])
+    return rows
+
+
+def _tagged_union(frames: Mapping[int, object]):
+    """One union of ``frames`` (tag: frame), each frame's row as a struct column
+    ``_table_<tag>`` beside its ``_table`` tag (null in the other frames' rows): frames of any
+    schemas, in one query."""
     from pyspark.sql import functions as F
 
-    columns = [f"_table_{i}" for i in range(len(frames))]
-    parts = [
-        frame.select(F.lit(i).alias("_table"), F.struct(F.col("*")).alias(columns[i]))
-        for i, frame in enumerate(frames)
-    ]
+    parts = [frame.select(F.lit(i).alias("_table"), F.struct(F.col("*")).alias(f"_table_{i}")) for i, frame in frames.items()]
     union = parts[0]
     for part in parts[1:]:
         union = union.unionByName(part, allowMissingColumns=True)
-    rows: list[list] = [[] for _ in frames]
-    for row in union.collect():
-        rows[row["_table"]].append(row[columns[row["_table"]]])
-    return rows
+    return union
