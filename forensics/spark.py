@@ -811,7 +811,7 @@ def concurrently(spark, *calls: Callable[[], object]) -> list:
 
 
 HEAP_PER_CONCURRENT_ROW = 2048
-"""Bytes of a local driver's heap per row that one-partition jobs over a table share, at the
+"""Bytes of a local driver's heap per row that one-partition tasks over a table share, at the
 least, for them to run at once (``room_to_run_at_once``). The model's four later tables, each a
 chain of sorts in one task, over the 16M-line corpus' 818,370 events: in a 1 GiB heap (1.3 KiB
 a row) built at once, a sort found no execution memory beside the other task's
@@ -820,8 +820,9 @@ another, 5 of 5 passed in 1 GiB, as fast (68-71 s for the model alone against 66
 
 
 def room_to_run_at_once(spark, rows: int) -> bool:
-    """Whether jobs over a table of ``rows`` rows may run at once (``concurrently``): always,
-    but in a local driver whose heap holds less than ``HEAP_PER_CONCURRENT_ROW`` bytes a row.
+    """Whether one-partition work over a table of ``rows`` rows may run at once (the stages of
+    ``materialised_together``, the lists ``TableReads`` writes together): always, but in a local
+    driver whose heap holds less than ``HEAP_PER_CONCURRENT_ROW`` bytes a row.
     (A cluster's executors, and a Spark Connect server, size their own memory.)"""
     if not runs_locally(spark):
         return True
