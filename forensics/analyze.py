@@ -169,8 +169,9 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
 
 def _events_counted(records: DataFrame) -> tuple[DataFrame, dict[str, int]]:
     """The events parsed from ``records``, materialised, and their number per event type:
-    counted by the job that keeps them where it can (``spark.materialise_observed``), each type
-    of the catalogue (``schema.EVENT_TYPES``) by a test of its own, else by a job of its own."""
+    counted by the job that keeps them in a small incident (``spark.materialise_observed``),
+    each type of the catalogue (``schema.EVENT_TYPES``) by a test of its own, else by a job of
+    their own."""
     counts = {event_type: F.count_if(F.col(s.EVENT_TYPE) == event_type) for event_type in s.EVENT_TYPES}
     events, observed = materialise_observed(parse_events(records), {**counts, _ALL_EVENTS: F.count(F.lit(1))})
     if observed is not None and sum(observed[t] for t in counts) == observed[_ALL_EVENTS]:
