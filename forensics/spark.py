@@ -910,8 +910,7 @@ def materialise(frame):
     if spark.conf.get("spark.sql.shuffle.partitions") != "1":
         return _in_scratch(frame.localCheckpoint(storageLevel=kept_level()))
     if kept_in_the_driver(spark):
-        rows = frame._jdf.collectAsList()
-        return _local_relation(spark, frame.schema, rows).coalesce(1) if rows.size() else empty_like(frame)
+        return _driver_kept(frame, frame._jdf.collectAsList())
     kept = _in_scratch(frame.coalesce(1).localCheckpoint(eager=False))
     return kept if kept.count() else empty_like(frame)
 
@@ -944,7 +943,7 @@ def materialised_together(frames: Sequence) -> list:
         together = _local_relation(spark, union.schema, union._jdf.collectAsList())
         for i in todo:
             rows = together.where(F.col("_table") == i).select(f"_table_{i}.*")._jdf.collectAsList()  # a local relation's: no job
-            kept[i] = _local_relation(spark, frames[i].schema, rows).coalesce(1) if rows.size() else empty_like(frames[i])
+            kept[i] = _driver_kept(frames[i], rows)
         return kept
     together = _in_scratch(union.localCheckpoint(eager=False))
     counts = dict(together.groupBy("_table").count().collect())
@@ -964,9 +963,14 @@ def kept_with_rows(frame) -> tuple[object, list]:
     if _is_connect(spark):
         kept = materialise(frame)
         return kept, kept.collect()
-    local = _local_relation(spark, frame.schema, frame._jdf.collectAsList())
-    rows = local.collect()
-    return (local.coalesce(1) if rows else empty_like(frame)), rows
+    rows = frame._jdf.collectAsList()
+    return _driver_kept(frame, rows), _local_relation(spark, frame.schema, rows).collect()  # a local relation's: no job
+
+
+def _driver_kept(frame, rows):
+    """``frame`` kept in the driver as its JVM ``rows`` (a ``java.util.List``): a local relation
+    read in one partition, or, with no rows, an empty one, which Spark's optimiser knows is empty."""
+    return _local_relation(frame.sparkSession, frame.schema, rows).coalesce(1) if rows.size() else empty_like(frame)
 
 
 def materialise_observed(frame, aggregates: Mapping[str, object]) -> tuple[object, dict | None]:

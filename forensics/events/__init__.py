@@ -47,8 +47,8 @@ join keys or so, so that a bucket holds about one key."""
 
 
 def catalogue_column(name: str, templates: tuple[Template, ...]) -> Column:
-    """Template ``name`` (``key``, ``event_type``, ``versions``, ``multiline``, ``extraction``,
-    ``replacement``) of each row's template, looked up by ``t_order``
+    """Template ``name`` (``key``, ``event_type``, ``versions``, ``extraction``, ``replacement``)
+    of each row's template, looked up by ``t_order``
     (``catalogue.precedence``) in a literal array."""
     values, ddl = _catalogue_values(templates)[name]
     return _literal(values, f"array<{ddl}>")[F.col("t_order")]
@@ -63,7 +63,6 @@ def _catalogue_values(templates: tuple[Template, ...]) -> dict[str, tuple[str, s
         "key": (json.dumps([t.key for t in ordered]), "string"),
         "event_type": (json.dumps([t.event_type for t in ordered]), "string"),
         "versions": (json.dumps([t.versions for t in ordered]), "string"),
-        "multiline": (json.dumps([t.multiline for t in ordered]), "boolean"),
         "extraction": (json.dumps([f"(?:{t.pattern})[\\s\\S]*" for t in ordered]), "string"),
         "replacement": (json.dumps([_replacement(t) for t in ordered]), "string"),
     }
@@ -172,7 +171,7 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     # the message proper (``_prefix.rest``) served the regexes: the wide side of this join,
     # shuffled, carries the message once
     record = prepared.withColumn("_prefix", F.col("_prefix").dropFields("rest")).drop("_logger_name")
-    template = [catalogue_column(name, templates).alias(f"t_{name}") for name in ("key", "event_type", "versions", "multiline")]
+    template = [catalogue_column(name, templates).alias(f"t_{name}") for name in ("key", "event_type", "versions")]
     return (
         record.join(winners, "_rid")
         .select("*", *template)
