@@ -215,7 +215,6 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     lines_of: Counter = Counter()
     for fact in facts:
         lines_of[fact["uri"]] += fact["lines"]
-    blocks = BLOCK_LINES if max(lines_of.values(), default=0) > BLOCK_LINES else None
     kept = place(by_split.where(F.col("k") >= 0), offsets)
     if has_partial_lines(facts):
         kept = continue_partials(kept)
@@ -224,11 +223,17 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     if spans:
         kept = kept.withColumn("line", in_time_order(spans))
     hosts = any(fact["wrapper"] in wrappers.NAMING_HOSTS for fact in facts)
-    stitched = materialise(stitch(kept, first_head, untimed, blocks, hosts))
+    leading_lines = [first_heads.get(uri, lines_of[uri] + 1) - 1 for uri in untimed]
+    stitched = materialise(stitch(kept, first_head, untimed, _block_lines(lines_of.values()), hosts, _block_lines(leading_lines)))
     return _Part(
         stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans,
         date_orders=slashed_date_orders(split_rows, offsets),
     )
+
+
+def _block_lines(lengths: Iterable[int]) -> int | None:
+    """``BLOCK_LINES`` where some run of lines to stitch is longer than that, else None (a file at a time)."""
+    return BLOCK_LINES if max(lengths, default=0) > BLOCK_LINES else None
 
 
 def has_partial_lines(facts: list[dict]) -> bool:

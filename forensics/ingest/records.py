@@ -360,6 +360,7 @@ def in_time_order(spans: Mapping[str, tuple[int, int]]) -> Column:
 
 def stitch(
     kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None, hosts: bool = False,
+    leading_block_lines: int | None = None,
 ) -> DataFrame:
     """Mark each kept row with the head it continues (``head_line``) where it continues one.
 
@@ -368,15 +369,17 @@ def stitch(
     (``BARE_HEAD``: an excerpt pasted without timestamps) becomes a ``message_only`` head, and
     the rows after it may continue it. ``untimed``: the URIs of the files that have lines before
     their first head (None: any file may); the others are stitched in one pass. ``block_lines``:
-    stitch in blocks of that many lines (``BLOCK_LINES``; None: a file at a time). ``hosts``:
+    stitch in blocks of that many lines (``BLOCK_LINES``; None: a file at a time);
+    ``leading_block_lines``: the same for the rows before their file's first head, which are
+    few where a file has a head early (an excerpt that opens inside a stack trace). ``hosts``:
     some file names a host on its lines (``wrappers.NAMING_HOSTS``); then a row whose wrapper
     names another host than the head above it continues no head.
     """
-    def mark(rows: DataFrame) -> DataFrame:
-        return _mark_heads(rows, block_lines, hosts)
+    def mark(rows: DataFrame, blocks: int | None = block_lines) -> DataFrame:
+        return _mark_heads(rows, blocks, hosts)
 
-    def promote(rows: DataFrame) -> DataFrame:
-        return mark(_promote_bare(rows, mark))
+    def promote(rows: DataFrame, blocks: int | None = block_lines) -> DataFrame:
+        return mark(_promote_bare(rows, blocks, hosts), blocks)
 
     if first_head is None:
         return promote(kept)
@@ -385,13 +388,13 @@ def stitch(
     before_first = F.coalesce(F.col("line") < first_head, F.lit(True))  # no head can reach across the file's first head
     if untimed is not None:
         before_first = before_first & F.col("uri").isin(*untimed)
-    return mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first)))
+    return mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first), leading_block_lines))
 
 
-def _promote_bare(kept: DataFrame, mark) -> DataFrame:
-    """``kept`` with the rows that open with ``BARE_HEAD`` and continue no head (by ``mark``) made heads."""
+def _promote_bare(kept: DataFrame, block_lines: int | None, hosts: bool) -> DataFrame:
+    """``kept`` with the rows that open with ``BARE_HEAD`` and continue no head (``_mark_heads``) made heads."""
     bare = F.col("layout").isNull() & F.col("head_line").isNull() & F.col("value").rlike(BARE_HEAD)
-    marked = mark(kept)
+    marked = _mark_heads(kept, block_lines, hosts)
     return marked.select(*[F.when(bare, F.lit("message_only")).otherwise(F.col(c)).alias(c) if c == "layout" else c for c in kept.columns])
 
 
@@ -442,7 +445,9 @@ def _mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = F
         F.when(is_head | joined, F.col("head_host")).alias("carries_host"),
     )
     carried = _carried(states, block_lines)
-    with_carry = marked.join(F.broadcast(carried), ["uri", "block"], "left")
+    # The window leaves the rows partitioned by (uri, block): only the small ``carried`` moves to
+    # them, where a broadcast of it would be a Spark job of its own.
+    with_carry = marked.join(carried.hint("shuffle_hash"), ["uri", "block"], "left")
     of_host = host.isNull() | F.col("carried_host").isNull() | (host == F.col("carried_host"))
     head_line = F.when(is_head | joined, F.col("head_line")).when(opening & of_host, F.col("carried"))
     return with_carry.withColumn("head_line", head_line).drop(*helpers, "carried", "carried_host")

@@ -67,14 +67,16 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
     first_head = literal_map(first_heads, "bigint")[F.col("uri")]
     untimed = sorted({r[0] for r in rows} - {u for u, line in first_heads.items() if line == 1})
 
-    def marks(block_lines, by_host=False):
-        stitched = stitch(kept, first_head, untimed, block_lines, by_host)
+    def marks(block_lines, by_host=False, leading_block_lines="same"):
+        leading = block_lines if leading_block_lines == "same" else leading_block_lines
+        stitched = stitch(kept, first_head, untimed, block_lines, by_host, leading)
         return sorted((r["uri"], r["line"], r["layout"], r["head_line"]) for r in stitched.collect())
 
     whole = marks(None)
     assert marks(3) == whole and marks(7) == whole
+    assert marks(3, leading_block_lines=None) == whole and marks(None, leading_block_lines=3) == whole  # the lines before a file's first head apart
     by_host = marks(None, by_host=True)
-    assert marks(3, by_host=True) == by_host
+    assert marks(3, by_host=True) == by_host and marks(3, by_host=True, leading_block_lines=None) == by_host
     assert [head for uri, _, _, head in by_host if uri.endswith("/hosts.log")] == [2, 2, 4, 2, 4, 4]
     assert [row for row in by_host if not row[0].endswith("/hosts.log")] == [row for row in whole if not row[0].endswith("/hosts.log")]
     long_heads = {line: head for uri, line, _, head in whole if uri.endswith("/long.log")}
