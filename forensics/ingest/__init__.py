@@ -30,7 +30,7 @@ from ..spark import SORTED_AGGREGATION, in_step_with_cores, materialise, rows_to
 from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
 from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
-from .exports import SNIFF_CHARS, ExportShape, export_line_count, read_export, sniff_export
+from .exports import SNIFF_CHARS, ExportShape, export_line_counts, read_exports, sniff_export
 from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, entry_continues, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
 from .records import slashed_date_orders, with_continuing_entries, wrap_widths
@@ -110,12 +110,13 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     with ThreadPoolExecutor(max_workers=1) as background:
         gz_future = background.submit(_gzip_problems, files)
         text = _read_text(spark, text_paths, table) if text_paths else None
-        exported = [_read_export(spark, path, shape, read_paths[path], table) for path, shape in shapes.items()]
+        exported = _read_exports(spark, shapes, read_paths, table) if shapes else None
         gz_problems = gz_future.result()
 
-    by_uri = {**(text.by_uri if text else {}), **{e.uri: read_paths[e.uri] for e in exported}}
-    facts = (text.facts if text else []) + [fact for e in exported for fact in e.facts]
-    stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [t.stitched for t in ([text] if text else []) + exported])
+    parts = [part for part in (text, exported) if part]
+    by_uri = {uri: file for part in parts for uri, file in part.by_uri.items()}
+    facts = [fact for part in parts for fact in part.facts]
+    stitched = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [part.stitched for part in parts])
     spans = text.spans if text else {}
     date_orders = text.date_orders if text else {}
     known_orders = {uri: order for uri, order in date_orders.items() if order}
@@ -134,8 +135,8 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
     if text:
         rows = rows.unionByName(_in_file_order(spans, _classify_others(text.stitched, text.facts)), allowMissingColumns=True)
-    for part in exported:
-        rows = rows.unionByName(part.folded, allowMissingColumns=True)
+    if exported:
+        rows = rows.unionByName(exported.folded, allowMissingColumns=True)
     counts, first_records, unparsed = rows_together([
         rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
             F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts")
@@ -148,8 +149,8 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
     for head in first_records:
         per_file[by_uri[head["uri"]].path]["head"] = {k: (_iso(v) if k == s.TS else v) for k, v in head.asDict().items() if k != "uri"}
-    for e in exported:
-        per_file[read_paths[e.uri].path]["export"] = e.description
+    for uri, description in (exported.descriptions if exported else {}).items():
+        per_file[read_paths[uri].path]["export"] = description
     for uri, order in date_orders.items():
         per_file[by_uri[uri].path]["date_order"] = order or c.UNKNOWN_DATE_ORDER
     samples = _samples(unparsed, folded_rows, by_uri)
@@ -180,15 +181,14 @@ def layouts_in_use(table: dict, facts: list[dict]) -> dict:
 @dataclass
 class _Part:
     """What one way of reading gives the assembly: kept rows stitched to their heads, the file
-    facts of ``_file_facts``, the folded rows, the input of each URI; for an export, the entries
-    only counted, as irrelevant heads (``folded``)."""
+    facts of ``_file_facts``, the folded rows, the input of each URI; for exports, the entries
+    only counted, as irrelevant heads (``folded``), and what each export is (``descriptions``)."""
 
     stitched: DataFrame
     facts: list[dict]
     by_uri: dict[str, InputFile]
     folded_rows: list[dict] = field(default_factory=list)
-    uri: str | None = None
-    description: str | None = None
+    descriptions: dict[str, str] = field(default_factory=dict)
     wraps: dict[str, int] = field(default_factory=dict)
     folded: DataFrame | None = None
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -262,27 +262,29 @@ def _head_text(path: str) -> str:
         return ""
 
 
-def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: InputFile, table: dict) -> _Part:
-    """An export's entries as heads (the first line of the message, recognised in any layout,
+def _read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape], read_paths: Mapping[str, InputFile], table: dict) -> _Part:
+    """The exports' entries as heads (the first line of the message, recognised in any layout,
     dated and hosted by the export's columns) with the rest of the message as one tail row.
     Entries that cannot be Kafka records (``records.may_be_kafka_entry``) go no further than
-    their count, with their layout, as irrelevant heads (``_Part.folded``).
+    their count, with their layout, as irrelevant heads (``_Part.folded``). All exports are read
+    together, by the same few Spark jobs however many there are.
 
     Accounting: an entry's first line is its record; its other lines are continuations; the
     header, blank lines and a JSON array's brackets are irrelevant (not log lines)."""
-    lines = spark.read.text(path).count()
-    exported = read_export(spark, path, shape, lines)
-    rows, joined = _entry_rows(exported, path, table), 0
-    seen = rows.agg(
-        F.max(F.col("continues").cast("int")).alias("continues"),
-        F.min_by("time", F.when(F.col("time").isNotNull(), F.col("line"))).alias("first"),
-        F.max_by("time", F.when(F.col("time").isNotNull(), F.col("line"))).alias("last"),
-    ).first()
-    if seen["continues"] and shape.kind != "json_array":  # an entry per physical line (elements of an array may share one): read again, joined
-        exported = materialise(with_continuing_entries(exported, file.tz, _later(spark, seen["first"], seen["last"], file.tz)))
-        joined = exported.where(F.col("joined")).count()
-        rows = _entry_rows(exported.where(~F.col("joined")), path, table)
-    count = export_line_count(spark, path, shape, exported if joined else rows, lines)
+    exported = read_exports(spark, shapes)
+    rows = _entry_rows(exported, table)
+    tz = literal_map({path: read_paths[path].tz for path in shapes})[F.col("uri")]
+    dated = F.when(F.col("time").isNotNull(), F.col("line"))
+    seen = rows.groupBy("uri").agg(
+        F.max(F.col("continues").cast("int")).alias("continues"), F.min_by("time", dated).alias("first"), F.max_by("time", dated).alias("last"),
+    ).select("uri", "continues", F.coalesce(any_to_utc(F.col("first"), tz) > any_to_utc(F.col("last"), tz), F.lit(False)).alias("later"))
+    seen_rows = seen.collect()
+    continuing = [row["uri"] for row in seen_rows if row["continues"] and shapes[row["uri"]].kind != "json_array"]  # an entry per physical line (elements of an array may share one)
+    if continuing:  # read again, joined
+        newest_first = F.col("uri").isin(*[row["uri"] for row in seen_rows if row["later"]])  # the export runs newest first
+        exported = materialise(with_continuing_entries(exported, tz, newest_first, continuing))
+        rows = _entry_rows(exported.where(~F.col("joined")), table)
+    counts = export_line_counts(spark, shapes, exported if continuing else rows)
     message_only = F.coalesce(s.LAYOUT, F.lit("message_only"))
     folded = rows.where(~F.col("kept")).select(
         "uri", "line", F.lit(s.IRRELEVANT).alias("bucket"), F.lit(True).alias("undated"), F.lit(False).alias("pasted"), message_only.alias(s.LAYOUT)
@@ -300,19 +302,22 @@ def _read_export(spark: SparkSession, path: str, shape: ExportShape, file: Input
     stitched = materialise(heads.unionByName(tails, allowMissingColumns=True))
     facts = [{
         "uri": path, "layout": None, "wrapper": "export", "lines": count.lines, "first_line": None, "export": True,
-        "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries + joined, s.IRRELEVANT: count.outside},
-    }]
-    description = f"{shape.platform or 'unknown platform'} {shape.kind}, {count.entries:,} entries, columns " + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
-    return _Part(stitched, facts, {path: file}, uri=path, description=description, folded=folded)
+        "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries + count.joined, s.IRRELEVANT: count.outside},
+    } for path, count in counts.items()]
+    descriptions = {
+        path: f"{shape.platform or 'unknown platform'} {shape.kind}, {counts[path].entries:,} entries, columns " + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
+        for path, shape in shapes.items()
+    }
+    return _Part(stitched, facts, {path: read_paths[path] for path in shapes}, descriptions=descriptions, folded=folded)
 
 
-def _entry_rows(exported: DataFrame, path: str, table: dict) -> DataFrame:
-    """An export's entries recognised, materialised: the first line of the message as ``value``,
+def _entry_rows(exported: DataFrame, table: dict) -> DataFrame:
+    """The exports' entries recognised, materialised: the first line of the message as ``value``,
     ``kept`` where the entry may be a Kafka record (``records.may_be_kafka_entry``; the others
     keep no text), ``continues`` where it may continue the entry before it (``records.entry_continues``)."""
     message = F.coalesce(F.col("message"), F.lit(""))
     entries = exported.select(
-        F.lit(path).alias("uri"), "line", "line_end", F.substring_index(message, "\n", 1).alias("value"), message.alias("message"),
+        "uri", "line", "line_end", F.substring_index(message, "\n", 1).alias("value"), message.alias("message"),
         "time", "host", "level", "logger", "thread", entry_continues().alias("continues"),
     )
     recognised = recognise(entries, table)
@@ -321,14 +326,6 @@ def _entry_rows(exported: DataFrame, path: str, table: dict) -> DataFrame:
         "uri", "line", "line_end", "layout", kept.alias("kept"), "continues",
         *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout", "continues")],
     ))
-
-
-def _later(spark: SparkSession, first: str | None, last: str | None, tz: str) -> bool:
-    """Whether time text ``first`` (of an export's first dated entry) is later than ``last``: the export runs newest first."""
-    if first is None or last is None:
-        return False
-    times = spark.range(1).select(any_to_utc(F.lit(first), F.lit(tz)).alias("first"), any_to_utc(F.lit(last), F.lit(tz)).alias("last")).first()
-    return times["first"] is not None and times["last"] is not None and times["first"] > times["last"]
 
 
 def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:

@@ -4,9 +4,10 @@ Analysts get production logs as downloads: Kibana Discover CSV, Splunk CSV or JS
 CloudWatch Logs Insights CSV/JSON, Datadog CSV, Grafana/Loki JSON or CSV, GCP Cloud Logging
 JSON, Elasticsearch hits. ``sniff_export(head)`` tells such a file from an ordinary log file by
 its first ``SNIFF_CHARS`` characters and maps its columns to the ``ROLES``;
-``read_export(spark, path, shape)`` reads it with Spark into one row per entry with the physical
-lines the entry spans; ``export_line_count`` accounts for every physical line of the file
-(entries' lines + lines outside any entry == lines of the file).
+``read_exports(spark, shapes)`` reads the exports with Spark into one row per entry with the
+physical lines the entry spans; ``export_line_counts`` accounts for every physical line of each
+file (entries' lines + lines outside any entry == lines of the file). Both run a fixed number of
+Spark jobs however many exports an incident has.
 
 Physical lines are those ``spark.read.text`` sees: a line ends at LF, CRLF or a lone CR.
 
@@ -20,8 +21,9 @@ How lines are numbered:
 - csv/tsv: the file is read line by line (``read.read_lines``, split by split). RFC 4180 quotes
   (doubled inside a value) toggle, so a line with an odd number of ``"`` opens or closes a
   quoted value that runs over lines; the k-th such line opens one when k is odd. Those lines are
-  few: a window over them alone pairs them into spans, and a join on buckets of lines gives each
-  line its span. A line outside every span is a record; a span's lines, joined with LF, are one.
+  few: they are collected and paired into spans (``quoted_spans``), and a join on buckets of
+  lines gives each line its span. A line outside every span is a record; a span's lines,
+  joined with LF, are one.
   Spark's ``from_csv`` splits each record into cells. The header is the first non-empty line
   (``ExportShape.header_line``); a value left open by a cut download runs to the last line. A
   quote inside an unquoted value, which RFC 4180 does not allow, would throw the pairing off.
@@ -34,17 +36,20 @@ How lines are numbered:
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
 import re
 from dataclasses import dataclass
+from functools import reduce
+from typing import Mapping, Sequence
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..errors import ForensicsError
-from ..spark import materialise
+from ..spark import rows_together
 from .read import read_lines
 
 ROLES = ("time", "host", "source", "level", "logger", "thread", "message")
@@ -112,6 +117,8 @@ class ExportLines:
     entries: int
     entry_lines: int
     outside: int
+    joined: int = 0
+    """Entries joined to the entry before them (``records.with_continuing_entries``), where counted."""
 
 
 # ----------------------------------------------------------------------------- --columns
@@ -537,36 +544,70 @@ def parse_path(path: str) -> list[str]:
 # ----------------------------------------------------------------------------- reading
 
 
-def read_export(spark: SparkSession, path: str, shape: ExportShape, lines: int | None = None) -> DataFrame:
-    """One row per exported entry: ``line``, ``line_end`` (long, physical 1-based lines where it
-    starts and ends) and the ``ROLES`` (string, null where the export has no such column).
+def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> DataFrame:
+    """One row per entry of each export, ``shapes`` mapping its path (a path or URI as Spark
+    reads it; a local name starting with ``.`` or ``_`` must be staged first, see
+    ``read.readable_paths``) to its shape: ``uri`` (that path), ``line``, ``line_end`` (long,
+    physical 1-based lines where the entry starts and ends) and the ``ROLES`` (string, null where
+    the export has no such column). Rows come in any order.
 
-    Rows come in any order. ``path`` is a path or URI as Spark reads it (a local name starting
-    with ``.`` or ``_`` must be staged first, see ``read.readable_paths``). ``lines``: the file's
-    physical lines where the caller has counted them (a CSV's reader needs them; else counted here).
-    """
-    _check_shape(shape)
-    if shape.kind in ("csv", "tsv"):
-        rows = _read_delimited(spark, path, shape, spark.read.text(path).count() if lines is None else lines)
-    else:
-        rows = {"ndjson": _read_ndjson, "json_array": _read_json_array}[shape.kind](spark, path, shape)
-    return rows.select(*OUTPUT_COLUMNS)
+    However many exports there are, this runs one Spark job, and only where some are csv/tsv: it
+    finds their quoted values that run over lines (``quoted_spans``), which one table lists for
+    all of them (and, where a csv/tsv is larger than a split, ``read.read_lines``' count of its
+    splits, as each time it is read). A JSON array's elements are placed on their lines by a scan of its text in the driver
+    (``element_spans``)."""
+    for shape in shapes.values():
+        _check_shape(shape)
+    delimited = [path for path, shape in shapes.items() if shape.kind in ("csv", "tsv")]
+    listed = listed_spans(spark, quoted_spans(spark, delimited)) if delimited else None
+    parts = []
+    for path, shape in shapes.items():
+        if shape.kind in ("csv", "tsv"):
+            rows = _read_delimited(spark, path, shape, listed, delimited.index(path))
+        else:
+            rows = {"ndjson": _read_ndjson, "json_array": _read_json_array}[shape.kind](spark, path, shape)
+        parts.append(rows.select(F.lit(path).alias("uri"), *OUTPUT_COLUMNS))
+    return reduce(DataFrame.unionByName, parts)
 
 
-def export_line_count(
-    spark: SparkSession, path: str, shape: ExportShape, rows: DataFrame | None = None, lines: int | None = None
-) -> ExportLines:
-    """The line accounting of the export at ``path``; ``rows`` is ``read_export``'s result and
-    ``lines`` the file's physical lines when the caller has them (else read and counted again)."""
-    lines = spark.read.text(path).count() if lines is None else lines
-    rows = read_export(spark, path, shape, lines) if rows is None else rows
-    if shape.kind == "json_array":  # elements may share lines: count the lines they cover
-        entries = rows.count()
-        covered = rows.select(F.explode(F.sequence("line", "line_end")).alias("l")).distinct().count()
-    else:
-        stats = rows.agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("line_end") - F.col("line") + 1).alias("span")).first()
-        entries, covered = stats["n"], stats["span"] or 0
-    return ExportLines(lines=lines, entries=entries, entry_lines=covered, outside=lines - covered)
+def read_export(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
+    """``read_exports`` of the one export at ``path``, without its ``uri``."""
+    return read_exports(spark, {path: shape}).drop("uri")
+
+
+def export_line_counts(spark: SparkSession, shapes: Mapping[str, ExportShape], rows: DataFrame) -> dict[str, ExportLines]:
+    """The line accounting of each export at the paths of ``shapes``, whose entries ``rows``
+    are (``read_exports``' rows, or any with their ``uri``, ``line`` and ``line_end``): one
+    Spark job however many exports there are. Where ``rows`` has a boolean ``joined`` column
+    (entries joined to the entry before them, ``records.with_continuing_entries``), its count
+    too, as ``ExportLines.joined``."""
+    physical = reduce(DataFrame.unionByName, [spark.read.text(path).select(F.lit(path).alias("uri")) for path in shapes])
+    arrays = [path for path, shape in shapes.items() if shape.kind == "json_array"]  # elements may share lines: count the lines they cover
+    covered = rows.where(F.col("uri").isin(*arrays)).select("uri", F.explode(F.sequence("line", "line_end")).alias("l")).distinct()
+    joined = F.count_if(F.col("joined")) if "joined" in rows.columns else F.lit(0)
+    lines, entries, *shared = rows_together([
+        physical.groupBy("uri").count(),
+        rows.groupBy("uri").agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("line_end") - F.col("line") + 1).alias("span"), joined.alias("joined")),
+        *([covered.groupBy("uri").count()] if arrays else []),
+    ])
+    physical_lines = {row["uri"]: row["count"] for row in lines}
+    of_entries = {row["uri"]: row for row in entries}
+    covered_lines = {row["uri"]: row["count"] for rows_of in shared for row in rows_of}
+    counts = {}
+    for path in shapes:
+        stats = of_entries.get(path)
+        n, span, joined_n = (stats["n"], stats["span"] or 0, stats["joined"]) if stats else (0, 0, 0)
+        covering = covered_lines.get(path, 0) if path in arrays else span
+        total = physical_lines.get(path, 0)
+        counts[path] = ExportLines(lines=total, entries=n, entry_lines=covering, outside=total - covering, joined=joined_n)
+    return counts
+
+
+def export_line_count(spark: SparkSession, path: str, shape: ExportShape, rows: DataFrame | None = None) -> ExportLines:
+    """``export_line_counts`` of the one export at ``path``; ``rows`` is ``read_export``'s
+    result (else read again)."""
+    rows = read_export(spark, path, shape) if rows is None else rows
+    return export_line_counts(spark, {path: shape}, rows.select(F.lit(path).alias("uri"), "*"))[path]
 
 
 def _check_shape(shape: ExportShape) -> None:
@@ -593,13 +634,16 @@ QUOTE_BUCKET_LINES = 64
 listed under n/64 + 2 buckets at most, and a line is compared with the spans of its bucket only."""
 
 
-def _read_delimited(spark: SparkSession, path: str, shape: ExportShape, last_line: int) -> DataFrame:
-    """csv/tsv rows placed on their physical lines (see the module's docstring)."""
-    lines = read_lines(spark, [path], {path: _local_size(path)}).select("line", "value")
-    spans = materialise(_quoted_spans(lines, last_line))  # both branches below read them
-    listed = spans.select("start", "end", F.explode(F.sequence(_bucket(F.col("start")), _bucket(F.col("end")))).alias("bucket"))
-    inside = (_bucket(F.col("line")) == F.col("bucket")) & F.col("line").between(F.col("start"), F.col("end"))
-    spanned = lines.join(F.broadcast(listed), inside, "left")
+def _read_delimited(spark: SparkSession, path: str, shape: ExportShape, listed: DataFrame | None, number: int) -> DataFrame:
+    """csv/tsv rows placed on their physical lines (see the module's docstring); ``listed``:
+    the quoted values that run over lines (``listed_spans``; None: there are none), the
+    file's under its ``number``."""
+    lines = read_lines(spark, [path], {path: _local_size(path)})
+    if listed is None:
+        spanned = lines.select("line", "value", F.lit(None).cast("long").alias("start"), F.lit(None).cast("long").alias("end"))
+    else:  # the same table of spans in the plan of every file: one broadcast for all
+        inside = (_bucket_key(F.lit(number), _bucket(lines["line"])) == listed["key"]) & lines["line"].between(listed["start"], listed["end"])
+        spanned = lines.join(F.broadcast(listed), inside, "left").select("line", "value", "start", "end")
     alone = spanned.where(F.col("start").isNull()).select("line", F.col("line").alias("line_end"), F.col("value").alias("text"))
     in_order = F.array_sort(F.collect_list(F.struct("line", "value")))
     joined = spanned.where(F.col("start").isNotNull()).groupBy(F.col("start").alias("line"), F.col("end").alias("line_end")).agg(
@@ -618,13 +662,42 @@ def _bucket(line: Column) -> Column:
     return (line / QUOTE_BUCKET_LINES).cast("long")
 
 
-def _quoted_spans(lines: DataFrame, last_line: int) -> DataFrame:
-    """``start``, ``end``: the lines of each quoted value that runs over several lines (the
-    module's docstring). Only the lines with an odd number of quotes are windowed."""
-    toggles = lines.where(_occurrences(F.col("value"), '"') % 2 == 1).select("line")
-    order = Window.orderBy("line")
-    paired = toggles.select(F.col("line").alias("start"), F.row_number().over(order).alias("k"), F.lead("line").over(order).alias("close"))
-    return paired.where(F.col("k") % 2 == 1).select("start", F.coalesce("close", F.lit(last_line).cast("long")).alias("end"))
+def quoted_spans(spark: SparkSession, paths: Sequence[str]) -> list[list[tuple[int, int]]]:
+    """The (first, last) line of each quoted value that runs over several lines (the module's
+    docstring) of each csv/tsv file at ``paths``, in their order, all read by one Spark job:
+    per file, the lines with an odd number of quotes, which are few, and its last line, where a
+    value left open by a cut download ends. The k-th such line opens a value when k is odd."""
+    odd = F.when(_occurrences(F.col("value"), '"') % 2 == 1, F.col("line"))
+    per_file = [read_lines(spark, [path], {path: _local_size(path)}).select(F.lit(number).alias("number"), "line", odd.alias("odd")) for number, path in enumerate(paths)]
+    lines = reduce(DataFrame.unionByName, per_file)
+    spans: list[list[tuple[int, int]]] = [[] for _ in paths]
+    for row in lines.groupBy("number").agg(F.collect_list("odd").alias("toggles"), F.max("line").alias("last")).collect():
+        toggles = sorted(row["toggles"])
+        spans[row["number"]] = [(start, toggles[k + 1] if k + 1 < len(toggles) else row["last"]) for k, start in enumerate(toggles) if k % 2 == 0]
+    return spans
+
+
+def listed_spans(spark: SparkSession, spans: Sequence[Sequence[tuple[int, int]]]) -> DataFrame | None:
+    """The ``quoted_spans`` of some files, each listed under every bucket of
+    ``QUOTE_BUCKET_LINES`` lines it reaches into, by ``key`` (``_bucket_key`` of the file's
+    number and the bucket), ``start`` and ``end``: a join on the key compares a line with the
+    spans of its bucket only. None where there are no spans."""
+    rows = [
+        (number * _FILE_KEYS + bucket, start, end)
+        for number, of_file in enumerate(spans) for start, end in of_file
+        for bucket in range(start // QUOTE_BUCKET_LINES, end // QUOTE_BUCKET_LINES + 1)
+    ]
+    return spark.createDataFrame(rows, "key long, start long, end long") if rows else None
+
+
+_FILE_KEYS = 1 << 40
+"""Bucket keys per file in ``listed_spans``: more buckets than any file has lines."""
+
+
+def _bucket_key(number: Column, bucket: Column) -> Column:
+    """The key of ``bucket`` of the file numbered ``number`` (``listed_spans``): one long, which
+    a hash join compares faster than a file name and a bucket."""
+    return number.cast("long") * _FILE_KEYS + bucket
 
 
 def _occurrences(text: Column, char: str) -> Column:
@@ -669,27 +742,22 @@ def _read_ndjson(spark: SparkSession, path: str, shape: ExportShape) -> DataFram
 
 
 def _read_json_array(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
-    """Elements parsed by Spark, placed on their lines by ``element_spans`` (a driver-side scan:
-    Spark has no way to tell where an element starts inside a whole-file string, and platforms
-    cap such downloads; ``MAX_ARRAY_CHARS`` bounds it)."""
-    whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
-    _check_array_size(whole, path)
-    first = whole.first()
-    spans = element_spans(first["value"]) if first is not None else []
-    elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))
-    where = spark.createDataFrame([(i, a, b) for i, (a, b) in enumerate(spans)], "pos int, line long, line_end long")
-    return elements.join(where, "pos", "left").select("line", "line_end", *_json_fields(F.col("entry"), shape))
-
-
-def _check_array_size(whole: DataFrame, path: str) -> None:
-    size = _local_size(path)
-    if size is None:
-        size = (whole.select(F.length("value").alias("n")).first() or {"n": 0})["n"] or 0
+    """Elements parsed by Spark, placed on their lines by ``element_spans`` (a scan of the text
+    in the driver: Spark has no way to tell where an element starts inside a whole-file string,
+    and platforms cap such downloads; ``MAX_ARRAY_CHARS`` bounds it). Exports are local files."""
+    size = _local_size(path) or 0
     if size > MAX_ARRAY_CHARS:
         raise ForensicsError(
             f"{path} is a JSON array of {size} bytes, too large to place its entries on their lines.",
             "Convert it to one entry per line, e.g. jq -c '.[]' in.json > out.ndjson, and read that.",
         )
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
+        spans = element_spans(handle.read())
+    whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
+    elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))
+    where = spark.createDataFrame([(i, a, b) for i, (a, b) in enumerate(spans)], "pos int, line long, line_end long")
+    return elements.join(where, "pos", "left").select("line", "line_end", *_json_fields(F.col("entry"), shape))
 
 
 def element_spans(text: str) -> list[tuple[int, int]]:
