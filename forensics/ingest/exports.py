@@ -558,12 +558,12 @@ def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> Data
     (``element_spans``)."""
     for shape in shapes.values():
         _check_shape(shape)
-    delimited = [path for path, shape in shapes.items() if shape.kind in ("csv", "tsv")]
-    listed = listed_spans(spark, quoted_spans(spark, delimited)) if delimited else None
+    delimited = {path: read_lines(spark, [path], {path: _local_size(path)}) for path, shape in shapes.items() if shape.kind in ("csv", "tsv")}
+    listed = listed_spans(spark, quoted_spans(list(delimited.values()))) if delimited else None
     parts = []
     for path, shape in shapes.items():
         if shape.kind in ("csv", "tsv"):
-            rows = _read_delimited(spark, path, shape, listed, delimited.index(path))
+            rows = _read_delimited(delimited[path], shape, listed, list(delimited).index(path))
         else:
             rows = {"ndjson": _read_ndjson, "json_array": _read_json_array}[shape.kind](spark, path, shape)
         parts.append(rows.select(F.lit(path).alias("uri"), *OUTPUT_COLUMNS))
@@ -634,11 +634,10 @@ QUOTE_BUCKET_LINES = 64
 listed under n/64 + 2 buckets at most, and a line is compared with the spans of its bucket only."""
 
 
-def _read_delimited(spark: SparkSession, path: str, shape: ExportShape, listed: DataFrame | None, number: int) -> DataFrame:
-    """csv/tsv rows placed on their physical lines (see the module's docstring); ``listed``:
-    the quoted values that run over lines (``listed_spans``; None: there are none), the
-    file's under its ``number``."""
-    lines = read_lines(spark, [path], {path: _local_size(path)})
+def _read_delimited(lines: DataFrame, shape: ExportShape, listed: DataFrame | None, number: int) -> DataFrame:
+    """The rows of a csv/tsv file, whose ``lines`` are ``read.read_lines``' rows, placed on
+    their physical lines (see the module's docstring); ``listed``: the quoted values that run
+    over lines (``listed_spans``; None: there are none), the file's under its ``number``."""
     if listed is None:
         spanned = lines.select("line", "value", F.lit(None).cast("long").alias("start"), F.lit(None).cast("long").alias("end"))
     else:  # the same table of spans in the plan of every file: one broadcast for all
@@ -662,15 +661,15 @@ def _bucket(line: Column) -> Column:
     return (line / QUOTE_BUCKET_LINES).cast("long")
 
 
-def quoted_spans(spark: SparkSession, paths: Sequence[str]) -> list[list[tuple[int, int]]]:
+def quoted_spans(files: Sequence[DataFrame]) -> list[list[tuple[int, int]]]:
     """The (first, last) line of each quoted value that runs over several lines (the module's
-    docstring) of each csv/tsv file at ``paths``, in their order, all read by one Spark job:
-    per file, the lines with an odd number of quotes, which are few, and its last line, where a
-    value left open by a cut download ends. The k-th such line opens a value when k is odd."""
+    docstring) of each csv/tsv file, in the order of ``files`` (their ``read.read_lines``
+    rows), all read by one Spark job: per file, the lines with an odd number of quotes, which
+    are few, and its last line, where a value left open by a cut download ends. The k-th such
+    line opens a value when k is odd."""
     odd = F.when(_occurrences(F.col("value"), '"') % 2 == 1, F.col("line"))
-    per_file = [read_lines(spark, [path], {path: _local_size(path)}).select(F.lit(number).alias("number"), "line", odd.alias("odd")) for number, path in enumerate(paths)]
-    lines = reduce(DataFrame.unionByName, per_file)
-    spans: list[list[tuple[int, int]]] = [[] for _ in paths]
+    lines = reduce(DataFrame.unionByName, [rows.select(F.lit(number).alias("number"), "line", odd.alias("odd")) for number, rows in enumerate(files)])
+    spans: list[list[tuple[int, int]]] = [[] for _ in files]
     for row in lines.groupBy("number").agg(F.collect_list("odd").alias("toggles"), F.max("line").alias("last")).collect():
         toggles = sorted(row["toggles"])
         spans[row["number"]] = [(start, toggles[k + 1] if k + 1 < len(toggles) else row["last"]) for k, start in enumerate(toggles) if k % 2 == 0]
