@@ -553,9 +553,9 @@ def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> Data
 
     However many exports there are, this runs one Spark job, and only where some are csv/tsv: it
     finds their quoted values that run over lines (``quoted_spans``), which one table lists for
-    all of them (and, where a csv/tsv is larger than a split, ``read.read_lines``' count of its
-    splits, as each time it is read). A JSON array's elements are placed on their lines by a scan of its text in the driver
-    (``element_spans``)."""
+    all of them (and, for a csv/tsv larger than a split, ``read.read_lines``' count of its
+    splits). A JSON array's elements are placed on their lines by a scan of its text in the
+    driver (``element_spans``)."""
     for shape in shapes.values():
         _check_shape(shape)
     delimited = {path: read_lines(spark, [path], {path: _local_size(path)}) for path, shape in shapes.items() if shape.kind in ("csv", "tsv")}
