@@ -365,10 +365,8 @@ def get_session(
 
 CONNECT_WINDOW_WARNING = r"WARN WindowExpression: No Partition Defined"
 """The Connect client's Python twin of the driver's WARN line for a window without
-``partitionBy``, which a classic session hides with its log level. The toolkit has two: over the
-hosts (``model.clock._reference``, a few rows) and over the lines of a CSV export that hold an
-odd number of quotes (``ingest.exports._quoted_spans``: two per value that spans lines, one
-partition by design since a span may cross any boundary)."""
+``partitionBy``, which a classic session hides with its log level. The toolkit has one, over the
+hosts (``model.clock._reference``, a few rows)."""
 
 
 DRIVER_MEMORY_SHARE = 4

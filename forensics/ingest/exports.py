@@ -21,8 +21,8 @@ How lines are numbered:
 - csv/tsv: the file is read line by line (``read.read_lines``, split by split). RFC 4180 quotes
   (doubled inside a value) toggle, so a line with an odd number of ``"`` opens or closes a
   quoted value that runs over lines; the k-th such line opens one when k is odd. Those lines are
-  few: they are collected and paired into spans (``quoted_spans``), and a join on buckets of
-  lines gives each line its span. A line outside every span is a record; a span's lines,
+  few: Spark sorts them per file and pairs them into spans (``listed_spans``), and a join on
+  buckets of lines gives each line its span. A line outside every span is a record; a span's lines,
   joined with LF, are one.
   Spark's ``from_csv`` splits each record into cells. The header is the first non-empty line
   (``ExportShape.header_line``); a value left open by a cut download runs to the last line. A
@@ -551,19 +551,20 @@ def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> Data
     physical 1-based lines where the entry starts and ends) and the ``ROLES`` (string, null where
     the export has no such column). Rows come in any order.
 
-    However many exports there are, this runs one Spark job, and only where some are csv/tsv: it
-    finds their quoted values that run over lines (``quoted_spans``), which one table lists for
-    all of them (and, for a csv/tsv larger than a split, ``read.read_lines``' count of its
-    splits). A JSON array's elements are placed on their lines by a scan of its text in the
-    driver (``element_spans``)."""
+    However many exports there are, the rows' plan holds one table of the quoted values that
+    run over lines of all the csv/tsv (``listed_spans``), which Spark builds by one job when
+    the rows are read; this runs a job only for a csv/tsv larger than a split
+    (``read.read_lines``' count of its splits). A JSON array's elements are placed on their
+    lines by a scan of its text in the driver (``element_spans``)."""
     for shape in shapes.values():
         _check_shape(shape)
     delimited = {path: read_lines(spark, [path], {path: _local_size(path)}) for path, shape in shapes.items() if shape.kind in ("csv", "tsv")}
-    listed = listed_spans(spark, quoted_spans(list(delimited.values()))) if delimited else None
+    listed = listed_spans(list(delimited.values())) if delimited else None
+    numbers = {path: number for number, path in enumerate(delimited)}
     parts = []
     for path, shape in shapes.items():
         if shape.kind in ("csv", "tsv"):
-            rows = _read_delimited(delimited[path], shape, listed, list(delimited).index(path))
+            rows = _read_delimited(delimited[path], shape, listed, numbers[path])
         else:
             rows = {"ndjson": _read_ndjson, "json_array": _read_json_array}[shape.kind](spark, path, shape)
         parts.append(rows.select(F.lit(path).alias("uri"), *OUTPUT_COLUMNS))
@@ -634,20 +635,20 @@ QUOTE_BUCKET_LINES = 64
 listed under n/64 + 2 buckets at most, and a line is compared with the spans of its bucket only."""
 
 
-def _read_delimited(lines: DataFrame, shape: ExportShape, listed: DataFrame | None, number: int) -> DataFrame:
+def _read_delimited(lines: DataFrame, shape: ExportShape, listed: DataFrame, number: int) -> DataFrame:
     """The rows of a csv/tsv file, whose ``lines`` are ``read.read_lines``' rows, placed on
     their physical lines (see the module's docstring); ``listed``: the quoted values that run
-    over lines (``listed_spans``; None: there are none), the file's under its ``number``."""
-    if listed is None:
-        spanned = lines.select("line", "value", F.lit(None).cast("long").alias("start"), F.lit(None).cast("long").alias("end"))
-    else:  # the same table of spans in the plan of every file: one broadcast for all
-        inside = (_bucket_key(F.lit(number), _bucket(lines["line"])) == listed["key"]) & lines["line"].between(listed["start"], listed["end"])
-        spanned = lines.join(F.broadcast(listed), inside, "left").select("line", "value", "start", "end")
+    over lines (``listed_spans``), the file's under its ``number``. The same table of spans is
+    in the plan of every file: one broadcast for all."""
+    inside = (_bucket_key(F.lit(number), _bucket(lines["line"])) == listed["key"]) & lines["line"].between(listed["start"], listed["end"])
+    spanned = lines.join(F.broadcast(listed), inside, "left").select("line", "value", "start", "end")
     alone = spanned.where(F.col("start").isNull()).select("line", F.col("line").alias("line_end"), F.col("value").alias("text"))
     in_order = F.array_sort(F.collect_list(F.struct("line", "value")))
-    joined = spanned.where(F.col("start").isNotNull()).groupBy(F.col("start").alias("line"), F.col("end").alias("line_end")).agg(
-        F.array_join(F.transform(in_order, lambda part: part["value"]), "\n").alias("text")
-    )
+    parts = spanned.where(F.col("start").isNotNull()).groupBy("start", "end").agg(in_order.alias("parts"))
+    # a span's first line taken from its parts, not its grouping key: a filter on the key would be
+    # pushed into the table of spans, and each file's two branches would broadcast it apart
+    joined = parts.select(F.col("parts")[0]["line"].alias("line"), F.col("end").alias("line_end"),
+                          F.array_join(F.transform("parts", lambda part: part["value"]), "\n").alias("text"))
     records = alone.unionByName(joined).where(F.col("line") != shape.header_line)
     cells = [f"_c{i}" for i in range(len(shape.header))]
     options = {"sep": "\t" if shape.kind == "tsv" else ",", "quote": '"', "escape": '"', "mode": "PERMISSIVE"}
@@ -661,32 +662,24 @@ def _bucket(line: Column) -> Column:
     return (line / QUOTE_BUCKET_LINES).cast("long")
 
 
-def quoted_spans(files: Sequence[DataFrame]) -> list[list[tuple[int, int]]]:
-    """The (first, last) line of each quoted value that runs over several lines (the module's
-    docstring) of each csv/tsv file, in the order of ``files`` (their ``read.read_lines``
-    rows), all read by one Spark job: per file, the lines with an odd number of quotes, which
-    are few, and its last line, where a value left open by a cut download ends. The k-th such
-    line opens a value when k is odd."""
+def listed_spans(files: Sequence[DataFrame]) -> DataFrame:
+    """The quoted values that run over several lines (the module's docstring) of each csv/tsv
+    of ``files`` (their ``read.read_lines`` rows), each listed under every bucket of
+    ``QUOTE_BUCKET_LINES`` lines it reaches into, by ``key`` (``_bucket_key`` of the file's
+    number in ``files`` and the bucket), ``start`` and ``end`` (its first and last line): a join
+    on the key compares a line with the spans of its bucket only. Built by Spark where the join
+    needs it (a broadcast: one job for all files): per file, the lines with an odd number of
+    quotes, which are few, sorted into one array, and its last line, where a value left open by
+    a cut download ends; the k-th such line opens a value when k is odd."""
     odd = F.when(_occurrences(F.col("value"), '"') % 2 == 1, F.col("line"))
     lines = reduce(DataFrame.unionByName, [rows.select(F.lit(number).alias("number"), "line", odd.alias("odd")) for number, rows in enumerate(files)])
-    spans: list[list[tuple[int, int]]] = [[] for _ in files]
-    for row in lines.groupBy("number").agg(F.collect_list("odd").alias("toggles"), F.max("line").alias("last")).collect():
-        toggles = sorted(row["toggles"])
-        spans[row["number"]] = [(start, toggles[k + 1] if k + 1 < len(toggles) else row["last"]) for k, start in enumerate(toggles) if k % 2 == 0]
-    return spans
-
-
-def listed_spans(spark: SparkSession, spans: Sequence[Sequence[tuple[int, int]]]) -> DataFrame | None:
-    """The ``quoted_spans`` of some files, each listed under every bucket of
-    ``QUOTE_BUCKET_LINES`` lines it reaches into, by ``key`` (``_bucket_key`` of the file's
-    number and the bucket), ``start`` and ``end``: a join on the key compares a line with the
-    spans of its bucket only. None where there are no spans."""
-    rows = [
-        (number * _FILE_KEYS + bucket, start, end)
-        for number, of_file in enumerate(spans) for start, end in of_file
-        for bucket in range(start // QUOTE_BUCKET_LINES, end // QUOTE_BUCKET_LINES + 1)
-    ]
-    return spark.createDataFrame(rows, "key long, start long, end long") if rows else None
+    toggles = lines.groupBy("number").agg(F.array_sort(F.collect_list("odd")).alias("t"), F.max("line").alias("last"))
+    t = F.col("t")
+    openers = F.filter(F.sequence(F.lit(0), F.size(t), F.lit(2)), lambda k: k < F.size(t))
+    span = lambda k: F.struct(F.get(t, k).alias("start"), F.coalesce(F.get(t, k + 1), F.col("last")).alias("end"))  # noqa: E731
+    spans = toggles.select("number", F.explode(F.transform(openers, span)).alias("span")).select("number", "span.*")
+    buckets = spans.select("number", "start", "end", F.explode(F.sequence(_bucket(F.col("start")), _bucket(F.col("end")))).alias("bucket"))
+    return buckets.select(_bucket_key(F.col("number"), F.col("bucket")).alias("key"), "start", "end")
 
 
 _FILE_KEYS = 1 << 40
