@@ -41,7 +41,7 @@ from pyspark.sql import functions as F
 
 from ..ingest.read import read_lines, spark_key
 from ..registry import registry
-from ..spark import materialise, rows_together, scratch_checkpoints
+from ..spark import kept_in_the_driver, materialise, materialised_together, rows_together, scratch_checkpoints
 from . import _common as c
 from . import (
     burrow,
@@ -177,10 +177,16 @@ def read_offsets_accounted(spark: SparkSession, paths: Sequence[str] | str, snap
     """``read_offsets`` and ``offsets_accounting`` of ``paths``, with the rows per kind and the
     snapshot times: the dumps read and parsed once, the three small summaries read in one Spark
     job (``spark.rows_together``). The prepared lines are released once counted
-    (``spark.scratch_checkpoints``)."""
+    (``spark.scratch_checkpoints``). In a small incident (``spark.kept_in_the_driver``) they
+    and the table are kept by one job, which prepares the few lines twice."""
     with scratch_checkpoints(spark) as keep:
-        prepared = materialise(prepare_lines(_read(spark, paths), snapshot_ts))
-        table = keep(materialise(parse_lines(prepared)))
+        prepared = prepare_lines(_read(spark, paths), snapshot_ts)
+        if kept_in_the_driver(spark):
+            prepared, table = materialised_together([prepared, parse_lines(prepared)])
+        else:
+            prepared = materialise(prepared)
+            table = materialise(parse_lines(prepared))
+        table = keep(table)
         totals, kinds, snapshots = rows_together([
             _accounting(prepared, table),
             table.groupBy("kind").count(),
