@@ -676,7 +676,10 @@ def listed_spans(files: Sequence[DataFrame]) -> DataFrame:
     toggles = lines.groupBy("number").agg(F.array_sort(F.collect_list("odd")).alias("t"), F.max("line").alias("last"))
     t = F.col("t")
     openers = F.filter(F.sequence(F.lit(0), F.size(t), F.lit(2)), lambda k: k < F.size(t))
-    span = lambda k: F.struct(F.get(t, k).alias("start"), F.coalesce(F.get(t, k + 1), F.col("last")).alias("end"))  # noqa: E731
+
+    def span(k: Column) -> Column:  # the k-th toggle opens a value, the next (or the file's last line) closes it
+        return F.struct(F.get(t, k).alias("start"), F.coalesce(F.get(t, k + 1), F.col("last")).alias("end"))
+
     spans = toggles.select("number", F.explode(F.transform(openers, span)).alias("span")).select("number", "span.*")
     buckets = spans.select("number", "start", "end", F.explode(F.sequence(_bucket(F.col("start")), _bucket(F.col("end")))).alias("bucket"))
     return buckets.select(_bucket_key(F.col("number"), F.col("bucket")).alias("key"), "start", "end")
