@@ -532,16 +532,66 @@ def test_a_spark_function_costs_one_round_trip_once_its_lookups_are_remembered(s
     from forensics.spark import remember_jvm_lookups
 
     remember_jvm_lookups()  # a second installation changes nothing
-    F.col("any")  # the first use looks the class and method up
+    F.col("any"), F.lit(1)  # the first uses look the class and the methods up
     sent = []
     original = ClientServerConnection.send_command
     monkeypatch.setattr(ClientServerConnection, "send_command", lambda self, command: sent.append(command) or original(self, command))
-    F.col("first")
-    F.lit(2)
+    F.col("a name no other test gives")  # (a name or value asked before is kept: SameAnswer)
+    F.lit("a value no other test gives")
     calls = [c for c in sent if not c.startswith("m\nd\n")]  # m/d: py4j releasing objects
     assert [c.split("\n")[:3] for c in calls] == [
         ["c", "z:org.apache.spark.sql.functions", "col"], ["c", "z:org.apache.spark.sql.functions", "lit"],
     ]
+
+
+def test_the_column_of_a_name_or_a_plain_value_is_asked_of_the_jvm_once(spark, monkeypatch):
+    """``SameAnswer``: ``F.col`` and ``F.lit`` of a str, int or bool answer with the Java Column
+    they had, with no round trip; ``lit(1)`` and ``lit(True)`` stay apart, and a value of another
+    type (a float) is asked each time. The kept Columns serve any number of queries."""
+    from py4j.clientserver import ClientServerConnection
+    from pyspark.sql import functions as F
+
+    F.col("kept"), F.lit("kept"), F.lit(7), F.lit(True)
+    sent = []
+    original = ClientServerConnection.send_command
+    monkeypatch.setattr(ClientServerConnection, "send_command", lambda self, command: sent.append(command) or original(self, command))
+    assert F.col("kept")._jc is F.col("kept")._jc and F.lit(7)._jc is F.lit(7)._jc and F.lit("kept")._jc is F.lit("kept")._jc
+    assert F.lit(True)._jc is F.lit(True)._jc
+    assert [c for c in sent if not c.startswith("m\nd\n")] == []
+    F.lit(0.5), F.lit(0.5)
+    assert [c.split("\n")[:3] for c in sent if not c.startswith("m\nd\n")] == [["c", "z:org.apache.spark.sql.functions", "lit"]] * 2
+    assert F.lit(1)._jc is not F.lit(True)._jc and F.lit(0)._jc is not F.lit(False)._jc
+    frame = spark.createDataFrame([("a",), ("b",)], "kept string")
+    for _ in range(2):
+        rows = frame.select((F.col("kept") == F.lit("b")).alias("b"), F.lit(1).alias("one"), F.lit(True).alias("yes")).collect()
+        assert [(row.b, row.one, row.yes) for row in rows] == [(False, 1, True), (True, 1, True)]
+        assert type(rows[0].one) is int and type(rows[0].yes) is bool
+
+
+def test_a_python_list_reaches_the_jvm_whole_and_in_order_in_few_round_trips(spark, monkeypatch):
+    """``ListInOneCall``: a list of up to ten elements is one ``List.of`` call, not an
+    ``ArrayList`` and an ``add`` per element; a longer one is filled ten at a time; a list with
+    a None goes py4j's own way. Each arrives whole, in order."""
+    from py4j.clientserver import ClientServerConnection
+
+    seq = spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq
+    seq(["warm"])
+    sent = []
+    original = ClientServerConnection.send_command
+    monkeypatch.setattr(ClientServerConnection, "send_command", lambda self, command: sent.append(command) or original(self, command))
+
+    def calls(value) -> tuple[str, int]:
+        sent.clear()
+        found = seq(value)
+        made = len([c for c in sent if not c.startswith("m\nd\n")])
+        return found.mkString("|"), made
+
+    assert calls(["a", "b", "c", "d", "e"]) == ("a|b|c|d|e", 2)  # List.of, toSeq
+    assert calls([]) == ("", 2)
+    many = [str(n) for n in range(23)]
+    assert calls(many) == ("|".join(many), 1 + 1 + 3 * 2)  # ArrayList, toSeq, and three List.of + addAll
+    assert calls(("t", 1, True)) == ("t|1|true", 2)
+    assert calls(["a", None, "c"]) == ("a|null|c", 5)  # ArrayList, three adds, toSeq
 
 
 
