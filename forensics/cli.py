@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+import threading
 from collections import Counter
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator, TextIO
@@ -12,6 +14,27 @@ import click
 
 from .errors import ForensicsError
 from .package import __version__
+
+
+REPORT_TOOLS = ("papermill", "nbconvert")
+"""What renders a report (``report.publish``): some 2.5 s of imports in a new process."""
+
+
+def imported_meanwhile(modules: Iterable[str]) -> threading.Thread:
+    """Import ``modules`` on a thread of their own, while this one waits for the driver JVM to
+    start and for the analysis (mostly on py4j's socket, not holding the interpreter); a module
+    that fails to import is left for the command's own import to report."""
+
+    def load() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # reported by the import that needs it
+                pass
+
+    thread = threading.Thread(target=load, name="forensics-imports", daemon=True)
+    thread.start()
+    return thread
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -273,6 +296,7 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
         from .report.publish import check_output, report_incident
 
         check_output(out)
+        imported_meanwhile(REPORT_TOOLS)
         spark, export_columns, inputs = _checked_session(paths, offsets, tz, layout, columns, master, debug)
         files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics,
                                 layout=layout, columns=export_columns, inputs=inputs)
@@ -303,6 +327,7 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
         for directory in dirs:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
+        imported_meanwhile(REPORT_TOOLS)
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
         every = Inputs([f for i in routed.values() for f in i.logs], [f for i in routed.values() for f in i.dumps])
         spark = _session(master, debug, every, incidents=len(dirs))

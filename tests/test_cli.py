@@ -223,3 +223,15 @@ def test_summary_names_a_rebalance_whose_start_and_duration_are_unknown():
     rebalance = {"group": "g", "generation": 76, "start": None, "duration_ms": None, "members": [], "moved_partitions": [], "trigger": "unknown"}
     text = format_summary({"accounting": accounting, "rebalances": [rebalance], "findings": [], "inputs": []})
     assert "  g generation 76: start not logged, stopped ?, 0 member(s), 0 partition(s) moved; unknown" in text.splitlines()
+
+
+def test_the_report_tools_are_imported_meanwhile_and_a_failed_import_is_left_to_the_command():
+    """``imported_meanwhile``: modules imported on a thread of their own (``report`` and ``batch``
+    import papermill and nbconvert while the JVM starts); a module that cannot be imported
+    leaves no error behind, for the command's own import to report."""
+    from forensics.cli import REPORT_TOOLS, imported_meanwhile
+
+    loading = imported_meanwhile(["forensics_no_such_module", *REPORT_TOOLS])
+    loading.join(timeout=120)
+    assert not loading.is_alive() and all(name in sys.modules for name in REPORT_TOOLS)
+    assert "forensics_no_such_module" not in sys.modules

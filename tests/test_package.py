@@ -118,6 +118,7 @@ def test_the_wheel_holds_every_module_the_notebooks_and_the_data(package):
 def test_forensics_report_runs_from_the_installed_package(package):
     assert all(Path(p).is_relative_to(package.venv) for p in package.where), package.where
     assert "Report written to" in package.report.stdout
+    assert package.report.stderr == ""  # no chatter: the JVM's, Spark's or the notebook kernel's
     html = package.out.read_text(encoding="utf-8")
     assert package.out.stat().st_size > 1_000_000 and "Installed package" in html and "skipped_restore" in html
     manifest = json.loads(package.out.with_suffix(".manifest.json").read_text(encoding="utf-8"))

@@ -37,6 +37,9 @@ REPORT_NOTEBOOK = NOTEBOOKS / "incident_report.ipynb"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 KERNEL = "python3"
 CELL_TIMEOUT_S = 600
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+"""The report kernel's command line: its own warnings off the command's stderr (ipykernel 7
+warns at every start that its local TCP sockets are not encrypted)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ def check_parameters(notebook: Path, parameters: dict) -> None:
 
 
 def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
-    """Run ``notebook`` headless with papermill into ``output`` (one line on failure)."""
+    """Run ``notebook`` headless with papermill into ``output`` (one line on failure), written
+    once at the end (or at the failing cell), not at the start and end of every cell."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
@@ -103,6 +107,7 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
             papermill.execute_notebook(
                 str(notebook), str(output), parameters=parameters, kernel_name=KERNEL, cwd=str(cwd),
                 progress_bar=False, log_output=False, report_mode=True, execution_timeout=CELL_TIMEOUT_S,
+                request_save_on_cell_execute=False, extra_arguments=KERNEL_ARGUMENTS,
             )
         _record_names_only(output)
     except PapermillExecutionError as exc:

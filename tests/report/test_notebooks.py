@@ -55,3 +55,30 @@ def test_explorer_runs_headless_on_a_group_and_window(analysis_json, tmp_path):
     text = outputs_text(nb)
     assert "'group': 'demo-consumer'" in text and "reset_to_latest_gap" in text
     assert "application/vnd.jupyter.widget-view+json" in str(nb.cells)
+
+
+def test_a_failing_report_cell_is_one_line_and_its_notebook_is_kept_executed_to_it(tmp_path, capfd):
+    """``publish.execute`` writes the notebook once, at the end; a failing cell still leaves it
+    written, run up to that cell, and the error comes as one line naming the cell. The kernel's
+    own warnings stay off stderr (``KERNEL_ARGUMENTS``)."""
+    from forensics.errors import ForensicsError
+    from forensics.report.publish import execute
+
+    notebook = tmp_path / "failing.ipynb"
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb.cells = [
+        nbformat.v4.new_code_cell("title = 'x'", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("print('ran', title)"),
+        nbformat.v4.new_code_cell("raise ValueError('a broken cell')"),
+        nbformat.v4.new_code_cell("print('never')"),
+    ]
+    nbformat.write(nb, str(notebook))
+    executed = tmp_path / "out" / "failing.out.ipynb"
+    executed.parent.mkdir()
+    with pytest.raises(ForensicsError, match=r"failed in cell 4: ValueError: a broken cell"):
+        execute(notebook, executed, {"title": "given"}, cwd=executed.parent)
+    kept = nbformat.read(str(executed), as_version=4)
+    code = [cell for cell in kept.cells if cell.cell_type == "code"]
+    assert [o.get("text") for o in code[2]["outputs"] if o.get("name") == "stdout"] == ["ran given\n"]
+    assert code[3]["outputs"][0]["ename"] == "ValueError" and not code[4]["outputs"]
+    assert "IPKernelApp" not in capfd.readouterr().err
