@@ -16,10 +16,6 @@ from .errors import ForensicsError
 from .package import __version__
 
 
-REPORT_TOOLS = ("papermill", "nbconvert")
-"""What renders a report (``report.publish``): some 2.5 s of imports in a new process."""
-
-
 def imported_meanwhile(modules: Iterable[str]) -> threading.Thread:
     """Import ``modules`` on a thread of their own, while this one waits for the driver JVM to
     start and for the analysis (mostly on py4j's socket, not holding the interpreter); a module
@@ -293,10 +289,10 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
     def action() -> None:
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
-        from .report.publish import check_output, report_incident
+        from .report.publish import RENDERING_MODULES, check_output, report_incident
 
         check_output(out)
-        imported_meanwhile(REPORT_TOOLS)
+        imported_meanwhile(RENDERING_MODULES)
         spark, export_columns, inputs = _checked_session(paths, offsets, tz, layout, columns, master, debug)
         files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics,
                                 layout=layout, columns=export_columns, inputs=inputs)
@@ -321,13 +317,13 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
     def action() -> None:
         from .ingest import Inputs, check_time_zone, route_inputs
         from .offsets import sniff_file
-        from .report.publish import batch_reports
+        from .report.publish import RENDERING_MODULES, batch_reports
 
         check_time_zone(tz)
         for directory in dirs:
             if not os.path.isdir(directory):
                 raise ForensicsError(f"{directory!r} is not a directory.", "Give one directory per incident.")
-        imported_meanwhile(REPORT_TOOLS)
+        imported_meanwhile(RENDERING_MODULES)
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
         every = Inputs([f for i in routed.values() for f in i.logs], [f for i in routed.values() for f in i.dumps])
         spark = _session(master, debug, every, incidents=len(dirs))

@@ -639,12 +639,10 @@ class ListInOneCall:
         return type(value) in (list, tuple) and not any(element is None for element in value)
 
     def convert(self, value, gateway_client):
-        from py4j.java_gateway import JavaClass
-
         lists = _java_class(gateway_client, "java.util.List")
         if len(value) <= LIST_OF_MOST:
             return lists.of(*value)
-        whole = JavaClass("java.util.ArrayList", gateway_client)(len(value))
+        whole = _java_class(gateway_client, "java.util.ArrayList")(len(value))
         for start in range(0, len(value), LIST_OF_MOST):
             whole.addAll(lists.of(*value[start:start + LIST_OF_MOST]))
         return whole

@@ -229,9 +229,10 @@ def test_the_report_tools_are_imported_meanwhile_and_a_failed_import_is_left_to_
     """``imported_meanwhile``: modules imported on a thread of their own (``report`` and ``batch``
     import papermill and nbconvert while the JVM starts); a module that cannot be imported
     leaves no error behind, for the command's own import to report."""
-    from forensics.cli import REPORT_TOOLS, imported_meanwhile
+    from forensics.cli import imported_meanwhile
+    from forensics.report.publish import RENDERING_MODULES
 
-    loading = imported_meanwhile(["forensics_no_such_module", *REPORT_TOOLS])
+    loading = imported_meanwhile(["forensics_no_such_module", *RENDERING_MODULES])
     loading.join(timeout=120)
-    assert not loading.is_alive() and all(name in sys.modules for name in REPORT_TOOLS)
+    assert not loading.is_alive() and all(name in sys.modules for name in RENDERING_MODULES)
     assert "forensics_no_such_module" not in sys.modules

@@ -37,6 +37,9 @@ REPORT_NOTEBOOK = NOTEBOOKS / "incident_report.ipynb"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 KERNEL = "python3"
 CELL_TIMEOUT_S = 600
+RENDERING_MODULES = ("papermill", "nbconvert")
+"""What ``execute`` and ``to_html`` import: some 2.5 s in a new process, which the CLI spends
+while the driver JVM starts (``cli.imported_meanwhile``)."""
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
 """The report kernel's command line: its own warnings off the command's stderr (ipykernel 7
 warns at every start that its local TCP sockets are not encrypted)."""
