@@ -52,6 +52,9 @@ not come back to that offset since (Burrow's evaluator rule 2)."""
 MESSAGE = r"consumer (?:group )?status returned"
 """The response's ``message`` (``/v3``; ``/v2`` in 0.x adds ``group``)."""
 SNIFF = r'"message"\s*:\s*"' + MESSAGE + '"'
+MARKER = re.compile(rb"status returned")
+"""In every response read (its ``message``, ``MESSAGE``), which Burrow's JSON encoder writes with
+no escapes (``kinds_present``)."""
 DOC_START = r"^\{"
 DOC_END = r"^\}\s*$"
 COMPACT_END = r"\}\s*$"

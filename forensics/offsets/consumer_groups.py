@@ -41,6 +41,9 @@ STATE_HEADER = r"^(?:GROUP\s+)?COORDINATOR \(ID\)\s+ASSIGNMENT-STRATEGY\s+STATE\
 OTHER_HEADER = r"^(?:(?:GROUP\s+)?TOPIC\s+PARTITION\s+(?:NEW-OFFSET|STATUS)\b|GROUP(?:\s+TYPE)?\s+STATE\s*$)"
 """Tables of the same tool that hold no offsets rows: reset/delete offsets, ``--list --state``."""
 HEADER = "|".join(f"(?:{h})" for h in (OFFSETS_HEADER, MEMBERS_HEADER, STATE_HEADER, OTHER_HEADER))
+MARKER = re.compile(rb"CURRENT-OFFSET|#PARTITIONS|ASSIGNMENT-STRATEGY")
+"""In the header above every row (``OFFSETS_HEADER``, ``MEMBERS_HEADER``, ``STATE_HEADER``;
+``kinds_present``)."""
 NOTICE = (
     r"^(?:(?:Warning|WARN|Error|ERROR|Note|NOTE): .*"
     r"|Consumer group '.*' (?:has no active members|is rebalancing|does not exist)\.?)\s*$"

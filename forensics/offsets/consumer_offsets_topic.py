@@ -19,6 +19,8 @@ up) and the console consumer's ``Processed a total of N messages``.
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
@@ -40,6 +42,9 @@ NEW_VALUE = (
 )
 """2.1-3.9. Groups: 1 offset, 2 leader epoch, 3 metadata, 4 commit ms, 5 expire ms."""
 JSON = r"^\s*\{\"key\":"
+MARKER = re.compile(rb'\]::|\{"key":')
+"""In every row's line: the end of a Scala key (``SCALA_KEY``) or the start of a JSON record
+(``JSON``; ``kinds_present``)."""
 JSON_NOT_OFFSETS = r"^\s*\{\"key\":\{\"(?:version|type)\":\"?(?:[2-9]|\d\d+)\"?[,}]"
 OTHER = r"^(?:[^\[].*::(?:GroupMetadata\(.*|NULL)|Processed a total of \d+ messages)\s*$"
 

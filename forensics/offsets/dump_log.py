@@ -16,6 +16,8 @@ and ``--offsets-decoder``, and magic 0/1 ``offset: N position: ...`` lines), whi
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -25,6 +27,8 @@ KIND = "dump_log"
 ROW_KINDS = (c.DUMP_LOG_BATCH,)
 
 BATCH = r"^\s*baseOffset: -?\d+ lastOffset: -?\d+ "
+MARKER = re.compile(rb"baseOffset: ")
+"""In every batch line (``BATCH``; ``kinds_present``)."""
 DUMPING = r"^Dumping (\S.*?)\s*$"
 SEGMENT_PATH = r"([^/\\]+)-(\d+)[/\\][^/\\]+$"
 """Groups: 1 topic, 2 partition, from ``.../orders-0/00000000000000000000.log``."""

@@ -10,6 +10,7 @@ the dump does not say.
 
 from __future__ import annotations
 
+import re
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -21,6 +22,8 @@ ROW_KINDS = (c.LOG_OFFSETS,)
 
 LINE = r"^\s*([A-Za-z0-9._-]+):(\d+):(-?\d+)?((?:,-?\d+)*)\s*$"
 """Groups: 1 topic (legal topic characters only, so no colon), 2 partition, 3 first offset."""
+MARKER = re.compile(rb"[A-Za-z0-9._-]:[0-9]+:")
+"""In every row's line (``LINE``): the end of a topic, a partition, a colon (``kinds_present``)."""
 
 
 def skip(value: Column) -> Column:

@@ -39,6 +39,8 @@ COMMENT = r"^#[ \t]*(?:HELP|TYPE)[ \t]+[a-zA-Z_:][a-zA-Z0-9_:]*(?:[ \t].*)?$|^#[
 GROUP_OFFSET = ("kafka_consumergroup_current_offset", "kafka_consumergroup_group_offset")
 GROUP_LAG = ("kafka_consumergroup_lag", "kafka_consumergroup_group_lag")
 LOG_END = ("kafka_topic_partition_current_offset", "kafka_partition_latest_offset")
+MARKER = re.compile("|".join(re.escape(name) for name in (*GROUP_OFFSET, *GROUP_LAG, *LOG_END)).encode())
+"""In every sample read: its metric's name (``kinds_present``)."""
 KAFKA_METRIC = r"^kafka_(?:consumergroup|topic|partition)\w*[{ \t]"
 MAX_EXACT = 2**53
 """Above this a sample's float value no longer holds every integer offset."""

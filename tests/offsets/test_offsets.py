@@ -242,6 +242,61 @@ def test_accounting_adds_up(spark):
     assert totals["rows"] + totals["skipped"] + totals["unparsed"] == totals["lines"]
 
 
+
+# ---- the kinds parsed --------------------------------------------------------------------
+
+
+def test_a_kind_gives_rows_only_where_kinds_present_finds_its_marker(spark):
+    """``kinds_present`` leaves a kind out only where its ``parse`` (and ``structure_lines``) gives
+    nothing: every kind run over every fixture, each fixture a file of its own."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    fixtures = sorted(p for p in DATA.iterdir() if p.is_file())
+    prepared = offsets.prepare_lines(offsets._read(spark, [str(p) for p in fixtures]))
+    frames = []
+    for kind, module in DUMP_KINDS.items():
+        frames.append(module.parse(prepared).select(F.lit(kind).alias("kind"), c.SOURCE_FILE))
+        if hasattr(module, "structure_lines"):
+            frames.append(module.structure_lines(prepared).select(F.lit(kind).alias("kind"), c.SOURCE_FILE))
+    gave = {(row["kind"], Path(row[c.SOURCE_FILE]).name) for row in reduce(lambda a, b: a.unionByName(b), frames).distinct().collect()}
+    found = {(kind, p.name) for p in fixtures for kind in offsets.kinds_present([str(p)])}
+    assert {kind for kind, _ in gave} == set(DUMP_KINDS), "every kind has a fixture"
+    assert gave <= found
+    assert len(found - gave) <= 3, "the markers tell the kinds apart"
+
+
+def test_kinds_present_reads_local_files_whole_or_answers_every_kind(tmp_path, monkeypatch):
+    import gzip
+
+    get_offsets, dump_log = str(DATA / "get_offsets_3_7.txt"), str(DATA / "dump_log_2_8.txt")
+    assert offsets.kinds_present([get_offsets]) == ("get_offsets",)
+    assert offsets.kinds_present([get_offsets, dump_log]) == ("get_offsets", "dump_log")  # DUMP_KINDS order
+    zipped = tmp_path / "dump.txt.gz"
+    zipped.write_bytes(gzip.compress((DATA / "dump_log_2_8.txt").read_bytes()))
+    assert offsets.kinds_present([str(zipped)]) == ("dump_log",)
+    noise = tmp_path / "noise.txt"
+    noise.write_text("this is not a dump\n\nWarning: nothing here\n")
+    assert offsets.kinds_present([str(noise)]) == ()
+    damaged = tmp_path / "damaged.txt.gz"
+    damaged.write_bytes(zipped.read_bytes()[:-12])
+    assert offsets.kinds_present([get_offsets, str(damaged)]) is None
+    assert offsets.kinds_present([get_offsets, "hdfs://namenode/dumps/get-offsets.txt"]) is None
+    assert offsets.kinds_present([str(tmp_path)]) is None
+    monkeypatch.setattr(offsets, "MARKED_BYTES", (DATA / "get_offsets_3_7.txt").stat().st_size + 10)
+    assert offsets.kinds_present([get_offsets]) == ("get_offsets",)
+    assert offsets.kinds_present([get_offsets, dump_log]) is None
+
+
+def test_a_dump_of_no_kind_still_counts_the_lines_every_kind_skips(spark, tmp_path):
+    noise = tmp_path / "noise.txt"
+    noise.write_text("this is not a dump\n\nWarning: nothing here\n")
+    read = offsets.read_offsets_accounted(spark, [str(noise)])
+    assert read.table.schema == OFFSETS_SCHEMA and read.table.count() == 0
+    assert read.accounting == {"lines": 3, "rows": 0, "skipped": 2, "unparsed": 1, "records": 0}
+
+
 # ---- sniff -------------------------------------------------------------------------------
 
 SAMPLES = {
@@ -284,6 +339,7 @@ def test_every_module_is_registered():
         assert module.KIND == kind
         assert set(module.ROW_KINDS) <= set(c.ROW_KINDS)
         assert callable(module.sniff) and callable(module.parse) and callable(module.skip)
+        assert isinstance(module.MARKER.pattern, bytes)  # searched in the files' bytes (kinds_present)
 
 
 def test_duplicate_kind_names_raise():
