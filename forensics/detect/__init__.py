@@ -3,10 +3,13 @@
 Each detector is named after the incident class it finds (the names are a stable vocabulary,
 used as-is in ``forensics analyze --json`` under ``findings``) and returns a DataFrame in
 ``schema.FINDINGS_SCHEMA``. ``detect`` runs them all but those none of whose sources has rows
-(``sources.rows_from``): a producer's log has no poll timeouts to find, nor restores.
+(``sources.rows_from``): a producer's log has no poll timeouts to find, nor restores. Their
+plans are made at once (``spark.concurrently``).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
@@ -14,6 +17,7 @@ from pyspark.sql import functions as F
 from .. import contract as c
 from .. import schema as s
 from ..model import Model
+from ..spark import concurrently
 from ._finding import all_of
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
@@ -43,7 +47,7 @@ def detect(model: Model, detectors=None) -> DataFrame:
     unknown = [name for name in names if name not in DETECTORS]
     if unknown:
         raise ValueError(f"unknown detectors {unknown}; known: {sorted(DETECTORS)}")
-    found = [DETECTORS[name](model) for name in names if not model.nothing_in(DETECTORS[name].rows_from)]
+    found = concurrently(model.events.sparkSession, *[partial(DETECTORS[name], model) for name in names if not model.nothing_in(DETECTORS[name].rows_from)])
     return all_of(model.events.sparkSession, found)
 
 

@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame
 from .. import schema as s
 from ..events.config import config_settings
 from ..sources import nothing_in
-from ..spark import empty_of, kept_with_rows, known_empty, materialise, materialised_together
+from ..spark import concurrently, empty_of, kept_with_rows, known_empty, materialise, materialised_together
 from .clock import clock_skew, correct_clocks
 from .commits import commit_lineage
 from .members import with_members
@@ -75,7 +75,9 @@ def build_model(
     not built: a producer's log has no rebalances, ownership, restores or commits. The four
     tables that need only the members and the ownership are kept by one job
     (``spark.materialised_together``), whose independent stages run at once; not ``at_once``,
-    a job each, one after another (``spark.room_to_run_at_once``: a small local heap).
+    a job each, one after another (``spark.room_to_run_at_once``: a small local heap). Their
+    plans are made at once (``spark.concurrently``): the driver analyses each in a thread of its
+    own, on the cores the first jobs of a new JVM leave to its compiler.
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 
@@ -93,12 +95,13 @@ def build_model(
     on_one_clock = correct_clocks(events, skew_rows)
     members = materialise(with_members(on_one_clock))
     ownership = built("ownership", ownership_intervals, members)
-    plans = [
-        planned("rebalances", rebalances, members, ownership, event_types=event_types),
-        planned("restores", restore_episodes, members),
-        planned("commits", commit_lineage, members, ownership, offsets),
-        planned("settings", config_settings, members),
-    ]
+    plans = concurrently(
+        events.sparkSession,
+        lambda: planned("rebalances", rebalances, members, ownership, event_types=event_types),
+        lambda: planned("restores", restore_episodes, members),
+        lambda: planned("commits", commit_lineage, members, ownership, offsets),
+        lambda: planned("settings", config_settings, members),
+    )
     later = materialised_together(plans) if at_once else [_kept(plan) for plan in plans]
     return Model(on_one_clock, skew, members, ownership, *later, offsets=offsets, event_types=event_types)
 
