@@ -434,7 +434,7 @@ def local_collector(master: str, jvm_options: Sequence[str] = ()) -> tuple[str, 
     return THROUGHPUT_GC
 
 
-QUICK_TIER = ("-XX:TieredStopAtLevel=1",)
+QUICK_TIER = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
 """The quick JIT tier alone (C1): a driver JVM that does not compile with the optimising tier
 (C2). On two cores the optimising compiler competes with the analysis itself: a JFR recording
 of one analysis of a 61-line log counted 24,815 methods compiled in 27.7 s of compiler threads
@@ -447,7 +447,14 @@ fourth small analysis and ahead from the fifth; a long analysis gains from it wh
 again: the 1M-line benchmark corpus analysed twice in a session took 40.9 / 26.5 s and
 41.6 / 27.4 s with the quick tier, 46.1 / 19.9 s and 43.2 / 19.7 s without. So the quick
 tier is for a session started for small work (``local_jvm_options``), where the first few
-analyses are what is waited for."""
+analyses are what is waited for.
+
+With the quick tier alone the JVM reserves 48 MiB for compiled code instead of the 240 MiB of
+its tiered default; a session that analyses incidents again and again fills it, and the JVM
+then evicts and compiles again (or stops compiling: "CodeCache is full. Compiler has been
+disabled"). Seven analyses of ``sample_logs/`` in one session: from the second on 9.3-11.7 s
+with 240 MiB, 10.4-14.3 s with 48 MiB (42 MiB used; two sessions each); a small log's
+analyses, which use 34 MiB, took the same time either way."""
 QUICK_START_JVM = (*QUICK_TIER, "-XX:+UseSerialGC")
 """Options of a driver JVM that analyses one small incident and exits (``quick_start_options``):
 the quick tier and the serial collector, which has no concurrent threads."""
