@@ -4,7 +4,7 @@ Each detector is named after the incident class it finds (the names are a stable
 used as-is in ``forensics analyze --json`` under ``findings``) and returns a DataFrame in
 ``schema.FINDINGS_SCHEMA``. ``detect`` runs them all but those none of whose sources has rows
 (``sources.rows_from``): a producer's log has no poll timeouts to find, nor restores. Their
-plans are made at once (``spark.concurrently``).
+plans are made at once (``spark.concurrently``; see ``model.build_model``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def detect(model: Model, detectors=None) -> DataFrame:
     unknown = [name for name in names if name not in DETECTORS]
     if unknown:
         raise ValueError(f"unknown detectors {unknown}; known: {sorted(DETECTORS)}")
-    found = concurrently(model.events.sparkSession, *[partial(DETECTORS[name], model) for name in names if not model.nothing_in(DETECTORS[name].rows_from)])
+    run = [partial(DETECTORS[name], model) for name in names if not model.nothing_in(DETECTORS[name].rows_from)]
+    found = concurrently(model.events.sparkSession, *run)
     return all_of(model.events.sparkSession, found)
 
 

@@ -76,8 +76,9 @@ def build_model(
     tables that need only the members and the ownership are kept by one job
     (``spark.materialised_together``), whose independent stages run at once; not ``at_once``,
     a job each, one after another (``spark.room_to_run_at_once``: a small local heap). Their
-    plans are made at once (``spark.concurrently``): the driver analyses each in a thread of its
-    own, on the cores the first jobs of a new JVM leave to its compiler.
+    plans, and the detectors' (``detect``), are made at once (``spark.concurrently``), each
+    analysed by the driver in a thread of its own: a cold analysis of ``sample_logs/`` took
+    19.4-21.1 s instead of 20.2-23.6 s (5 alternated pairs).
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 
