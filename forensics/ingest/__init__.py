@@ -8,7 +8,6 @@ layout of each line, stitches continuation lines to their record, and returns th
 
 from __future__ import annotations
 
-import gzip
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from ..registry import literal_map
 from ..spark import SORTED_AGGREGATION, in_step_with_cores, materialise, rows_together, sql_settings
 from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
-from .read import place, read_lines, read_splits, readable_paths, spark_key, split_offsets
+from .read import open_local, place, read_lines, read_splits, readable_paths, spark_key, split_offsets
 from .exports import SNIFF_CHARS, ExportShape, export_line_counts, read_exports, sniff_export
 from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, entry_continues, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
 from .records import kafka_lines as _kafka_lines
@@ -254,9 +253,8 @@ def export_shapes(read_paths: Mapping[str, InputFile], columns: Mapping[str, str
 
 
 def _head_text(path: str) -> str:
-    opener = gzip.open if path.endswith(".gz") else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+        with open_local(path, "rt", encoding="utf-8", errors="replace") as handle:
             return handle.read(SNIFF_CHARS)
     except (OSError, EOFError):
         return ""

@@ -36,7 +36,6 @@ How lines are numbered:
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import os
@@ -50,7 +49,7 @@ from pyspark.sql import functions as F
 
 from ..errors import ForensicsError
 from ..spark import rows_together
-from .read import read_lines
+from .read import open_local, read_lines
 
 ROLES = ("time", "host", "source", "level", "logger", "thread", "message")
 KINDS = ("csv", "tsv", "ndjson", "json_array")
@@ -746,8 +745,7 @@ def _read_json_array(spark: SparkSession, path: str, shape: ExportShape) -> Data
             f"{path} is a JSON array of {size} bytes, too large to place its entries on their lines.",
             "Convert it to one entry per line, e.g. jq -c '.[]' in.json > out.ndjson, and read that.",
         )
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
+    with open_local(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
         spans = element_spans(handle.read())
     whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
     elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))

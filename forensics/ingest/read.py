@@ -13,6 +13,7 @@ or a lone CR (Hadoop's line reader).
 from __future__ import annotations
 
 import atexit
+import gzip
 import os
 import shutil
 import tempfile
@@ -121,6 +122,11 @@ def _text(spark: SparkSession, paths: Sequence[str], where: Column | None = None
     value = F.col("value")
     no_bom = F.when(F.substring(value, 1, 1) == "\ufeff", F.expr("substring(value, 2)")).otherwise(value)
     return lines.select("uri", "start", "split", "line", no_bom.alias("value"))
+
+
+def open_local(path: str, mode: str = "rb", **options):
+    """A local file opened as ``open`` opens it, decompressed when its name ends in ``.gz``."""
+    return (gzip.open if path.endswith(".gz") else open)(path, mode, **options)
 
 
 def read_lines(spark: SparkSession, paths: Sequence[str], sizes: dict[str, int | None], where: Column | None = None) -> DataFrame:

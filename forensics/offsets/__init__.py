@@ -30,7 +30,6 @@ series; rows before any stamp get the ``snapshot_ts`` argument, else null.
 
 from __future__ import annotations
 
-import gzip
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,7 +39,7 @@ from typing import Iterable, Sequence
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from ..ingest.read import read_lines, spark_key
+from ..ingest.read import open_local, read_lines, spark_key
 from ..registry import registry
 from ..spark import empty_of, kept_in_the_driver, materialise, materialised_together, rows_together, scratch_checkpoints
 from . import _common as c
@@ -75,9 +74,8 @@ SNIFF_LINES = 50
 def sniff_file(path: str) -> str | None:
     """``KIND`` of the offset dump a local file (plain or ``.gz``) holds, from its first lines;
     None for anything else (a log, an unreadable or damaged file, a URI)."""
-    opener = gzip.open if path.endswith(".gz") else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+        with open_local(path, "rt", encoding="utf-8", errors="replace") as handle:
             sample = [line.rstrip("\r\n") for _, line in zip(range(SNIFF_LINES), handle)]
     except (OSError, EOFError, ValueError):
         return None
@@ -174,9 +172,8 @@ def _whole(path: str, most: int) -> bytes | None:
     else None (too large, not a local file, unreadable, or a damaged gzip)."""
     if not os.path.isfile(path) or (not path.endswith(".gz") and os.path.getsize(path) > most):
         return None
-    opener = gzip.open if path.endswith(".gz") else open
     try:
-        with opener(path, "rb") as handle:
+        with open_local(path) as handle:
             data = handle.read(most + 1)
     except (OSError, EOFError, ValueError):
         return None
