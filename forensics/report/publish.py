@@ -45,6 +45,24 @@ KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
 warns at every start that its local TCP sockets are not encrypted)."""
 
 
+def report_kernel_manager() -> type:
+    """jupyter_client's kernel manager, without the SIGINT it sends a kernel just before asking it
+    to shut down. papermill asks for ``kernel_info`` after the last cell and shuts the kernel down
+    as soon as the reply arrives; a loaded machine can deliver that SIGINT while the kernel is still
+    inside the request's handler, which then logs "KeyboardInterrupt caught in kernel." on the
+    command's stderr. The interrupt only matters to a kernel still running a cell, and a report's
+    kernel is shut down after its last cell or its cell timeout; the shutdown request then a kill
+    after ``shutdown_wait_time`` end it either way."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class ReportKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
+
+    return ReportKernelManager
+
+
 @dataclass(frozen=True)
 class ReportFiles:
     html: Path
@@ -111,6 +129,7 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path) -> None:
                 str(notebook), str(output), parameters=parameters, kernel_name=KERNEL, cwd=str(cwd),
                 progress_bar=False, log_output=False, report_mode=True, execution_timeout=CELL_TIMEOUT_S,
                 request_save_on_cell_execute=False, extra_arguments=KERNEL_ARGUMENTS,
+                kernel_manager_class=report_kernel_manager(),
             )
         _record_names_only(output)
     except PapermillExecutionError as exc:

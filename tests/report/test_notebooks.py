@@ -82,3 +82,36 @@ def test_a_failing_report_cell_is_one_line_and_its_notebook_is_kept_executed_to_
     assert [o.get("text") for o in code[2]["outputs"] if o.get("name") == "stdout"] == ["ran given\n"]
     assert code[3]["outputs"][0]["ename"] == "ValueError" and not code[4]["outputs"]
     assert "IPKernelApp" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("interrupted", [False, True], ids=["report kernel manager", "jupyter_client's, for contrast"])
+def test_the_report_kernel_is_not_interrupted_as_it_shuts_down(tmp_path, interrupted):
+    """jupyter_client sends a SIGINT before the shutdown request; arriving while the kernel still
+    answers papermill's last ``kernel_info`` request, it put "KeyboardInterrupt caught in kernel."
+    on ``forensics report``'s stderr (a CI run). Here a kernel records the SIGINTs it gets."""
+    import asyncio
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    from forensics.report.publish import KERNEL, KERNEL_ARGUMENTS, report_kernel_manager
+
+    mark = tmp_path / "interrupted"
+
+    async def shut_down_after_one_cell(manager_class: type) -> None:
+        km = manager_class(kernel_name=KERNEL)
+        await km.start_kernel(extra_arguments=KERNEL_ARGUMENTS)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            # ipykernel restores the SIGINT handler it saved before each cell once the cell ends.
+            record = f"get_ipython().kernel.saved_sigint_handler = lambda *_: open({str(mark)!r}, 'w').close()"
+            reply = await kc.execute_interactive(record, timeout=60)
+            assert reply["content"]["status"] == "ok"
+        finally:
+            kc.stop_channels()
+            await km.shutdown_kernel()
+
+    with _kernel_path():
+        asyncio.run(shut_down_after_one_cell(AsyncKernelManager if interrupted else report_kernel_manager()))
+    assert mark.exists() == interrupted
