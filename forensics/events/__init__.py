@@ -180,13 +180,34 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     )
 
 
+PARTITION_LISTS = (s.PARTITIONS, "added_partitions", "revoked_partitions", "owned_partitions")
+"""The captures that are lists of partitions, parsed by one ``fields.partition_list`` over the
+array of the four (``partition_lists``) instead of one each: its expression reads every client's
+notation, and Spark analyses and optimises it once, not four times. In a warm session the
+events' select and its optimisation took 177 ms instead of 365 ms (medians of 5)."""
+
+
+def _captured(name: str) -> Column:
+    """The text a template captured as ``name`` (``_cap``: CAPTURED and the text; else null)."""
+    i = s.CATALOGUE_FIELDS.index(name)
+    return F.when(F.col("_cap")[i].startswith(CAPTURED), F.expr(f"substring(_cap[{i}], 2)"))
+
+
+@built_once
+def partition_lists() -> Column:
+    """``_partition_lists``: the ``PARTITION_LISTS`` captures parsed (``fields.partition_list``),
+    in that order; ``typed_fields`` reads them. Built once (``spark.built_once``): the parser alone
+    takes hundreds of calls into the JVM."""
+    return F.transform(F.array(*map(_captured, PARTITION_LISTS)), f.partition_list).alias("_partition_lists")
+
+
 @built_once
 def typed_fields() -> tuple[Column, ...]:
-    """EVENT_FIELDS columns from the captures (``_cap``) and the prefix (``_prefix``), built once
-    (``spark.built_once``): the partition lists' parsers alone take hundreds of calls into the JVM."""
-    raw = {name: F.col("_cap")[i] for i, name in enumerate(s.CATALOGUE_FIELDS)}
-    text = {name: F.when(value.startswith(CAPTURED), F.expr(f"substring(_cap[{i}], 2)")) for i, (name, value) in enumerate(raw.items())}
+    """EVENT_FIELDS columns from the captures (``_cap``), the parsed partition lists
+    (``_partition_lists``) and the prefix (``_prefix``), built once (``spark.built_once``)."""
+    text = {name: _captured(name) for name in s.CATALOGUE_FIELDS}
     cap = {name: F.nullif(value, F.lit("")) for name, value in text.items()}
+    parsed = {name: F.col("_partition_lists")[i] for i, name in enumerate(PARTITION_LISTS)}
     prefix = F.col("_prefix")
     single_changelog = F.when(cap["changelog"].rlike(f.TOPIC_PARTITION) & ~cap["changelog"].contains(","), cap["changelog"])
     tp = F.coalesce(cap["topic_partition"], single_changelog)
@@ -209,10 +230,7 @@ def typed_fields() -> tuple[Column, ...]:
         "offset_epoch": cap["offset_epoch"].try_cast("int"),
         "end_offset": cap["end_offset"].try_cast("long"),
         "records": cap["records"].try_cast("long"),
-        s.PARTITIONS: f.partition_list(text["partitions"]),
-        "added_partitions": f.partition_list(text["added_partitions"]),
-        "revoked_partitions": f.partition_list(text["revoked_partitions"]),
-        "owned_partitions": f.partition_list(text["owned_partitions"]),
+        **parsed,
         "strategy": f.reset_strategy(cap["strategy"]),
         "reason": cap["reason"],
         "error": cap["error"],
@@ -241,7 +259,7 @@ def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = No
         for name in s.RECORDS_SCHEMA.fieldNames()
         if name != s.MESSAGE
     ]
-    return matched.select(
+    return matched.select("*", partition_lists()).select(
         F.col("t_event_type").alias(s.EVENT_TYPE),
         F.col("t_key").alias(s.TEMPLATE_ID),
         F.col("t_versions").alias(s.KAFKA_VERSIONS),
