@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from . import contract as c
@@ -28,6 +28,7 @@ from .spark import (
     INTERPRETED,
     ONE_PARTITION,
     TableReads,
+    built_once,
     concurrently,
     counting_jobs,
     in_step_with_cores,
@@ -172,11 +173,17 @@ def _events_counted(records: DataFrame) -> tuple[DataFrame, dict[str, int]]:
     counted by the job that keeps them in a small incident (``spark.materialise_observed``),
     each type of the catalogue (``schema.EVENT_TYPES``) by a test of its own, else by a job of
     their own."""
-    counts = {event_type: F.count_if(F.col(s.EVENT_TYPE) == event_type) for event_type in s.EVENT_TYPES}
-    events, observed = materialise_observed(parse_events(records), {**counts, _ALL_EVENTS: F.count(F.lit(1))})
-    if observed is not None and sum(observed[t] for t in counts) == observed[_ALL_EVENTS]:
-        return events, {event_type: observed[event_type] for event_type in counts if observed[event_type]}
+    events, observed = materialise_observed(parse_events(records), _counts_by_type())
+    if observed is not None and sum(observed[t] for t in s.EVENT_TYPES) == observed[_ALL_EVENTS]:
+        return events, {event_type: observed[event_type] for event_type in s.EVENT_TYPES if observed[event_type]}
     return events, {row[s.EVENT_TYPE]: row["count"] for row in events.groupBy(s.EVENT_TYPE).count().collect()}
+
+
+@built_once
+def _counts_by_type() -> dict[str, Column]:
+    """The aggregates ``_events_counted`` observes: a count per event type of the catalogue and
+    the count of all events, built once (``spark.built_once``; some 170 calls into the JVM)."""
+    return {**{event_type: F.count_if(F.col(s.EVENT_TYPE) == event_type) for event_type in s.EVENT_TYPES}, _ALL_EVENTS: F.count(F.lit(1))}
 
 
 _ALL_EVENTS = "all"
