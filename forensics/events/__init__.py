@@ -205,8 +205,7 @@ def partition_lists() -> Column:
 def typed_fields() -> tuple[Column, ...]:
     """EVENT_FIELDS columns from the captures (``_cap``), the parsed partition lists
     (``_partition_lists``) and the prefix (``_prefix``), built once (``spark.built_once``)."""
-    text = {name: _captured(name) for name in s.CATALOGUE_FIELDS}
-    cap = {name: F.nullif(value, F.lit("")) for name, value in text.items()}
+    cap = {name: F.nullif(_captured(name), F.lit("")) for name in s.CATALOGUE_FIELDS if name not in PARTITION_LISTS}
     parsed = {name: F.col("_partition_lists")[i] for i, name in enumerate(PARTITION_LISTS)}
     prefix = F.col("_prefix")
     single_changelog = F.when(cap["changelog"].rlike(f.TOPIC_PARTITION) & ~cap["changelog"].contains(","), cap["changelog"])
