@@ -150,8 +150,8 @@ sample_logs/ 36 jobs instead of 41 (7.4-8.0 s warm instead of 8.0-8.2 s), a 61-l
 instead of 36 (5.3-5.6 s instead of 5.2-5.9 s), the JSON identical."""
 
 CLASSIC_CONF: Mapping[str, str] = {
-    # Spark's production default, pinned: with SPARK_TESTING set (the test suite sets it, and
-    # its subprocesses inherit it) Spark 4 removes shuffle files at the end of every query,
+    # Spark's production default, pinned: with SPARK_TESTING set in the environment (as this
+    # project's test suite once did) Spark 4 removes shuffle files at the end of every query,
     # and a later query reusing a DataFrame then waits on a shuffle the driver has dropped
     # ("MapOutputTrackerMaster: head of empty list" on a standalone cluster; SPARK-53898).
     "spark.sql.classic.shuffleDependency.fileCleanup.enabled": "false",

@@ -2,8 +2,9 @@
 
 ``forensics analyze`` runs as a user would run it (a subprocess, ``--master URL``) and its JSON
 must equal the embedded ``local`` result for the same incident, except ``spark.master``.
-They are part of the default run; ``.venv/bin/pytest -m cluster`` runs them alone. (They found that SPARK_TESTING turns on Spark's eager shuffle clean-up, which
-stalled standalone runs; ``forensics.spark.CLASSIC_CONF`` pins it off.)
+They are part of the default run; ``.venv/bin/pytest -m cluster`` runs them alone. (They
+found that SPARK_TESTING, which the suite then set, turns on Spark's eager shuffle clean-up,
+which stalled standalone runs; ``forensics.spark.CLASSIC_CONF`` pins it off.)
 Input files are read by the executors through local paths: the worker is on this machine.
 The services and runs are one background job (``tests.background``); these tests run last.
 """
