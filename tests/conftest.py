@@ -10,8 +10,8 @@ of the other plans compare their results with its.
 Spark runs as it runs for a user: ``SPARK_TESTING`` is not set. Spark takes it to mean its own
 test suite and then checks every plan after each rule of its analyser and optimiser
 (``spark.sql.planChangeValidation``), work that a user's session never does. Without it, the
-ingest and detect tests took 328 s instead of 361 s and their driver threads 169 CPU-s
-instead of 194 (one run each; CPU read per JVM thread from ``/proc``).
+ingest and detect tests took 311-331 s (three runs) instead of 360-361 s (two), their driver
+threads 158-169 CPU-s instead of 194-199 (CPU read per JVM thread from ``/proc``).
 """
 
 from __future__ import annotations
