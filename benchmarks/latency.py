@@ -9,8 +9,8 @@ own process under ``/usr/bin/time``:
 
 - ``floor small`` / ``floor incident``: the floor on the small file / on the incident's files;
 - ``floor small, quick``: the floor on the small file with the JVM options the CLI starts a
-  small incident's analysis with (``spark.quick_start_options``: the quick JIT tier, the serial
-  collector and the class archive ``forensics warm-up`` records), to show what the floor itself
+  small incident's analysis with (``spark.local_jvm_options`` for small work: the quick JIT
+  tier and the class archive ``forensics warm-up`` records), to show what the floor itself
   gains from them; the targets compare with the plain floor;
 - ``analyze small``: ``forensics analyze FILE --json OUT --quiet`` on one small log file;
 - ``analyze incident``: the same on the incident directory (``sample_logs/`` by default);
@@ -62,8 +62,8 @@ spark.stop()
 
 FLOOR_QUICK = """
 import sys
-from forensics.spark import get_session, quick_start_options
-spark = get_session(jvm_options=quick_start_options())
+from forensics.spark import get_session, local_jvm_options
+spark = get_session(jvm_options=local_jvm_options("local[*]", small_work=True))
 spark.read.text(sys.argv[1:]).count()
 spark.stop()
 """

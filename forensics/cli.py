@@ -78,27 +78,23 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
     return _session(master, debug, inputs), export_columns, inputs
 
 
-def _session(master: str | None, debug: bool, inputs=None, incidents: int = 1):
+def _session(master: str | None, debug: bool, inputs=None):
     """The SparkSession of one command on ``--master`` (resolved), its driver JVM started with
     ``session_jvm_options``; quiet unless ``--debug``."""
     from .spark import get_session, resolve_master
 
     url = resolve_master(master)
-    return get_session(url, quiet=not debug, jvm_options=session_jvm_options(url, inputs, incidents))
+    return get_session(url, quiet=not debug, jvm_options=session_jvm_options(url, inputs))
 
 
-def session_jvm_options(master: str, inputs=None, incidents: int = 1) -> tuple[str, ...]:
-    """The driver JVM options of one command that analyses ``inputs`` (all of its ``incidents``):
-    if they are small (``analyze.is_small_incident``) and the executors run in the driver
-    (``local``), a quick start for one incident (``spark.quick_start_options``), the quick JIT
-    tier for a batch of them; else the class archive alone (``spark.local_jvm_options``)."""
+def session_jvm_options(master: str, inputs=None) -> tuple[str, ...]:
+    """The driver JVM options of one command that analyses ``inputs`` (one incident or a batch):
+    ``spark.local_jvm_options``, with the quick JIT tier if they are small together
+    (``analyze.is_small_incident``)."""
     from .analyze import is_small_incident
-    from .spark import local_jvm_options, quick_start_options
+    from .spark import local_jvm_options
 
-    small = inputs is not None and is_small_incident(inputs.logs + inputs.dumps)
-    if small and incidents == 1 and master.startswith("local"):
-        return quick_start_options()
-    return local_jvm_options(master, small_work=small)
+    return local_jvm_options(master, small_work=inputs is not None and is_small_incident(inputs.logs + inputs.dumps))
 
 
 def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:
@@ -326,7 +322,7 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
         imported_meanwhile(RENDERING_MODULES)
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
         every = Inputs([f for i in routed.values() for f in i.logs], [f for i in routed.values() for f in i.dumps])
-        spark = _session(master, debug, every, incidents=len(dirs))
+        spark = _session(master, debug, every)
         with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
             index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics, inputs=routed)
         click.echo(f"Index written to {index}")

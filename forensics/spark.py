@@ -323,7 +323,7 @@ def get_session(
     An existing active session is reused, so a notebook or a batch run starts the JVM once.
     ``quiet`` drops the driver JVM's start-up chatter from stderr (``JVM_CHATTER``); the CLI's
     ``--debug`` keeps it. ``jvm_options``: more options of a driver JVM this call starts
-    (``quick_start_options``).
+    (``local_jvm_options``).
     """
     master = resolve_master(master)
     from pyspark.sql import SparkSession
@@ -419,7 +419,10 @@ work beside the tasks and puts a barrier on every reference stored. Analyses of 
 corpus (``analyze`` with the JSON written), each in a new ``local[2]`` process, alternated:
 4M lines 60.9 and 58.1 s against 68.3 and 63.4 s (the serial collector: 62.2 and 60.0 s); 16M
 lines 129.6 s against 140.1 s; in one warm session, the fourth analysis of 4M lines 29.6 and
-28.5 s against 31.0 and 31.0 s."""
+28.5 s against 31.0 and 31.0 s. A small incident's analysis on the quick JIT tier (``QUICK_TIER``)
+once ran the serial collector instead, whose pauses stop the analysis with one thread: with it
+``forensics analyze sample_logs`` paused 67-72 times, 2.08-2.10 s in all, with this one 14
+times, 0.51 s (``-Xlog:gc``); a 61-line log 50 times, 0.82 s, against 11 times, 0.38 s."""
 NAMES_A_COLLECTOR = re.compile(r"-XX:\+Use\w*GC\b")
 """A JVM option that selects a collector (a second one stops the JVM: conflicting collectors)."""
 
@@ -455,30 +458,20 @@ then evicts and compiles again (or stops compiling: "CodeCache is full. Compiler
 disabled"). Seven analyses of ``sample_logs/`` in one session: from the second on 9.3-11.7 s
 with 240 MiB, 10.4-14.3 s with 48 MiB (42 MiB used; two sessions each); a small log's
 analyses, which use 34 MiB, took the same time either way."""
-QUICK_START_JVM = (*QUICK_TIER, "-XX:+UseSerialGC")
-"""Options of a driver JVM that analyses one small incident and exits (``quick_start_options``):
-the quick tier and the serial collector, which has no concurrent threads."""
 CLASS_ARCHIVE_QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 """Off: the JVM's own messages (on stdout) about a class archive: the classes it leaves out as it
 writes one (generated and signed classes), or an archive it cannot use (another JDK build or
 classpath), with which it starts as it would have without."""
 
 
-def quick_start_options() -> tuple[str, ...]:
-    """The driver JVM options of a one-off analysis of a small incident (the CLI's): the quick
-    JIT tier and the serial collector (``QUICK_START_JVM``) and, once ``record_class_archive``
-    has written one for this pyspark and this Java, the classes Spark loads, mapped from a
-    class-data archive (CDS) instead of read, verified and linked from its jars at every start.
-    Measured on a 61-line log, whole process (``forensics analyze``), medians of 3 alternated:
-    22.8 s as before, 21.4 s with the quick tier, 19.8 s with the archive, 16.3 s with all of them;
-    sample_logs/ 27.1 s as before, 21.4-24.3 s with all of them."""
-    return (*QUICK_START_JVM, *class_archive_options())
-
-
 def class_archive_options() -> tuple[str, ...]:
     """The JVM options that map the class-data archive ``record_class_archive`` wrote for this
     pyspark and this Java; none before it has. Any driver started from the command line may
-    use them: the archive holds classes, not settings, and changes nothing the JVM computes."""
+    use them: the archive holds classes, not settings, and changes nothing the JVM computes.
+    Measured on a 61-line log, whole process (``forensics analyze``), medians of 3 alternated:
+    22.8 s as before, 21.4 s with the quick tier (``QUICK_TIER``), 19.8 s with the archive,
+    16.3 s with both and the serial collector (since replaced: ``THROUGHPUT_GC``); sample_logs/
+    27.1 s as before, 21.4-24.3 s with all of them."""
     archive = class_archive_path()
     return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
@@ -514,7 +507,7 @@ JVM_EXIT_S = 300.0
 def record_class_archive(workload: Callable[[object], object], quiet: bool = True) -> Path:
     """Run ``workload(spark)`` in a new local driver JVM that writes the classes it loaded to a
     class-data archive as it exits (``-XX:ArchiveClassesAtExit``, JDK 13+), and keep the archive
-    where ``quick_start_options`` looks for it. The JVM writes it at its exit, after this
+    where ``class_archive_options`` looks for it. The JVM writes it at its exit, after this
     process has ended its session; a JVM that maps a truncated archive dies of SIGBUS, so the
     archive is written under a name of its own, tried by a JVM of its own, and only then
     renamed into place. Needs a process with no Spark session yet (the CLI's ``warm-up``).
@@ -529,7 +522,7 @@ def record_class_archive(workload: Callable[[object], object], quiet: bool = Tru
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
-        recording = (*QUICK_START_JVM, f"-XX:ArchiveClassesAtExit={partial}", *(CLASS_ARCHIVE_QUIET if quiet else ()))
+        recording = (*QUICK_TIER, f"-XX:ArchiveClassesAtExit={partial}", *(CLASS_ARCHIVE_QUIET if quiet else ()))
         spark = get_session("local[*]", quiet=quiet, jvm_options=recording)
         try:
             workload(spark)

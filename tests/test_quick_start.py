@@ -1,6 +1,6 @@
-"""The quick start of a one-off small analysis (``spark.quick_start_options``) and the quick JIT
-tier of a session started for small work (``spark.QUICK_TIER``): the JVM options the CLI and a
-notebook kernel choose, and the class-data archive ``forensics warm-up`` records, in real JVMs."""
+"""The quick JIT tier of a session started for small work (``spark.QUICK_TIER``): the JVM options
+the CLI and a notebook kernel choose (``spark.local_jvm_options``), and the class-data archive
+``forensics warm-up`` records, in real JVMs."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from forensics.cli import session_jvm_options
 from forensics.errors import ForensicsError
 from forensics.ingest import route_inputs
 from forensics.offsets import sniff_file
-from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_START_JVM, QUICK_TIER, _archive_maps, class_archive_path, quick_start_options, record_class_archive
+from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_TIER, _archive_maps, class_archive_path, local_jvm_options, record_class_archive
 from tests import background
 
 ROOT = Path(__file__).parent.parent
@@ -34,20 +34,17 @@ def own_cache(tmp_path, monkeypatch) -> Path:
 def test_a_small_local_incident_starts_quick_and_others_as_spark_does(own_cache, monkeypatch):
     analyze_module = importlib.import_module("forensics.analyze")  # the module: forensics.analyze is also a function
     inputs = route_inputs([str(SMALL_LOG)], [], sniff_file)
-    assert session_jvm_options("local[*]", inputs) == QUICK_START_JVM  # no archive recorded yet
-    assert session_jvm_options("local[*]", inputs, incidents=3) == QUICK_TIER  # a batch of small incidents: the collector stays
+    assert session_jvm_options("local[*]", inputs) == QUICK_TIER  # no archive recorded yet; the usual collector
     assert session_jvm_options("spark://master:7077", inputs) == ()  # the executors are JVMs of their own
-    assert session_jvm_options("spark://master:7077", inputs, incidents=3) == ()
     monkeypatch.setattr(analyze_module, "SMALL_INCIDENT_BYTES", 10)
     assert session_jvm_options("local[2]", inputs) == ()  # a long analysis wants the optimising JIT
-    assert session_jvm_options("local[2]", inputs, incidents=3) == ()
     archive = class_archive_path()
     archive.parent.mkdir(parents=True)
     archive.write_bytes(b"recorded")
     assert session_jvm_options("local[2]", inputs) == (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET)
     assert session_jvm_options("spark://master:7077", inputs) == ()
     monkeypatch.setattr(analyze_module, "SMALL_INCIDENT_BYTES", 8 << 20)
-    assert session_jvm_options("local[2]", inputs, incidents=2) == (*QUICK_TIER, f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET)
+    assert session_jvm_options("local[2]", inputs) == (*QUICK_TIER, f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET)
 
 
 def test_a_notebook_kernel_started_by_a_small_incident_runs_on_the_quick_tier(spark):
@@ -68,8 +65,8 @@ def test_a_recorded_archive_is_mapped_quietly(own_cache):
     assert archive.parent == own_cache / "kafka-forensics" and archive.suffix == ".jsa"
     archive.parent.mkdir(parents=True)
     archive.write_bytes(b"recorded")
-    options = quick_start_options()
-    assert options[: len(QUICK_START_JVM)] == QUICK_START_JVM
+    options = local_jvm_options("local[*]", small_work=True)
+    assert options[: len(QUICK_TIER)] == QUICK_TIER
     assert f"-XX:SharedArchiveFile={archive}" in options and "-Xlog:cds=off" in options
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from forensics.errors import ForensicsError
-from forensics.spark import MASTER_ENV, QUICK_START_JVM, THROUGHPUT_GC, java_major_version, local_collector, resolve_master
+from forensics.spark import MASTER_ENV, THROUGHPUT_GC, java_major_version, local_collector, resolve_master
 
 SAMPLE_LOGS = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -73,7 +73,7 @@ def test_a_collector_named_elsewhere_is_not_doubled(monkeypatch, name):
     for variable in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"):
         monkeypatch.delenv(variable, raising=False)
     assert local_collector("local[*]") == THROUGHPUT_GC
-    assert local_collector("local[*]", QUICK_START_JVM) == ()
+    assert local_collector("local[*]", ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")) == ()
     assert local_collector("spark://master:7077") == ()  # executors are JVMs of their own
     monkeypatch.setenv(name, "-Xmx2g -XX:+UseZGC")
     assert local_collector("local[2]") == ()

@@ -33,7 +33,7 @@ ROOT = Path(__file__).parent.parent.parent
 QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """The JIT's quick tier and the serial collector for every JVM these tests start (master, worker,
 executors, Connect server, the CLI's driver): each runs a few seconds of cold code, where the
-optimising compiler's threads took as much CPU as the work (``forensics.spark.QUICK_START_JVM``).
+optimising compiler's threads took as much CPU as the work (``forensics.spark.QUICK_TIER``).
 What is under test is the toolkit's result on a cluster, which the JIT's tier does not change."""
 START_TIMEOUT = 90  # seconds for a service to be ready (JVM start on a busy 2-core machine)
 RUN_TIMEOUT = 300  # seconds for one `forensics analyze` run
