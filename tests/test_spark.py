@@ -328,7 +328,7 @@ def test_aggregates_observed_as_a_table_is_kept_in_the_driver_take_no_job_of_the
     numbers = spark.range(1000).repartition(3).select("id")
     with sql_settings(spark, settings):
         with counting_jobs(spark) as jobs:
-            kept, observed = materialise_observed(numbers, {"odd": F.count_if(F.col("id") % 2 == 1), "top": F.max("id")})
+            kept, observed = materialise_observed(numbers, [F.count_if(F.col("id") % 2 == 1).alias("odd"), F.max("id").alias("top")])
         assert kept.count() == 1000
         if mode != "in the driver":
             assert observed is None

@@ -8,7 +8,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .. import schema as s
-from ..spark import empty_of
+from ..spark import built_once, empty_of
 
 
 def all_of(spark, found: list[DataFrame]) -> DataFrame:
@@ -53,9 +53,22 @@ def findings(frame: DataFrame, detector: str, **columns) -> DataFrame:
     if unknown:
         raise ValueError(f"{detector}: not finding fields: {sorted(unknown)}")
     columns[s.DETECTOR] = detector
-    return frame.select(
-        *[_column(columns.get(field.name)).cast(s.as_ddl(field.dataType)).alias(field.name) for field in s.FINDINGS_SCHEMA.fields]
-    )
+    return frame.select(*[
+        _typed(columns[field.name], field) if columns.get(field.name) is not None else _absent(field.name)
+        for field in s.FINDINGS_SCHEMA.fields
+    ])
+
+
+def _typed(value, field) -> Column:
+    """``value`` as the finding field ``field`` (a ``StructField`` of ``FINDINGS_SCHEMA``)."""
+    return _column(value).cast(s.as_ddl(field.dataType)).alias(field.name)
+
+
+@built_once
+def _absent(name: str) -> Column:
+    """The null of finding field ``name``, built once (``spark.built_once``): a detector leaves
+    half of the 20 fields out, and each Column built is calls into the JVM."""
+    return _typed(None, s.FINDINGS_SCHEMA[name])
 
 
 def duration_ms(end: Column, start: Column) -> Column:
