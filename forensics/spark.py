@@ -1052,11 +1052,12 @@ def _driver_kept(frame, rows):
 def materialise_observed(frame, aggregates: Sequence) -> tuple[object, dict | None]:
     """``frame`` materialised and, where it is kept in the driver (``IN_THE_DRIVER``: a small
     incident), the ``aggregates`` of its rows (aggregate Columns, each named by an alias: the
-    keys of the values), computed by the job that collects it (Spark's ``Observation``). Elsewhere the values are None, for the caller to
-    compute: a checkpoint of one partition is planned lazily and counted by a later job, which
-    an observation does not see; over a checkpoint spread over partitions the observation works,
-    but the events' 84 counts made the 4M-line corpus' events job 1 s longer (3.5 s against
-    2.3-2.5 s), where a job of its own to count them takes 0.1-0.2 s."""
+    keys of the values), computed by the job that collects it (Spark's ``Observation``).
+    Elsewhere the values are None, for the caller to compute: a checkpoint of one partition is
+    planned lazily and counted by a later job, which an observation does not see; over a
+    checkpoint spread over partitions the observation works, but the events' 84 counts made the
+    4M-line corpus' events job 1 s longer (3.5 s against 2.3-2.5 s), where a job of its own to
+    count them takes 0.1-0.2 s."""
     from pyspark.sql import Observation
 
     spark = frame.sparkSession
