@@ -467,11 +467,7 @@ classpath), with which it starts as it would have without."""
 def class_archive_options() -> tuple[str, ...]:
     """The JVM options that map the class-data archive ``record_class_archive`` wrote for this
     pyspark and this Java; none before it has. Any driver started from the command line may
-    use them: the archive holds classes, not settings, and changes nothing the JVM computes.
-    Measured on a 61-line log, whole process (``forensics analyze``), medians of 3 alternated:
-    22.8 s as before, 21.4 s with the quick tier (``QUICK_TIER``), 19.8 s with the archive,
-    16.3 s with both and the serial collector (since replaced: ``THROUGHPUT_GC``); sample_logs/
-    27.1 s as before, 21.4-24.3 s with all of them."""
+    use them: the archive holds classes, not settings, and changes nothing the JVM computes."""
     archive = class_archive_path()
     return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
@@ -480,7 +476,11 @@ def local_jvm_options(master: str, small_work: bool = False) -> tuple[str, ...]:
     """The driver JVM options of a session on ``master`` that the toolkit starts for a command
     or a notebook: if the master is local, whose executors run in the driver's JVM, the class
     archive (``class_archive_options``), and the quick JIT tier (``QUICK_TIER``) where the
-    session is started for ``small_work`` (a small incident, a batch of them); none otherwise."""
+    session is started for ``small_work`` (a small incident, a batch of them); none otherwise.
+    Measured on a 61-line log, whole process (``forensics analyze``), medians of 3 alternated:
+    22.8 s with neither, 21.4 s with the quick tier, 19.8 s with the archive, 16.3 s with both
+    (and the serial collector then; since replaced: ``THROUGHPUT_GC``); sample_logs/ 27.1 s
+    with neither, 21.4-24.3 s with both."""
     if not master.startswith("local"):
         return ()
     return (*(QUICK_TIER if small_work else ()), *class_archive_options())
