@@ -13,16 +13,16 @@ counted: the driver side of the analysis, where the planning happens.
 Printed, as shares of those samples:
 
 - the phase of each sample, by the innermost phase its stack is in: Catalyst's analyzer (a
-  DataFrame is analysed as it is built), its optimizer, physical planning, running a job, else
-  py4j and other driver work;
+  DataFrame is analysed as it is built), its optimizer, physical planning, running a job; else
+  building DataFrames and Columns, py4j's own work, or other;
 - costs that cut across the phases: ``Unsafe.allocateInstance`` (a capturing lambda created by
   code compiled on the quick tier, which goes through the VM), Spark's ClosureCleaner (reads and
   parses a class file for every job), Java serialization of closures and tasks, stack walks (call
   sites, DataFrame query contexts), and the samples in the bytecode interpreter.
 
-JFR's execution samples are no substitute: in one recording of four warm analyses JFR kept 136
-samples of the py4j thread, which used 8.5 CPU-seconds meanwhile (``/proc``); perf at 499 Hz
-kept 4,919. Needs ``perf`` (Debian's linux-perf) and the JDK's ``jcmd``.
+JFR's execution samples are no substitute: in a recording of four warm analyses of that log
+JFR kept 136 samples of the py4j thread, which spends about 2 CPU-seconds in each (``/proc``);
+perf at 499 Hz kept 4,919. Needs ``perf`` (Debian's linux-perf) and the JDK's ``jcmd``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def samples(perf_script: str) -> list[list[str]]:
         elif not line.startswith(("\t", " ")):
             kept = re.match(r"Thread-\d+ ", line) is not None
         elif kept:
-            frames.append(line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "?")
+            _, _, symbol = line.strip().partition(" ")  # "ADDRESS SYMBOL"
+            frames.append(symbol or "?")
     if kept and frames:
         stacks.append(frames)
     return stacks
@@ -126,8 +127,12 @@ def main() -> None:
         recorded = _analyses(spark, files, args.runs)
         recorder.send_signal(signal.SIGINT)
         recorder.wait()
-        subprocess.run(["jcmd", pid, "Compiler.perfmap"], check=True, capture_output=True)
-        script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,ip,sym"], check=True, capture_output=True, text=True).stdout
+        symbols = Path(f"/tmp/perf-{pid}.map")  # where the JVM writes its map and perf reads it
+        try:
+            subprocess.run(["jcmd", pid, "Compiler.perfmap"], check=True, capture_output=True)
+            script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,ip,sym"], check=True, capture_output=True, text=True).stdout
+        finally:
+            symbols.unlink(missing_ok=True)
     stacks = samples(script)
     total = len(stacks)
     print(f"analyses of {len(files)} file(s): warm-up {', '.join(f'{s:.2f}' for s in warm)} s; recorded {', '.join(f'{s:.2f}' for s in recorded)} s")
