@@ -87,7 +87,7 @@ def analyze(
     before Spark starts), in place of ``paths`` and ``offsets`` and their options."""
     if inputs is None:
         inputs = route_inputs(paths, offsets, sniff_file, hosts, tz, tz_by_source)
-    small = SMALL_INCIDENT if is_small_incident(inputs.logs + inputs.dumps) else {}
+    small = SMALL_INCIDENT if is_small_incident(inputs.files) else {}
     with releasing_checkpoints(spark, keep=json_to is not None), counting_jobs(spark) as jobs, sql_settings(spark, small):
         result = _analysis_of(spark, inputs.logs, inputs.dumps, layout, columns)
         if json_to is None:

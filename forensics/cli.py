@@ -94,7 +94,7 @@ def session_jvm_options(master: str, inputs=None) -> tuple[str, ...]:
     from .analyze import is_small_incident
     from .spark import local_jvm_options
 
-    return local_jvm_options(master, small_work=inputs is not None and is_small_incident(inputs.logs + inputs.dumps))
+    return local_jvm_options(master, small_work=inputs is not None and is_small_incident(inputs.files))
 
 
 def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:

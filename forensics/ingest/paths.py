@@ -273,6 +273,11 @@ class Inputs:
     logs: list[InputFile]
     dumps: list[InputFile]
 
+    @property
+    def files(self) -> list[InputFile]:
+        """The log files and then the dumps: what decides whether the analysis is small."""
+        return self.logs + self.dumps
+
 
 def route_inputs(
     paths: Iterable[str],

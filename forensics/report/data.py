@@ -53,7 +53,7 @@ def analyse(paths: Sequence[str], offsets: Sequence[str] = (), tz: str = "UTC", 
         raise ForensicsError("Nothing to analyse.", "Give log paths, offset dumps, or analysis_json.")
     if inputs is None:
         inputs = route_inputs(paths, offsets, sniff_file, tz=tz)
-    spark = spark or shared_session(small_work=is_small_incident(inputs.logs + inputs.dumps))
+    spark = spark or shared_session(small_work=is_small_incident(inputs.files))
     result = analyze(spark, layout=layout, columns=columns, inputs=inputs)
     return json.loads(json.dumps(result, default=str))  # exactly what `--json` writes
 
