@@ -441,10 +441,12 @@ def test_calls_run_concurrently_are_counted_as_jobs_of_the_analysis(spark):
     from forensics.spark import concurrently, counting_jobs
 
     threads = set()
+    all_started = threading.Barrier(3, timeout=120)  # passed only by three calls running at once
 
     def count(n: int):
         def run():
             threads.add(threading.get_ident())
+            all_started.wait()
             return len(spark.range(n).collect())  # one job
 
         return run
@@ -452,7 +454,7 @@ def test_calls_run_concurrently_are_counted_as_jobs_of_the_analysis(spark):
     with counting_jobs(spark) as jobs:
         assert concurrently(spark, count(3), count(5), count(7)) == [3, 5, 7]
     assert jobs() == 3 and len(threads) == 3
-    assert concurrently(spark, count(2)) == [2] and concurrently(spark) == []
+    assert concurrently(spark, lambda: len(spark.range(2).collect())) == [2] and concurrently(spark) == []
 
 
 def test_only_an_empty_local_relation_is_known_to_be_empty(spark):
