@@ -463,9 +463,9 @@ A method is compiled once it has been called a tenth as often as HotSpot's thres
 (``CompileThresholdScaling``): at those thresholds, the fourth analysis of a small log in one
 session still compiled 1,264 methods of Catalyst and the scheduler for the first time, each
 run in the bytecode interpreter until then (``-XX:+LogCompilation``). Three analyses of the
-61-line log per process, 11 alternated rounds: the second took 3.19 s (median) instead of
-3.79 s, faster in 9 rounds of 11 (median ratio 0.87); the first 13.1-13.2 s either way. A
-hundredth compiled more and ran no faster. ``sample_logs/`` analysed three times filled
+61-line log per process, 11 alternated rounds: the second took 3.31 s (median) instead of
+3.84 s, faster in 9 rounds of 11 (median ratio 0.87); the first 13.75 s instead of 14.53 s. A
+thirtieth compiled more and ran no faster. ``sample_logs/`` analysed three times filled
 64 MiB of code cache instead of 42 MiB."""
 CLASS_ARCHIVE_QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 """Off: the JVM's own messages (on stdout) about a class archive: the classes it leaves out as it
