@@ -880,8 +880,9 @@ def _in_scratch(frame):
 
 def concurrently(spark, *calls: Callable[[], object]) -> list:
     """The results of the argument-less ``calls``, in order, run at once: the first in this
-    thread, each other in a thread of its own that carries this thread's Spark properties (the
-    job group that ``counting_jobs`` counts). The driver plans and submits each thread's queries
+    thread, the others on a pool of as many threads, each carrying this thread's Spark
+    properties (the job group that ``counting_jobs`` counts); a pool thread whose call has
+    ended may take the next. The driver plans and submits each thread's queries
     while the others' run: sample_logs/, its logs and its offset dumps read at once, 17.1-17.8 s
     whole process instead of 19.2-22.1 s. The calls share the session's SQL settings: one that
     changes them (``sql_settings``) changes them for the others too."""
