@@ -476,7 +476,13 @@ classpath), with which it starts as it would have without."""
 def class_archive_options() -> tuple[str, ...]:
     """The JVM options that map the class-data archive ``record_class_archive`` wrote for this
     pyspark and this Java; none before it has. Any driver started from the command line may
-    use them: the archive holds classes, not settings, and changes nothing the JVM computes."""
+    use them: the archive holds classes, not settings, and changes nothing the JVM computes.
+
+    What Java 17 cannot archive is defined at every start: in one ``make demo`` the driver took
+    14,853 classes from the archive and defined 7,572 (``-Xlog:class+load``): 5,718 lambda
+    classes (Scala's lambdas are serializable, which the archive leaves out), 650 method-handle
+    forms, 704 reflection and serialization accessors (class version 49), and 366 classes of
+    janino and commons-compiler (signed JARs)."""
     archive = class_archive_path()
     return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
