@@ -481,8 +481,9 @@ def class_archive_options() -> tuple[str, ...]:
     What Java 17 cannot archive is defined at every start: in one ``make demo`` the driver took
     14,853 classes from the archive and defined 7,572 (``-Xlog:class+load``): 5,718 lambda
     classes (Scala's lambdas are serializable, which the archive leaves out), 650 method-handle
-    forms, 704 reflection and serialization accessors (class version 49), and 366 classes of
-    janino and commons-compiler (signed JARs)."""
+    forms, 704 reflection and serialization accessors (class version 49), 366 classes of
+    janino and commons-compiler (signed JARs), and 134 others (53 of them Scala's parallel
+    collections, which ``warm-up``'s analyses do not load)."""
     archive = class_archive_path()
     return (f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET) if archive and archive.is_file() else ()
 
