@@ -115,3 +115,32 @@ def test_the_report_kernel_is_not_interrupted_as_it_shuts_down(tmp_path, interru
     with _kernel_path():
         asyncio.run(shut_down_after_one_cell(AsyncKernelManager if interrupted else report_kernel_manager()))
     assert mark.exists() == interrupted
+
+
+def test_a_report_kernel_boots_in_its_directory_and_is_killed_on_leaving(tmp_path):
+    """``report_kernel`` starts the kernel at once, to boot while the analysis runs, in the
+    report's directory (made if missing: the notebook reads the analysis beside it); the kernel
+    is gone once the block is left, here by a failure (an analysis that fails)."""
+    import asyncio
+
+    from forensics.report.publish import report_kernel
+
+    async def working_directory(km) -> str:
+        seen: list = []
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            reply = await kc.execute_interactive("import os; print(os.getcwd(), end='')", output_hook=lambda msg: seen.append(msg), timeout=60)
+            assert reply["content"]["status"] == "ok"
+        finally:
+            kc.stop_channels()
+        return "".join(msg["content"].get("text", "") for msg in seen if msg["msg_type"] == "stream")
+
+    directory = tmp_path / "out" / "report"
+    with pytest.raises(RuntimeError, match="the analysis failed"):
+        with report_kernel(directory) as km:
+            process = km.provisioner.process
+            assert asyncio.run(working_directory(km)) == str(directory)
+            raise RuntimeError("the analysis failed")
+    assert process.poll() is not None and not km.has_kernel
