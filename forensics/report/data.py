@@ -160,6 +160,20 @@ def time_span(result: dict) -> tuple[pd.Timestamp | None, pd.Timestamp | None]:
     return (min(stamps), max(stamps)) if stamps else (None, None)
 
 
+def spans_by_group(result: dict) -> dict:
+    """Group (``group_of``) -> ``time_span`` of that group's own entries, all found in one pass
+    (a group's own end of logs, where its last partition ownership ends)."""
+    spans: dict = {}
+    for key, keys in TIME_KEYS.items():
+        for entry in result.get(key) or []:
+            for stamp in (to_time(entry.get(k)) for k in keys):
+                if stamp is not None:
+                    group = group_of(entry)
+                    first, last = spans.get(group, (stamp, stamp))
+                    spans[group] = (min(first, stamp), max(last, stamp))
+    return spans
+
+
 # --- redaction -------------------------------------------------------------------------------
 
 REDACT_KEY_ENV = "FORENSICS_REDACT_KEY"

@@ -8,6 +8,7 @@ dropdown per consumer group.
 
 from __future__ import annotations
 
+import html
 import json
 import uuid
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ import plotly.graph_objects as go
 
 from ..contract import COMMIT, COMMITTED_KINDS, REPOSITIONING_KINDS
 
-from .data import group_of, time_span, to_time
+from .data import group_of, spans_by_group, to_time
 from .escape import esc, script_json
 from .evidence import cited_lines
 from .tables import offset_range, restore_status, when, where
@@ -110,13 +111,6 @@ def _row(group, topic, partition, multi: bool) -> str:
     return f"{group} · {label}" if multi else label
 
 
-def _end_of(result: dict):
-    return time_span(result)[1]
-
-
-def _only(result: dict, group) -> dict:
-    """The lists of ``result`` that belong to ``group`` (for its own end of logs)."""
-    return {key: [e for e in result.get(key) or [] if group_of(e) == group] for key in ("rebalances", "ownership", "restores", "commits", "findings")}
 
 
 def _ms(start, end) -> float:
@@ -142,42 +136,79 @@ def _height(rows: int) -> int:
     return max(300, 230 + ROW_PX * rows)
 
 
-def first_group(result: dict, groups: list[str]) -> str | None:
-    """The group a reader should see first: the one with the worst finding (loss, then
-    duplication, delay, expected), else the first."""
+def ranked_groups(result: dict, groups) -> list[str]:
+    """``groups`` in the order a reader should see them: by their worst finding (loss, then
+    duplication, delay, expected; of two alike, the one found first), then those without
+    findings, by name."""
     rank = {"loss": 0, "duplication": 1, "delay": 2, "expected": 3}
-    worst = sorted(((rank.get(f["verdict"], 9), i, group_of(f)) for i, f in enumerate(result.get("findings") or []) if group_of(f) in groups))
-    return worst[0][2] if worst else (groups[0] if groups else None)
+    among, worst = set(groups), {}
+    for i, f in enumerate(result.get("findings") or []):
+        if group_of(f) in among:
+            worst[group_of(f)] = min(worst.get(group_of(f), (rank.get(f["verdict"], 9), i)), (rank.get(f["verdict"], 9), i))
+    return sorted(groups, key=lambda g: (worst.get(g, (10, 0)), g))
 
 
-def _group_menu(fig: go.Figure, trace_groups: list, groups: list[str], per_group_layout: dict, start: str | None = None) -> None:
-    """A dropdown that shows one consumer group (or all): trace visibility plus that group's
-    shapes, annotations, rows and height. With several groups the figure opens on ``start``."""
-    if len(groups) < 2:
-        return
-    auto = {"xaxis.autorange": True}
-    buttons = []
-    for group in groups:
-        visible = [g == group for g in trace_groups]
-        buttons.append({"label": esc(group), "method": "update", "args": [{"visible": visible}, {**per_group_layout.get(group, {}), **auto}]})
-    buttons.append({"label": "all groups", "method": "update", "args": [{"visible": [True] * len(trace_groups)}, {**per_group_layout.get(None, {}), **auto}]})
-    active = groups.index(start) if start in groups else len(groups)
-    for trace, group in zip(fig.data, trace_groups):
-        trace.visible = True if active == len(groups) else group == groups[active]
-    for button, group in zip(buttons, [*groups, None]):
-        button["args"][1]["title.text"] = esc(f"{fig.layout.title.text and _unescape_title(fig)}: " + (f"group {group}" if group else "all groups"))
-    chosen = {**per_group_layout.get(groups[active] if active < len(groups) else None, {}), "title.text": buttons[active]["args"][1]["title.text"]}
-    for key, value in chosen.items():
-        fig.update_layout(**{key.replace(".", "_"): value})
-    fig.update_layout(updatemenus=[{"buttons": buttons, "active": active, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
-                                    "yanchor": "bottom", "showactive": True, "pad": {"t": 0, "b": 30}}],
-                      annotations=list(chosen.get("annotations", fig.layout.annotations)))
+def first_group(result: dict, groups: list[str]) -> str | None:
+    """The group a reader should see first (``ranked_groups``)."""
+    return ranked_groups(result, groups)[0] if groups else None
 
 
-def _unescape_title(fig: go.Figure) -> str:
-    import html
+MENU_GROUPS = 30
+"""The most consumer groups a figure holds, in its dropdown: those a reader should see first
+(``ranked_groups``). Each group adds traces (one per owner and verdict) and a visibility flag
+per trace to every group's entry in the dropdown, so the figure grows with the square of the
+groups: 200 groups of the 4M-line benchmark corpus (of 1,833) made a timeline of 6.1 MB in 5 s.
+``Incident.select(group=...)`` and the explorer show any group."""
 
-    return html.unescape(fig.layout.title.text or "")
+
+def _menu_groups(result: dict, drawn: tuple[str, ...]) -> tuple[dict, str]:
+    """``result`` narrowed to the first ``MENU_GROUPS`` (``ranked_groups``) of the groups in the
+    lists a figure draws (``drawn``), entries of no group kept, and a note on what was left out
+    for the figure's title ("" if nothing was)."""
+    groups = sorted({group_of(e) for key in drawn for e in result.get(key) or [] if group_of(e)})
+    if len(groups) <= MENU_GROUPS:
+        return result, ""
+    shown = set(ranked_groups(result, groups)[:MENU_GROUPS])
+    keys = ("rebalances", "ownership", "restores", "commits", "findings")
+    narrowed = {**result, **{key: [e for e in result.get(key) or [] if not group_of(e) or group_of(e) in shown] for key in keys}}
+    return narrowed, f" ({MENU_GROUPS} of {len(groups):,} groups: the worst findings first)"
+
+
+def _grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list[str], per_group_layout: dict, start: str | None) -> go.Figure:
+    """The figure of ``traces`` (each of the group at its place in ``trace_groups``) and
+    ``layout``, with a dropdown that shows one consumer group (or all): trace visibility plus
+    that group's shapes, annotations, rows and height. With several groups it opens on ``start``.
+    Built in one go: plotly scans a figure's traces for each trace added or changed in it, and a
+    layout's shapes for each shape updated, so a figure changed piece by piece takes time
+    quadratic in its size (200 groups of the 4M-line benchmark corpus: 126,374 scans, 11 s)."""
+    if len(groups) >= 2:
+        auto = {"xaxis.autorange": True}
+        buttons = []
+        for group in groups:
+            visible = [g == group for g in trace_groups]
+            buttons.append({"label": esc(group), "method": "update", "args": [{"visible": visible}, {**per_group_layout.get(group, {}), **auto}]})
+        buttons.append({"label": "all groups", "method": "update", "args": [{"visible": [True] * len(trace_groups)}, {**per_group_layout.get(None, {}), **auto}]})
+        active = groups.index(start) if start in groups else len(groups)
+        for trace, group in zip(traces, trace_groups):
+            trace.visible = True if active == len(groups) else group == groups[active]
+        title = html.unescape(layout.get("title", {}).get("text") or "")
+        for button, group in zip(buttons, [*groups, None]):
+            button["args"][1]["title.text"] = esc(f"{title}: " + (f"group {group}" if group else "all groups"))
+        chosen = {**per_group_layout.get(groups[active] if active < len(groups) else None, {}), "title.text": buttons[active]["args"][1]["title.text"]}
+        for key, value in chosen.items():
+            _set_path(layout, key, value)
+        layout["updatemenus"] = [{"buttons": buttons, "active": active, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
+                                  "yanchor": "bottom", "showactive": True, "pad": {"t": 0, "b": 30}}]
+    return go.Figure(data=traces, layout=layout)
+
+
+def _set_path(layout: dict, path: str, value) -> None:
+    """Set ``layout``'s property at the dotted ``path`` (``yaxis.categoryarray``), as plotly's
+    ``update`` method reads it."""
+    *parents, name = path.split(".")
+    for parent in parents:
+        layout = layout.setdefault(parent, {})
+    layout[name] = value
 
 
 def _rebalance_shapes(rebalances: list[dict], annotate: bool) -> tuple[list[dict], list[dict]]:
@@ -198,9 +229,10 @@ def _rebalance_shapes(rebalances: list[dict], annotate: bool) -> tuple[list[dict
     return shapes, notes
 
 
-def _finding_traces(findings: list[dict], row_of, texts: dict, by_group: bool, findings_result: dict) -> list[tuple[str, go.Scatter]]:
+def _finding_traces(findings: list[dict], row_of, texts: dict, by_group: bool, spans: dict) -> list[tuple[str, go.Scatter]]:
     """Markers for findings at their start on the row they hit; lost / duplicated ranges drawn
-    as a bar from start to end labelled with the offset range."""
+    as a bar from start to end labelled with the offset range, its label on the side of the
+    start away from the end of its group's logs (``spans``: ``data.spans_by_group``)."""
     traces = []
     keyed: dict[tuple, list[dict]] = {}
     for f in findings:
@@ -217,7 +249,7 @@ def _finding_traces(findings: list[dict], row_of, texts: dict, by_group: bool, f
             label = f"{verdict} {span} {f.get('records') or 0:,} records" if span and verdict in ("loss", "duplication") else f["detector"]
             text = (f"<b>{esc(verdict.upper())}: {esc(f['detector'])}</b> {esc(where(f))} {esc(span)}<br>"
                     f"{esc(when(f.get('start')))}<br>{_wrap(f.get('explanation'))}<br><i>evidence</i><br>{evidence_hover(f.get('evidence'), texts)}")
-            first, last = time_span(_only(findings_result, group_of(f)))
+            first, last = spans.get(group_of(f), (None, None))
             late = first is not None and last is not None and start > first + (last - first) / 2
             points = [start] if end is None or end <= start else [start, end]
             for i, point in enumerate(points):
@@ -249,28 +281,30 @@ def _figure_texts(result: dict, redact: bool, findings: list[dict], extra=()) ->
     return cited_lines(evidence)
 
 
-def _layout(fig: go.Figure, title: str, rows: list[str], slider: bool = True) -> None:
-    height = _height(len(rows))
-    fig.update_layout(
-        title={"text": esc(title), "x": 0.01}, height=height, barmode="overlay", hovermode="closest",
-        margin={"l": 10, "r": 10, "t": 110, "b": 40}, legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
-        yaxis={"type": "category", "categoryorder": "array", "categoryarray": list(reversed(rows)), "automargin": True},
-        xaxis={"type": "date", "rangeslider": {"visible": slider, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
-        hoverlabel={"align": "left", "font": {"family": "monospace", "size": 11}},
-    )
+def _layout(title: str, rows: list[str], slider: bool = True) -> dict:
+    """The layout of a figure with a row per entry of ``rows`` (top first) over time."""
+    return {
+        "title": {"text": esc(title), "x": 0.01}, "height": _height(len(rows)), "barmode": "overlay", "hovermode": "closest",
+        "margin": {"l": 10, "r": 10, "t": 110, "b": 40}, "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": list(reversed(rows)), "automargin": True},
+        "xaxis": {"type": "date", "rangeslider": {"visible": slider, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
+        "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},
+    }
 
 
 # --- the figures -----------------------------------------------------------------------------------
 
 def ownership_timeline(result: dict, redact: bool = False) -> Figure:
     """One row per topic-partition, bars coloured by owner; rebalances shaded, generation
-    boundaries dotted, findings marked on the partitions they hit, lost ranges drawn."""
+    boundaries dotted, findings marked on the partitions they hit, lost ranges drawn; at most
+    ``MENU_GROUPS`` groups."""
+    result, left_out = _menu_groups(result, ("ownership", "findings", "rebalances"))
     ownership, findings = result.get("ownership") or [], result.get("findings") or []
     if not ownership and not findings:
         return _empty("Ownership timeline", "No partition ownership or findings in the selected logs.")
     groups = sorted({g for g in (group_of(e) for e in ownership + findings + (result.get("rebalances") or [])) if g})
     multi = len(groups) > 1
-    group_end = {g: _end_of(_only(result, g)) for g in groups}
+    spans = spans_by_group(result)
 
     def row_of(entry):
         if entry.get("topic") is not None:
@@ -289,16 +323,16 @@ def ownership_timeline(result: dict, redact: bool = False) -> Figure:
             rows_by_group[group_of(f)].insert(0, row_of(f)) if f.get("topic") is None else rows_by_group[group_of(f)].append(row_of(f))
     all_rows = [r for g in sorted(rows_by_group, key=str) for r in rows_by_group[g]]
 
-    fig = go.Figure()
-    trace_groups: list[str] = []
-    owners = sorted({(group_of(e), f"{e.get('host')}/{e.get('client_id')}") for e in ownership}, key=str)
-    colours = {owner: PALETTE[i % len(PALETTE)] for i, owner in enumerate(sorted({o for _, o in owners}))}
-    for group, owner in owners:
-        items = [e for e in ownership if group_of(e) == group and f"{e.get('host')}/{e.get('client_id')}" == owner]
+    traces, trace_groups = [], []
+    by_owner: dict[tuple, list[dict]] = {}
+    for e in ownership:
+        by_owner.setdefault((group_of(e), f"{e.get('host')}/{e.get('client_id')}"), []).append(e)
+    colours = {owner: PALETTE[i % len(PALETTE)] for i, owner in enumerate(sorted({o for _, o in by_owner}))}
+    for (group, owner), items in sorted(by_owner.items(), key=lambda kv: str(kv[0])):
         base, width, ys, hover = [], [], [], []
         for e in items:
             start = to_time(e.get("from"))
-            end = to_time(e.get("to")) or group_end.get(group)
+            end = to_time(e.get("to")) or spans.get(group, (None, None))[1]
             if start is None:
                 continue
             base.append(_iso(start))
@@ -311,50 +345,48 @@ def ownership_timeline(result: dict, redact: bool = False) -> Figure:
                 f"{esc(when(e.get('from')))} → {esc(when(e.get('to')) or 'end of logs')} ({esc(e.get('ended'))})<br>"
                 f"{esc(_short(ev.get('file')))}:{esc(ev.get('from_line'))}–{esc(ev.get('to_line'))}"
             )
-        fig.add_trace(go.Bar(
+        traces.append(go.Bar(
             orientation="h", base=base, x=width, y=ys, name=esc(owner), marker={"color": colours[owner], "opacity": 0.8},
             hovertext=hover, hoverinfo="text", legendgroup=esc(owner), width=0.6,
         ))
         trace_groups.append(group)
     texts = _figure_texts(result, redact, findings)
-    for group, trace in _finding_traces(findings, row_of, texts, by_group=multi, findings_result=result):
-        fig.add_trace(trace)
+    for group, trace in _finding_traces(findings, row_of, texts, by_group=multi, spans=spans):
+        traces.append(trace)
         trace_groups.append(group)
     rebalances = result.get("rebalances") or []
     shapes, notes = _rebalance_shapes(rebalances, annotate=len(rebalances) <= 30)
-    _layout(fig, "Partition ownership by generation (shaded: rebalances, the group stood still)", all_rows)
-    fig.update_layout(shapes=shapes, annotations=notes)
+    layout = {**_layout(f"Partition ownership by generation (shaded: rebalances, the group stood still){left_out}", all_rows), "shapes": shapes, "annotations": notes}
     layouts = {None: {"shapes": shapes, "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}}
     for group in groups:
         own = [r for r in rebalances if group_of(r) == group]
         s, n = _rebalance_shapes(own, annotate=len(own) <= 30)
         layouts[group] = {"shapes": s, "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": _height(len(rows_by_group.get(group, [])))}
     layouts[None]["height"] = _height(len(all_rows))
-    _group_menu(fig, trace_groups, groups, layouts, first_group(result, groups))
-    return Figure(fig)
+    return Figure(_grouped_figure(traces, trace_groups, layout, groups, layouts, first_group(result, groups)))
 
 
 def rebalance_phases(result: dict, redact: bool = False) -> Figure:
     """Per member: join (rebalance start to all joined), sync / assign (to its assignment), then
-    running until the group's next rebalance."""
+    running until the group's next rebalance; at most ``MENU_GROUPS`` groups."""
+    result, left_out = _menu_groups(result, ("rebalances",))
     rebalances = sorted(result.get("rebalances") or [], key=lambda r: (str(group_of(r)), r.get("generation") or 0))
     if not rebalances:
         return _empty("Rebalance phases", "No rebalances in the selected logs.")
     groups = sorted({group_of(r) for r in rebalances if group_of(r)})
     multi = len(groups) > 1
-    group_end = {g: _end_of(_only(result, g)) for g in groups}
+    spans = spans_by_group(result)
     texts = {} if redact else cited_lines([r["evidence"] for r in rebalances if r.get("evidence")])
     segments: dict[tuple, dict] = {}
     rows_by_group: dict[str, list[str]] = {}
-    for index, r in enumerate(rebalances):
+    for r, following in zip(rebalances, _next_of_group(rebalances)):
         group = group_of(r)
-        later = [x for x in rebalances[index + 1:] if group_of(x) == group]
         start, joined, end = to_time(r.get("start")), to_time(r.get("joined")), to_time(r.get("end"))
         if start is None:
             continue
         end = end or joined or start
         joined = joined or end
-        next_start = to_time(later[0].get("start")) if later else group_end.get(group)
+        next_start = to_time(following.get("start")) if following else spans.get(group, (None, None))[1]
         assigned = {a["member"]: to_time(a.get("at")) for a in r.get("assignments") or [] if a.get("member")}
         evidence = evidence_hover([r["evidence"]], texts) if r.get("evidence") and r["evidence"].get("file") else ""
         for member in sorted(set(r.get("members") or []) | set(assigned)):
@@ -374,29 +406,37 @@ def rebalance_phases(result: dict, redact: bool = False) -> Figure:
                     f"<b>{esc(group)} generation {esc(r.get('generation'))}: {esc(phase)}</b><br>{esc(member)}<br>"
                     f"{esc(when(_iso(a)))} → {esc(when(_iso(b)))} ({esc(f'{_ms(a, b):,.0f}')} ms)<br>trigger: {_wrap(r.get('trigger'))}<br>{evidence}"
                 )
-    fig = go.Figure()
-    trace_groups = []
+    traces, trace_groups = [], []
     for (group, phase), seg in sorted(segments.items(), key=lambda kv: (str(kv[0][0]), list(PHASE_COLOURS).index(kv[0][1]))):
-        fig.add_trace(go.Bar(
+        traces.append(go.Bar(
             orientation="h", base=seg["base"], x=seg["x"], y=seg["y"], name=esc(phase),
             marker={"color": PHASE_COLOURS[phase]}, hovertext=seg["hover"], hoverinfo="text", legendgroup=phase, width=0.6,
         ))
         trace_groups.append(group)
     all_rows = [r for g in sorted(rows_by_group, key=str) for r in rows_by_group[g]]
     shapes, notes = _rebalance_shapes(rebalances, annotate=len(rebalances) <= 30)
-    _layout(fig, "Rebalance phases per member: join, sync / assign, running", all_rows)
-    fig.update_layout(shapes=[s for s in shapes if s["type"] == "line"], annotations=notes)
+    layout = {**_layout(f"Rebalance phases per member: join, sync / assign, running{left_out}", all_rows), "shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes}
     layouts = {None: {"shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}}
     for group in groups:
         own, n = _rebalance_shapes([r for r in rebalances if group_of(r) == group], annotate=True)
         layouts[group] = {"shapes": [s for s in own if s["type"] == "line"], "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": _height(len(rows_by_group.get(group, [])))}
     layouts[None]["height"] = _height(len(all_rows))
-    _group_menu(fig, trace_groups, groups, layouts, first_group(result, groups))
-    return Figure(fig)
+    return Figure(_grouped_figure(traces, trace_groups, layout, groups, layouts, first_group(result, groups)))
+
+
+def _next_of_group(entries: list[dict]) -> list[dict | None]:
+    """For each of ``entries``, the next entry of its group (``group_of``), or None."""
+    following, after = [], {}
+    for entry in reversed(entries):
+        following.append(after.get(group_of(entry)))
+        after[group_of(entry)] = entry
+    return following[::-1]
 
 
 def committed_offsets(result: dict, redact: bool = False) -> Figure:
-    """Committed offset over time per partition (steps), with backward steps and resets marked."""
+    """Committed offset over time per partition (steps), with backward steps and resets marked;
+    at most ``MENU_GROUPS`` groups."""
+    result, left_out = _menu_groups(result, ("commits",))
     commits = [c for c in result.get("commits") or [] if c.get("ts")]
     if not commits:
         return _empty("Committed offsets", "No commits, resets or offset dumps in the selected logs.")
@@ -404,16 +444,16 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
     multi = len(groups) > 1
     special = [c for c in commits if c.get("kind") in REPOSITIONING_KINDS or _backward(c)]
     texts = {} if redact else cited_lines([{"file": c["source_file"], "line": c["line"]} for c in special[:500] if c.get("source_file")])
-    fig = go.Figure()
-    trace_groups = []
-    keys = sorted({(group_of(c), c.get("topic"), c.get("partition")) for c in commits}, key=str)
-    for i, (group, topic, partition) in enumerate(keys):
-        mine = [c for c in commits if (group_of(c), c.get("topic"), c.get("partition")) == (group, topic, partition)]
+    traces, trace_groups = [], []
+    by_partition: dict[tuple, list[dict]] = {}
+    for c in commits:
+        by_partition.setdefault((group_of(c), c.get("topic"), c.get("partition")), []).append(c)
+    for i, ((group, topic, partition), mine) in enumerate(sorted(by_partition.items(), key=lambda kv: str(kv[0]))):
         line = [c for c in mine if c.get("kind") in COMMITTED_KINDS and c.get("offset") is not None]
         name = _row(group, topic, partition, multi)
         colour = PALETTE[i % len(PALETTE)]
         if line:
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=[c["ts"] for c in line], y=[c["offset"] for c in line], mode="lines+markers", line={"shape": "hv", "color": colour},
                 marker={"size": 5}, name=esc(name), legendgroup=esc(name), hoverinfo="text",
                 hovertext=[_commit_hover(c, texts) for c in line],
@@ -421,7 +461,7 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
             trace_groups.append(group)
         marks = [c for c in mine if (c.get("kind") in REPOSITIONING_KINDS or _backward(c)) and c.get("offset") is not None]
         if marks:
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=[c["ts"] for c in marks], y=[c["offset"] for c in marks], mode="markers+text", name=esc(f"{name}: resets / backward"),
                 legendgroup=esc(name), showlegend=False,
                 marker={"size": 13, "symbol": ["x" if _backward(c) else "diamond" for c in marks], "color": ["#c62828" if _backward(c) else "#ef6c00" for c in marks]},
@@ -429,14 +469,13 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
                 hovertext=[_commit_hover(c, texts) for c in marks], hoverinfo="text",
             ))
             trace_groups.append(group)
-    fig.update_layout(
-        title={"text": esc("Committed offset per partition (x: commit below the previous one, ◆: offset reset)"), "x": 0.01},
-        height=480, hovermode="closest", margin={"l": 10, "r": 10, "t": 70, "b": 40},
-        xaxis={"type": "date", "rangeslider": {"visible": True, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
-        yaxis={"title": {"text": "offset"}, "rangemode": "tozero"}, hoverlabel={"align": "left", "font": {"family": "monospace", "size": 11}},
-    )
-    _group_menu(fig, trace_groups, groups, {g: {} for g in [None, *groups]}, first_group(result, groups))
-    return Figure(fig)
+    layout = {
+        "title": {"text": esc(f"Committed offset per partition (x: commit below the previous one, ◆: offset reset){left_out}"), "x": 0.01},
+        "height": 480, "hovermode": "closest", "margin": {"l": 10, "r": 10, "t": 70, "b": 40},
+        "xaxis": {"type": "date", "rangeslider": {"visible": True, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
+        "yaxis": {"title": {"text": "offset"}, "rangemode": "tozero"}, "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},
+    }
+    return Figure(_grouped_figure(traces, trace_groups, layout, groups, {g: {} for g in [None, *groups]}, first_group(result, groups)))
 
 
 def _backward(commit: dict) -> bool:
@@ -481,13 +520,12 @@ def restore_progress(result: dict, redact: bool = False) -> Figure:
         if r.get("running_ts"):
             entry["run_x"].append(r["running_ts"])
             entry["run_y"].append(row)
-    fig = go.Figure()
+    traces = []
     for status, entry in by_status.items():
-        fig.add_trace(go.Bar(orientation="h", base=entry["base"], x=entry["x"], y=entry["y"], name=esc(status), marker={"color": colours[status]},
+        traces.append(go.Bar(orientation="h", base=entry["base"], x=entry["x"], y=entry["y"], name=esc(status), marker={"color": colours[status]},
                              hovertext=entry["hover"], hoverinfo="text", legendgroup=esc(status), width=0.6))
         if entry["run_x"]:
-            fig.add_trace(go.Scatter(x=entry["run_x"], y=entry["run_y"], mode="markers", name=esc(f"RUNNING ({status})"), legendgroup=esc(status), showlegend=False,
+            traces.append(go.Scatter(x=entry["run_x"], y=entry["run_y"], mode="markers", name=esc(f"RUNNING ({status})"), legendgroup=esc(status), showlegend=False,
                                      marker={"symbol": "x" if status == "RUNNING without restore" else "line-ns-open", "size": 12, "color": colours[status], "line": {"width": 2, "color": colours[status]}},
                                      hoverinfo="text", hovertext=[esc(f"RUNNING at {when(x)}") for x in entry["run_x"]]))
-    _layout(fig, "Kafka Streams tasks: assignment to restore end or RUNNING", rows)
-    return Figure(fig)
+    return Figure(go.Figure(data=traces, layout=_layout("Kafka Streams tasks: assignment to restore end or RUNNING", rows)))

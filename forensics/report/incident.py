@@ -98,10 +98,12 @@ class Incident:
     def rebalance_table(self) -> Table:
         return Table(tables.rebalance_table(self.result), "Rebalances", "One row per group and generation.", empty="no rebalances")
 
-    def rebalance(self, index: int) -> Html:
-        """One rebalance: what started it, how long the group stood still, what moved."""
+    def rebalance(self, index: int, texts: dict | None = None) -> Html:
+        """One rebalance: what started it, how long the group stood still, what moved. ``texts``:
+        its evidence line's log text, already read (``each_rebalance``); else read here."""
         r = (self.result.get("rebalances") or [])[index]
-        texts = {} if self.redacted else cited_lines([r["evidence"]] if r.get("evidence") and r["evidence"].get("file") else [])
+        if texts is None:
+            texts = self._cited(_rebalance_evidence(r))
         stopped = "unknown" if r.get("duration_ms") is None else f"{r['duration_ms']:,} ms"
         parts = [
             f"<h4>{esc(r.get('group'))}, generation {esc(r.get('generation'))}</h4>",
@@ -115,14 +117,16 @@ class Incident:
         parts.append(table_html(tables.moves_table(r), empty="no partition moved"))
         return Html(tuple(parts), f"rebalance {r.get('group')} generation {r.get('generation')}")
 
-    def finding(self, index: int) -> Html:
-        """Drill-down of finding ``index``: explanation, evidence lines with their log text, remedy."""
+    def finding(self, index: int, texts: dict | None = None) -> Html:
+        """Drill-down of finding ``index``: explanation, evidence lines with their log text, remedy.
+        ``texts``: the log text of its evidence lines, already read (``each_finding``); else read here."""
         findings = self.result.get("findings") or []
         if not 0 <= index < len(findings):
             raise IndexError(f"finding {index} does not exist; there are {len(findings)} (see findings_table()).")
         f = findings[index]
-        evidence = (f.get("evidence") or [])[:MAX_DRILLDOWN_LINES]
-        texts = {} if self.redacted else cited_lines(evidence)
+        evidence = _drilldown_evidence(f)
+        if texts is None:
+            texts = self._cited(evidence)
         span = tables.offset_range(f)
         records = f"{f['records']:,} records" if f.get("records") is not None else ""
         parts = (
@@ -139,15 +143,26 @@ class Incident:
         return Html(parts, f"finding {index}: {f['verdict']} {f['detector']} {tables.where(f)} {span}")
 
     def each_rebalance(self) -> Html:
-        """Every rebalance's section (``rebalance(i)``), in order."""
-        blocks = [self.rebalance(i) for i in range(len(self.result.get("rebalances") or []))]
+        """Every rebalance's section (``rebalance(i)``), in order; the evidence lines of all of
+        them read together, each file once (``evidence.cited_lines``)."""
+        rebalances = self.result.get("rebalances") or []
+        texts = self._cited(e for r in rebalances for e in _rebalance_evidence(r))
+        blocks = [self.rebalance(i, texts) for i in range(len(rebalances))]
         return Html(tuple(p for b in blocks for p in b.parts) or ("<p>no rebalances</p>",), f"{len(blocks)} rebalances")
 
     def each_finding(self) -> Html:
-        """Every finding's drill-down (``finding(i)``), damage first."""
-        order = tables.findings_table(self.result)["#"].tolist() if self.result.get("findings") else []
-        blocks = [self.finding(int(i)) for i in order]
+        """Every finding's drill-down (``finding(i)``), damage first; the evidence lines of all
+        of them read together, each file once: read finding by finding, the 2,330 findings of
+        the 4M-line benchmark corpus read their files 2,330 times (about 50 ms each)."""
+        findings = self.result.get("findings") or []
+        order = tables.findings_table(self.result)["#"].tolist() if findings else []
+        texts = self._cited(e for f in findings for e in _drilldown_evidence(f))
+        blocks = [self.finding(int(i), texts) for i in order]
         return Html(tuple(p for b in blocks for p in b.parts) or ("<p>no findings</p>",), f"{len(blocks)} findings")
+
+    def _cited(self, evidence) -> dict:
+        """The log text of ``evidence`` lines (none for a redacted incident: its text is hidden)."""
+        return {} if self.redacted else cited_lines(evidence)
 
     def unparsed(self) -> Table:
         return Table(tables.unparsed_table(self.result), "Lines not understood (first samples)",
@@ -177,6 +192,17 @@ class Incident:
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
+
+
+def _drilldown_evidence(finding: dict) -> list[dict]:
+    """The evidence lines a finding's drill-down shows: the first ``MAX_DRILLDOWN_LINES``."""
+    return (finding.get("evidence") or [])[:MAX_DRILLDOWN_LINES]
+
+
+def _rebalance_evidence(rebalance: dict) -> list[dict]:
+    """A rebalance's evidence line, if it names its file."""
+    evidence = rebalance.get("evidence")
+    return [evidence] if evidence and evidence.get("file") else []
 
 
 def _evidence_html(evidence: list[dict], texts: dict) -> str:
