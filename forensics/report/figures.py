@@ -111,8 +111,6 @@ def _row(group, topic, partition, multi: bool) -> str:
     return f"{group} · {label}" if multi else label
 
 
-
-
 def _ms(start, end) -> float:
     if start is None or end is None:
         return 0.0
@@ -157,7 +155,8 @@ MENU_GROUPS = 30
 """The most consumer groups a figure holds, in its dropdown: those a reader should see first
 (``ranked_groups``). Each group adds traces (one per owner and verdict) and a visibility flag
 per trace to every group's entry in the dropdown, so the figure grows with the square of the
-groups: 200 groups of the 4M-line benchmark corpus (of 1,833) made a timeline of 6.1 MB in 5 s.
+groups: 200 of the 1,833 groups of the 4M-line benchmark corpus made a timeline of 861 traces
+and 3.3 MB of HTML in 3.0 s; 30 of them, 120 traces and 0.29 MB in 0.7 s.
 ``Incident.select(group=...)`` and the explorer show any group."""
 
 
