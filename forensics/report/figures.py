@@ -170,7 +170,7 @@ def _menu_groups(result: dict, drawn: tuple[str, ...]) -> tuple[dict, str]:
     shown = set(ranked_groups(result, groups)[:MENU_GROUPS])
     keys = ("rebalances", "ownership", "restores", "commits", "findings")
     narrowed = {**result, **{key: [e for e in result.get(key) or [] if not group_of(e) or group_of(e) in shown] for key in keys}}
-    return narrowed, f" ({MENU_GROUPS} of {len(groups):,} groups: the worst findings first)"
+    return narrowed, f" ({MENU_GROUPS} of {len(groups):,} groups, worst first)"
 
 
 def _grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list[str], per_group_layout: dict, start: str | None) -> go.Figure:

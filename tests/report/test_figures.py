@@ -43,7 +43,7 @@ def test_a_figure_of_many_groups_holds_the_first_ones_and_says_how_many_it_left_
         assert shown == sorted([_group(figures.MENU_GROUPS + 7), *(_group(i) for i in range(figures.MENU_GROUPS - 1))]), \
             "the group with a loss, then the first others by name"
         assert shown[spec["layout"]["updatemenus"][0]["active"]] == _group(figures.MENU_GROUPS + 7), "it opens on the group with a loss"
-        assert f"({figures.MENU_GROUPS} of {figures.MENU_GROUPS + 12} groups: the worst findings first)" in spec["layout"]["title"]["text"]
+        assert f"({figures.MENU_GROUPS} of {figures.MENU_GROUPS + 12} groups, worst first)" in spec["layout"]["title"]["text"]
         drawn = {y.split(" · ")[0] for trace in spec["data"] for y in trace.get("y") or [] if y}
         assert drawn == set(shown)
         assert all(len(b["args"][0]["visible"]) == len(spec["data"]) for b in buttons)
@@ -54,7 +54,7 @@ def test_a_figure_of_few_groups_holds_them_all():
     spec = figures.ownership_timeline(result).spec()
     menu = spec["layout"]["updatemenus"][0]
     assert [b["label"] for b in menu["buttons"]] == [_group(0), _group(1), _group(2), "all groups"] and menu["active"] == 2
-    assert " groups: the worst findings first" not in spec["layout"]["title"]["text"]
+    assert " groups, worst first)" not in spec["layout"]["title"]["text"]
 
 
 def test_a_figure_opens_as_its_dropdown_shows_the_first_group():
