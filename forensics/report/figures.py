@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from ..contract import COMMIT, COMMITTED_KINDS, REPOSITIONING_KINDS
 
-from .data import group_of, spans_by_group, to_time
+from .data import TIME_KEYS, group_of, spans_by_group, to_time
 from .escape import esc, script_json
 from .evidence import cited_lines
 from .tables import offset_range, restore_status, when, where
@@ -168,8 +168,7 @@ def _menu_groups(result: dict, drawn: tuple[str, ...]) -> tuple[dict, str]:
     if len(groups) <= MENU_GROUPS:
         return result, ""
     shown = set(ranked_groups(result, groups)[:MENU_GROUPS])
-    keys = ("rebalances", "ownership", "restores", "commits", "findings")
-    narrowed = {**result, **{key: [e for e in result.get(key) or [] if not group_of(e) or group_of(e) in shown] for key in keys}}
+    narrowed = {**result, **{key: [e for e in result.get(key) or [] if not group_of(e) or group_of(e) in shown] for key in TIME_KEYS}}
     return narrowed, f" ({MENU_GROUPS} of {len(groups):,} groups, worst first)"
 
 
@@ -357,8 +356,9 @@ def ownership_timeline(result: dict, redact: bool = False) -> Figure:
     shapes, notes = _rebalance_shapes(rebalances, annotate=len(rebalances) <= 30)
     layout = {**_layout(f"Partition ownership by generation (shaded: rebalances, the group stood still){left_out}", all_rows), "shapes": shapes, "annotations": notes}
     layouts = {None: {"shapes": shapes, "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}}
+    by_group = _by_group(rebalances)
     for group in groups:
-        own = [r for r in rebalances if group_of(r) == group]
+        own = by_group.get(group, [])
         s, n = _rebalance_shapes(own, annotate=len(own) <= 30)
         layouts[group] = {"shapes": s, "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": _height(len(rows_by_group.get(group, [])))}
     layouts[None]["height"] = _height(len(all_rows))
@@ -416,11 +416,20 @@ def rebalance_phases(result: dict, redact: bool = False) -> Figure:
     shapes, notes = _rebalance_shapes(rebalances, annotate=len(rebalances) <= 30)
     layout = {**_layout(f"Rebalance phases per member: join, sync / assign, running{left_out}", all_rows), "shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes}
     layouts = {None: {"shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}}
+    by_group = _by_group(rebalances)
     for group in groups:
-        own, n = _rebalance_shapes([r for r in rebalances if group_of(r) == group], annotate=True)
+        own, n = _rebalance_shapes(by_group.get(group, []), annotate=True)
         layouts[group] = {"shapes": [s for s in own if s["type"] == "line"], "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": _height(len(rows_by_group.get(group, [])))}
     layouts[None]["height"] = _height(len(all_rows))
     return Figure(_grouped_figure(traces, trace_groups, layout, groups, layouts, first_group(result, groups)))
+
+
+def _by_group(entries: list[dict]) -> dict:
+    """``entries`` by their group (``group_of``), each group's in their order."""
+    grouped: dict = {}
+    for entry in entries:
+        grouped.setdefault(group_of(entry), []).append(entry)
+    return grouped
 
 
 def _next_of_group(entries: list[dict]) -> list[dict | None]:
