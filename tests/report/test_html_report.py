@@ -10,6 +10,8 @@ import re
 
 import pytest
 
+from forensics.report.publish import focusable
+
 from .conftest import ARTIFACTS, CANARY_CLIENT, CANARY_TOPIC, FILE_CANARY, SCRIPT_CANARY, UNPARSED_CANARY
 
 CHROMIUM = "/usr/bin/chromium"
@@ -94,17 +96,34 @@ def test_canaries_are_text_and_never_run(page_report, report_files):
 
 
 def test_one_plotly_bundle_no_external_reference_and_a_strict_csp(report_files):
-    html = report_files.html.read_text(encoding="utf-8")
-    assert len(re.findall(r"<script>", html)) == 2  # plotly.js and the bootstrap; figures are JSON
-    assert not re.search(r"""<(script|link|img|iframe)[^>]+(src|href)=["']?(https?:)?//""", html)
-    meta = re.search(r"<meta[^>]+Content-Security-Policy[^>]*>", html).group(0)
-    csp = re.search(r'content="([^"]+)"', meta).group(1)
+    page = report_files.html.read_text(encoding="utf-8")
+    assert len(re.findall(r"<script>", page)) == 2  # plotly.js and the bootstrap; figures are JSON
+    assert not re.search(r"""<(script|link|img|iframe)[^>]+(src|href)=["']?(https?:)?//""", page)
+    meta = re.search(r"<meta[^>]+Content-Security-Policy[^>]*>", page).group(0)
+    csp = html.unescape(re.search(r'content="([^"]+)"', meta).group(1))  # as the browser reads the attribute
     assert "default-src 'none'" in csp and "script-src 'sha256-" in csp and "unsafe-inline' " not in csp.split("style-src")[0]
-    assert html.index("Content-Security-Policy") < html.index("<script")
+    assert page.index("Content-Security-Policy") < page.index("<script")
     manifest = json.loads(report_files.manifest.read_text())
     assert manifest["tool_version"] and manifest["parameters"]["analysis_json"].endswith("report.json")
     assert all(e["sha256"] and len(e["sha256"]) == 64 for e in manifest["inputs"] if e["kind"] == "log" and not e["problem"])
     assert report_files.notebook.exists() and report_files.json.exists()
+
+
+def test_every_cell_area_is_focusable_as_nbconvert_makes_it(report_files):
+    """The report skips nbconvert's BeautifulSoup pass; ``focusable`` gives each cell's input and
+    output area the ``tabindex`` that pass gave, and leaves escaped text alone."""
+    page = report_files.html.read_text(encoding="utf-8")
+    areas = re.findall(r'<div class="[^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*"[^>]*>', page)
+    assert len(areas) > 10 and all('tabindex="0"' in tag for tag in areas)
+    written = ('<div class="jp-Cell-inputWrapper">', '<div class="jp-RenderedHTML jp-OutputArea-output jp-OutputArea-executeResult" data-mime-type="text/html">',
+               '<div class="jp-OutputArea-output" tabindex="0">', '<div class="jp-OutputArea-outputs">', '&lt;div class="jp-OutputArea-output"&gt;',
+               '<img src="data:image/png;base64,AA==">', '<img alt="a plot" src="data:image/png;base64,AA==">')
+    assert focusable("".join(written)) == "".join((
+        '<div class="jp-Cell-inputWrapper" tabindex="0">',
+        '<div class="jp-RenderedHTML jp-OutputArea-output jp-OutputArea-executeResult" tabindex="0" data-mime-type="text/html">',
+        '<div class="jp-OutputArea-output" tabindex="0">', '<div class="jp-OutputArea-outputs">', '&lt;div class="jp-OutputArea-output"&gt;',
+        '<img alt="No description has been provided for this image" src="data:image/png;base64,AA==">', '<img alt="a plot" src="data:image/png;base64,AA==">',
+    ))
 
 
 def test_every_loss_and_duplication_has_its_recovery_plan_in_the_report(report_files, result):
