@@ -9,7 +9,7 @@ import pytest
 
 from forensics.errors import ForensicsError
 from forensics.report import load_incident
-from forensics.report.data import redact, select
+from forensics.report.data import redact, select, time_span, to_time
 from forensics.report.escape import esc, script_json
 from forensics.report.evidence import cited_lines
 from forensics.report.publish import check_parameters, content_security_policy, index_html, REPORT_NOTEBOOK
@@ -93,3 +93,15 @@ def test_index_and_csp():
     page = index_html([("<b>x</b>", "x.html", h)])
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "script-src &#x27;none&#x27;" in page
     assert "unsafe-inline" not in content_security_policy(["x"]).split("style-src")[0]
+
+
+def test_time_span_reads_each_time_as_to_time_does():
+    """One vectorised parse: a time without an offset is UTC beside times with one; empty and
+    missing times are left out."""
+    times = ["2024-04-16T06:03:17.686Z", "2024-04-16T08:03:18+02:00", "2024-04-16T05:59:00", "2024-04-16T06:01:00.5+00:00"]
+    result = {"rebalances": [{"start": times[0], "end": times[1]}, {"start": times[2], "end": ""}],
+              "findings": [{"start": None}], "commits": [{"ts": times[3]}], "ownership": []}
+    assert time_span(result) == (to_time(times[2]), to_time(times[1]))
+    assert str(time_span(result)[0]) == "2024-04-16 05:59:00+00:00"
+    assert time_span({"rebalances": [{"start": None}]}) == (None, None)
+
