@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Iterable
 
 MAX_LINE_CHARS = 2000
@@ -37,16 +37,32 @@ def _resolve(file: str, base_dir: str | None) -> str:
     return file
 
 
+FILES_KEPT = 256
+"""Files whose cited lines are kept (``_read``), the least recently used dropped first."""
+_read: OrderedDict[tuple[str, int], tuple[frozenset[int], dict[int, str]]] = OrderedDict()
+"""(path, mtime) -> every line number asked of that version of the file so far, and the text
+of those that exist."""
+
+
 def _read_lines(path: str, numbers: frozenset[int]) -> dict[int, str]:
+    """The text of the lines ``numbers`` of ``path`` (and of others asked before). A file is
+    read again only for a line not asked before, then for all asked so far: views that show a
+    subset of the lines one call read (``Incident`` reads all it cites at once) cost no read."""
     try:
-        stamp = os.stat(path).st_mtime_ns
+        key = (path, os.stat(path).st_mtime_ns)
     except OSError:
         return {}
-    return _read_lines_cached(path, stamp, numbers)
+    asked, texts = _read.pop(key, (frozenset(), {}))
+    if not numbers <= asked:
+        asked |= numbers
+        texts = _lines_of(path, asked)
+    _read[key] = (asked, texts)
+    while len(_read) > FILES_KEPT:
+        _read.popitem(last=False)
+    return texts
 
 
-@lru_cache(maxsize=256)
-def _read_lines_cached(path: str, _stamp: int, numbers: frozenset[int]) -> dict[int, str]:
+def _lines_of(path: str, numbers: frozenset[int]) -> dict[int, str]:
     last = max(numbers)
     found: dict[int, str] = {}
     try:

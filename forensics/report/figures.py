@@ -450,8 +450,7 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
         return _empty("Committed offsets", "No commits, resets or offset dumps in the selected logs.")
     groups = sorted({group_of(c) for c in commits if group_of(c)})
     multi = len(groups) > 1
-    special = [c for c in commits if c.get("kind") in REPOSITIONING_KINDS or _backward(c)]
-    texts = {} if redact else cited_lines([{"file": c["source_file"], "line": c["line"]} for c in special[:500] if c.get("source_file")])
+    texts = {} if redact else cited_lines(repositioning_evidence(commits)[:500])
     traces, trace_groups = [], []
     by_partition: dict[tuple, list[dict]] = {}
     for c in commits:
@@ -467,7 +466,7 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
                 hovertext=[_commit_hover(c, texts) for c in line],
             ))
             trace_groups.append(group)
-        marks = [c for c in mine if (c.get("kind") in REPOSITIONING_KINDS or _backward(c)) and c.get("offset") is not None]
+        marks = [c for c in mine if _repositions(c) and c.get("offset") is not None]
         if marks:
             traces.append(go.Scatter(
                 x=[c["ts"] for c in marks], y=[c["offset"] for c in marks], mode="markers+text", name=esc(f"{name}: resets / backward"),
@@ -484,6 +483,16 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
         "yaxis": {"title": {"text": "offset"}, "rangemode": "tozero"}, "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},
     }
     return Figure(_grouped_figure(traces, trace_groups, layout, groups, {g: {} for g in [None, *groups]}, first_group(result, groups)))
+
+
+def _repositions(commit: dict) -> bool:
+    """A reset or seek (``REPOSITIONING_KINDS``), or a commit that went back."""
+    return commit.get("kind") in REPOSITIONING_KINDS or _backward(commit)
+
+
+def repositioning_evidence(commits: list[dict]) -> list[dict]:
+    """The log lines of the commits ``committed_offsets`` marks (``_repositions``), in order."""
+    return [{"file": c["source_file"], "line": c["line"]} for c in commits if _repositions(c) and c.get("source_file")]
 
 
 def _backward(commit: dict) -> bool:

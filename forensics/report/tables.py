@@ -179,14 +179,22 @@ def rebalance_table(result: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).astype({"stopped ms": "Int64"})
 
 
-def moves_table(rebalance: dict) -> pd.DataFrame:
-    """The partitions one rebalance moved, ``topic-p: from -> to``."""
+MOVE_COLUMNS = ("partition", "from", "to")
+
+
+def moves(rebalance: dict) -> list[dict]:
+    """The partitions one rebalance moved, ``topic-p: from -> to``, as rows of ``MOVE_COLUMNS``."""
     rows = []
     for move in rebalance.get("moved_partitions") or []:
         partition, _, change = str(move).partition(": ")
         before, _, after = change.partition(" -> ")
         rows.append({"partition": partition, "from": before, "to": after})
-    return pd.DataFrame(rows, columns=["partition", "from", "to"])
+    return rows
+
+
+def moves_table(rebalance: dict) -> pd.DataFrame:
+    """``moves`` as a table."""
+    return pd.DataFrame(moves(rebalance), columns=list(MOVE_COLUMNS))
 
 
 def unparsed_table(result: dict) -> pd.DataFrame:

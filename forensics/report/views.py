@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import pandas as pd
 
@@ -40,12 +41,18 @@ def _cell(value) -> str:
 def table_html(frame: pd.DataFrame, row_class: str | None = None, empty: str = "none") -> str:
     """``frame`` as an HTML table, every header and cell escaped; ``row_class`` names a column
     whose value becomes the row's CSS class (and is not shown)."""
-    if frame.empty:
+    return rows_html(list(frame.columns), [] if frame.empty else frame.to_dict("records"), row_class, empty)
+
+
+def rows_html(columns: Sequence[str], records: list[dict], row_class: str | None = None, empty: str = "none") -> str:
+    """``table_html`` of rows (dicts) with ``columns``, for the many small tables of one view
+    (each rebalance's moves: a DataFrame for each of the 4M-line corpus' 6,382 cost 2 s)."""
+    if not records:
         return f'<p class="forensics-caption">{esc(empty)}</p>'
-    shown = [c for c in frame.columns if c != row_class]
+    shown = [c for c in columns if c != row_class]
     head = "".join(f"<th>{esc(c)}</th>" for c in shown)
     rows = []
-    for record in frame.to_dict("records"):
+    for record in records:
         cls = f' class="{esc(record[row_class])}"' if row_class else ""
         cells = "".join(_cell(_plain(record[c])) for c in shown)
         rows.append(f"<tr{cls}>{cells}</tr>")

@@ -76,8 +76,9 @@ def test_a_figure_opens_as_its_dropdown_shows_the_first_group():
 
 
 def test_every_finding_reads_each_cited_file_once(tmp_path, monkeypatch):
-    """``each_finding`` reads the evidence of all findings together: finding by finding, the
-    4M-line benchmark corpus' 2,330 findings read its files 2,330 times."""
+    """``each_finding`` reads the evidence of all findings together, and the views after it read
+    no file again: finding by finding, the 4M-line benchmark corpus' 2,330 findings read its
+    files 2,330 times, and each of five views read them again."""
     from forensics.report import evidence
 
     log = tmp_path / "app.log"
@@ -86,8 +87,11 @@ def test_every_finding_reads_each_cited_file_once(tmp_path, monkeypatch):
     for n, f in enumerate(result["findings"]):
         f["evidence"] = [{"file": str(log), "line": 10 * n + 1}, {"file": str(log), "line": 10 * n + 2}]
     reads = []
-    real = evidence._read_lines
-    monkeypatch.setattr(evidence, "_read_lines", lambda path, numbers: reads.append(path) or real(path, numbers))
-    html = "".join(Incident(result, result).each_finding().parts)
+    real = evidence._lines_of
+    monkeypatch.setattr(evidence, "_lines_of", lambda path, numbers: reads.append(path) or real(path, numbers))
+    incident = Incident(result, result)
+    html = "".join(incident.each_finding().parts)
+    for view in (incident.timeline, incident.each_rebalance, incident.rebalance_phases, incident.committed_offsets, lambda: incident.finding(0)):
+        view()
     assert reads == [str(log)]
     assert all(f"line {10 * n + 2}" in html for n in range(len(result["findings"])))
