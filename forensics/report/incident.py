@@ -167,10 +167,10 @@ class Incident:
         return cited_lines(evidence)
 
     def _read_every_cited(self) -> None:
-        """Read the lines every view of the whole incident cites (``every_cited``) in one pass per
-        file, where the first view that shows log text asks for its own: ``evidence.cited_lines``
-        then answers the later views from what it read. On the 4M-line corpus each of the five
-        views read its files again (0.2-0.75 s each). A view citing another line reads again."""
+        """Read every line the views of the whole incident cite (``every_cited``), one pass per
+        file, before a view asks for its own: ``evidence.cited_lines`` then answers each view from
+        what it read. On the 4M-line corpus each of five views read the files again (0.2-0.75 s
+        each). A view that cites a line not among them reads again."""
         if not self.redacted:
             cited_lines(every_cited(self.full))
 
