@@ -146,11 +146,6 @@ def ranked_groups(result: dict, groups) -> list[str]:
     return sorted(groups, key=lambda g: (worst.get(g, (10, 0)), g))
 
 
-def first_group(result: dict, groups: list[str]) -> str | None:
-    """The group a reader should see first (``ranked_groups``)."""
-    return ranked_groups(result, groups)[0] if groups else None
-
-
 MENU_GROUPS = 30
 """The most consumer groups a figure holds, in its dropdown: those a reader should see first
 (``ranked_groups``). Each group adds traces (one per owner and verdict) and a visibility flag
@@ -172,10 +167,11 @@ def _menu_groups(result: dict, drawn: tuple[str, ...]) -> tuple[dict, str]:
     return narrowed, f" ({MENU_GROUPS} of {len(groups):,} groups, worst first)"
 
 
-def _grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list[str], per_group_layout: dict, start: str | None) -> go.Figure:
+def _grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list[str], per_group_layout: dict) -> go.Figure:
     """The figure of ``traces`` (each of the group at its place in ``trace_groups``) and
     ``layout``, with a dropdown that shows one consumer group (or all): trace visibility plus
-    that group's shapes, annotations, rows and height. With several groups it opens on ``start``.
+    that group's shapes, annotations, rows and height. The dropdown lists ``groups`` in their
+    order (``ranked_groups``: the worst first), then "all groups"; the figure opens on the first.
     Built in one go: plotly scans a figure's traces for each trace added or changed in it, and a
     layout's shapes for each shape updated, so a figure changed piece by piece takes time
     quadratic in its size (200 groups of the 4M-line benchmark corpus: 126,374 scans, 11 s)."""
@@ -186,16 +182,14 @@ def _grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list
             visible = [g == group for g in trace_groups]
             buttons.append({"label": esc(group), "method": "update", "args": [{"visible": visible}, {**per_group_layout.get(group, {}), **auto}]})
         buttons.append({"label": "all groups", "method": "update", "args": [{"visible": [True] * len(trace_groups)}, {**per_group_layout.get(None, {}), **auto}]})
-        active = groups.index(start) if start in groups else len(groups)
         for trace, group in zip(traces, trace_groups):
-            trace.visible = True if active == len(groups) else group == groups[active]
+            trace.visible = group == groups[0]
         title = html.unescape(layout.get("title", {}).get("text") or "")
         for button, group in zip(buttons, [*groups, None]):
             button["args"][1]["title.text"] = esc(f"{title}: " + (f"group {group}" if group else "all groups"))
-        chosen = {**per_group_layout.get(groups[active] if active < len(groups) else None, {}), "title.text": buttons[active]["args"][1]["title.text"]}
-        for key, value in chosen.items():
+        for key, value in {**per_group_layout.get(groups[0], {}), "title.text": buttons[0]["args"][1]["title.text"]}.items():
             _set_path(layout, key, value)
-        layout["updatemenus"] = [{"buttons": buttons, "active": active, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
+        layout["updatemenus"] = [{"buttons": buttons, "active": 0, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
                                   "yanchor": "bottom", "showactive": True, "pad": {"t": 0, "b": 30}}]
     return go.Figure(data=traces, layout=layout)
 
@@ -362,7 +356,7 @@ def ownership_timeline(result: dict, redact: bool = False) -> Figure:
         s, n = _rebalance_shapes(own, annotate=len(own) <= 30)
         layouts[group] = {"shapes": s, "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": _height(len(rows_by_group.get(group, [])))}
     layouts[None]["height"] = _height(len(all_rows))
-    return Figure(_grouped_figure(traces, trace_groups, layout, groups, layouts, first_group(result, groups)))
+    return Figure(_grouped_figure(traces, trace_groups, layout, ranked_groups(result, groups), layouts))
 
 
 def rebalance_phases(result: dict, redact: bool = False) -> Figure:
@@ -421,7 +415,7 @@ def rebalance_phases(result: dict, redact: bool = False) -> Figure:
         own, n = _rebalance_shapes(by_group.get(group, []), annotate=True)
         layouts[group] = {"shapes": [s for s in own if s["type"] == "line"], "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": _height(len(rows_by_group.get(group, [])))}
     layouts[None]["height"] = _height(len(all_rows))
-    return Figure(_grouped_figure(traces, trace_groups, layout, groups, layouts, first_group(result, groups)))
+    return Figure(_grouped_figure(traces, trace_groups, layout, ranked_groups(result, groups), layouts))
 
 
 def _by_group(entries: list[dict]) -> dict:
@@ -482,7 +476,7 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
         "xaxis": {"type": "date", "rangeslider": {"visible": True, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
         "yaxis": {"title": {"text": "offset"}, "rangemode": "tozero"}, "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},
     }
-    return Figure(_grouped_figure(traces, trace_groups, layout, groups, {g: {} for g in [None, *groups]}, first_group(result, groups)))
+    return Figure(_grouped_figure(traces, trace_groups, layout, ranked_groups(result, groups), {g: {} for g in [None, *groups]}))
 
 
 def _repositions(commit: dict) -> bool:
