@@ -161,10 +161,8 @@ class Incident:
 
     def _cited(self, evidence) -> dict:
         """The log text of ``evidence`` lines (none for a redacted incident: its text is hidden)."""
-        if self.redacted:
-            return {}
         self._read_every_cited()
-        return cited_lines(evidence)
+        return {} if self.redacted else cited_lines(evidence)
 
     def _read_every_cited(self) -> None:
         """Read every line the views of the whole incident cite (``every_cited``), one pass per

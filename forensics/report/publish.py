@@ -187,14 +187,11 @@ def _record_names_only(nb, path: Path):
 
 
 def to_html(executed, title: str) -> str:
-    """The executed notebook (a path, or the node ``execute`` returns) as one self-contained HTML
-    page (inputs hidden, plotly.js once)."""
-    import copy
-
+    """The executed notebook (the node ``execute`` returns) as one self-contained HTML page
+    (inputs hidden, plotly.js once, no widget state)."""
     import nbformat
 
-    nb = nbformat.read(str(executed), as_version=4) if isinstance(executed, (str, Path)) else copy.copy(executed)
-    nb.metadata = nbformat.NotebookNode({k: v for k, v in nb.metadata.items() if k != "widgets"})
+    nb = nbformat.NotebookNode({**executed, "metadata": nbformat.NotebookNode({k: v for k, v in executed.metadata.items() if k != "widgets"})})
     exporter = _report_exporter()(
         template_name="forensics_report", extra_template_basedirs=[str(TEMPLATES)],
         exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
