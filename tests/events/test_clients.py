@@ -486,20 +486,43 @@ def test_librdkafka_line_through_an_applications_logger_names_facility_and_handl
     assert (row["facility"], row["client_id"], row["rest"]) == ("MAXPOLL", "orders-svc#consumer-2", message.split("]: ", 1)[1])
 
 
-@pytest.mark.parametrize(("message", "facility", "client_id"), [
+HANDLER_OPENINGS = [
     ("[CGRPSTATE] orders-svc#consumer-2: [thrd:main]: ", "CGRPSTATE", "orders-svc#consumer-2"),  # Microsoft.Extensions.Logging's adapter
     ("Debug | [thrd:main]: ", "", None),
     ("[7] rdkafka#consumer-1 > [thrd:main]: ", "", "rdkafka#consumer-1"),
     ("From(orders-svc#consumer-2) [thrd:main]: ", "", "orders-svc#consumer-2"),
     ("rdkafka: [thrd:main]: ", "", None),  # rdkafka-ruby
     ("[Consumer clientId=c-1, groupId=orders-app] ", None, "c-1"),  # not librdkafka's: the logger names the class
-])
+]
+"""Openings of a librdkafka line that an application's log handler decorated, and one of the
+Java client's: (opening, facility, client id)."""
+JOIN_STATE = 'Group "orders-app" changed join state wait-sync -> wait-assign-call (state up)'
+
+
+@pytest.mark.parametrize(("message", "facility", "client_id"), HANDLER_OPENINGS)
 def test_librdkafka_lines_an_applications_handler_decorated_in_its_own_way(spark, message, facility, client_id):
     """A librdkafka line is known by its ``[thrd:name]: `` where a handler put its own words before
     it; it names no facility then (``""``: the application's logger is none of librdkafka's)."""
-    text = message + 'Group "orders-app" changed join state wait-sync -> wait-assign-call (state up)'
+    text = message + JOIN_STATE
     row = spark.createDataFrame([(text,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
     assert (row["facility"], row["client_id"], row["rest"]) == (facility, client_id, text[len(message):])
+
+
+def test_only_messages_that_name_a_librdkafka_handle_or_thread_meet_the_callback_regexes(spark):
+    """``prefix.CALLBACK_MARKS`` keeps the other messages from ``_callback``'s regexes: on every
+    example of the catalogue and every opening above, the marks change nothing, and the openings
+    of librdkafka's lines all hold one."""
+    from forensics.catalogue import load_catalogue
+    from forensics.events.prefix import CALLBACK_MARKS, _callback, _callback_split
+
+    openings = [opening for opening, _, _ in HANDLER_OPENINGS] + ["MAXPOLL [orders-svc#consumer-2] [thrd:main]: ", "RDKAFKA-7-CGRPSTATE: rdkafka#consumer-1: "]
+    texts = [t.example for t in load_catalogue() if t.example] + [opening + JOIN_STATE for opening in openings]
+    rows = spark.createDataFrame([(t,) for t in texts], "m string").select(
+        "m", _callback(F.col("m")).alias("marked"), _callback_split(F.col("m")).alias("every")
+    ).collect()
+    assert [r["marked"] for r in rows] == [r["every"] for r in rows]
+    assert sum(r["every"][0] is not None or r["every"][1] != "" for r in rows) >= len(openings) - 1  # all but the Java client's opening
+    assert all(any(mark in r["m"] for mark in CALLBACK_MARKS) for r in rows if r["every"][1] != "" or r["every"][0] is not None)
 
 
 def test_librdkafka_text_that_serilog_rendered_as_a_quoted_string(spark):
