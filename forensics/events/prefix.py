@@ -15,12 +15,10 @@ name as ``client_id``.
 
 from __future__ import annotations
 
-from functools import reduce
-
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..layouts._common import CLIENT_KINDS, KAFKA_OPENINGS, SEP, WORKER_KIND
+from ..layouts._common import CLIENT_KINDS, KAFKA_OPENINGS, SEP, WORKER_KIND, contains_any
 from ..layouts.librdkafka import DECORATED, LOG_CALLBACK
 
 PREFIX_FIELDS = (
@@ -75,8 +73,7 @@ def _callback(message: Column) -> Column:
     message that names a librdkafka handle or thread (``CALLBACK_MARKS``) goes through the
     regexes; the rest, nearly every Java client's line, is the rest of the message as it is:
     the 4M-line benchmark corpus' records were prepared in 1.4 JVM CPU-seconds instead of 2.2."""
-    marked = reduce(lambda a, b: a | b, [message.contains(mark) for mark in CALLBACK_MARKS])
-    return F.when(marked, _callback_split(message)).otherwise(F.array(F.lit(None).cast("string"), F.lit(""), message))
+    return F.when(contains_any(message, CALLBACK_MARKS), _callback_split(message)).otherwise(F.array(F.lit(None).cast("string"), F.lit(""), message))
 
 
 CALLBACK_MARKS = ("#consumer-", "#producer-", "[thrd:")
