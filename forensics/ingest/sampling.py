@@ -85,7 +85,7 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
             continue
         sampled = True
         in_wrapper = any_wrapped(lines)
-        if in_wrapper and runs_newest_first(lines):
+        if in_wrapper and runs_newest_first(lines):  # its lines are a wrapper's
             newest_first.add(path)
         wrapped = wrapped or in_wrapper
         heads = {name: [True] * len(lines) if regex is None else list(map(regex.match, lines)) for name, regex in exact.items()}
@@ -93,9 +93,8 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
         headed = list(map(any, zip(*heads.values()))) if heads else [False] * len(lines)
         headless = list(compress(lines, map(operator.not_, headed)))
         needs_fallback = needs_fallback or any(line[:1] in fallback.FIRST_CHARS and generic.match(line) for line in headless)
-        if len(headless) < len(lines):
-            prefixed.clear()
-        prefixed = {name for name in prefixed if all(map(_PREFIXES[name].match, lines))}
+        none_headed = len(headless) == len(lines)
+        prefixed = {name for name in prefixed if none_headed and all(map(_PREFIXES[name].match, lines))}
         unnamed = unnamed or names_no_logger(lines, heads.get(layouts.log4j.NAME, []), headed)
     prefix = next((name for name in wrappers.PREFIXED if name in prefixed), None)  # a CRI line is in kubectl's shape too
     return Recognisers(
@@ -104,11 +103,11 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     )
 
 
-def names_no_logger(lines: list[str], log4j_heads: list[bool], headed: list[bool]) -> bool:
-    """Whether sampled ``lines`` (``log4j_heads``: which are ``log4j`` heads; ``headed``: which
-    are heads in any exact layout) show a ``log4j`` record of one line that names no logger
-    (``log4j.NAMED_LOGGER``): a line followed by another head, as a multi-line record's first
-    line names its logger only on its last."""
+def names_no_logger(lines: list[str], log4j_heads: list, headed: list[bool]) -> bool:
+    """Whether sampled ``lines`` (``log4j_heads``: true, a match, where a line is a ``log4j``
+    head; ``headed``: where it is a head in any exact layout) show a ``log4j`` record of one
+    line that names no logger (``log4j.NAMED_LOGGER``): a line followed by another head, as a
+    multi-line record's first line names its logger only on its last."""
     return any(
         head and next_headed and not _LOG4J_NAMED_LOGGER.match(line)
         for line, head, next_headed in zip(lines, log4j_heads, headed[1:])
