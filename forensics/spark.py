@@ -49,12 +49,6 @@ SESSION_CONF: Mapping[str, str] = {
     # limit that Spark advises on HotSpot, such a stage falls back to per-operator code, whose
     # expressions come in small methods (the records projection of ingest is one such stage).
     "spark.sql.codegen.hugeMethodLimit": "8000",
-    # The optimizer derives every plan node's constraints (the predicates its rows satisfy) to
-    # infer filters and prune those already implied; on the model's and detectors' wide plans of
-    # many aliases that was the costliest rule (PruneFilters: 0.50 of the 3.9 s that Catalyst's
-    # rules took in a warm 4M-line analysis, effective once in 103 runs). Off, that analysis took
-    # 31.97 s instead of 33.74 s (medians of 4 alternated), its JSON identical.
-    "spark.sql.constraintPropagation.enabled": "false",
 }
 
 INTERPRETED: Mapping[str, str] = {
