@@ -85,15 +85,21 @@ def lost_and_duplicated(run_dir: Path) -> tuple[list[dict], list[dict]]:
 
 
 def _compact_entries(entries: Iterable[dict]) -> list[dict]:
-    """Consecutive entries equal but for a consecutive offset become one range entry (order kept)."""
+    """Entries equal but for consecutive offsets become one range entry. Runs are kept per
+    (member, generation, topic, partition) in the order each run started, so a member that
+    processes several partitions in turn still compacts to one entry per partition and generation."""
     out: list[dict] = []
+    open_runs: dict[tuple, dict] = {}
     for entry in entries:
         rest = {k: v for k, v in entry.items() if k != "offset"}
-        last = out[-1] if out else None
-        if last and {k: v for k, v in last.items() if k not in ("from", "to")} == rest and last["to"] == entry["offset"]:
-            last["to"] += 1
+        key = tuple(sorted((k, json.dumps(v)) for k, v in rest.items()))
+        run = open_runs.get(key)
+        if run is not None and run["to"] == entry["offset"]:
+            run["to"] += 1
         else:
-            out.append({**rest, "from": entry["offset"], "to": entry["offset"] + 1})
+            run = {**rest, "from": entry["offset"], "to": entry["offset"] + 1}
+            open_runs[key] = run
+            out.append(run)
     return out
 
 

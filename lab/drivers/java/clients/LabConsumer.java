@@ -1,0 +1,223 @@
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A group member as applications write them: poll, process each record (journaled with the
+ * generation it was processed in), commit by `commit` mode:
+ *   auto      enable.auto.commit=true
+ *   sync      commitSync() after each batch, and in onPartitionsRevoked
+ *   async     commitAsync() after each batch, commitSync() on close
+ *   deferred  commitSync(Map) of every offset it ever processed, on the lab's `commit` command,
+ *             never forgetting revoked partitions (seed 003's zombie; alpakka-kafka #1121)
+ * Control commands (one per line in `control`): `sleep MS` (the handler stalls on its next
+ * record), `commit` (deferred commit now), `commit-assign` (the deferred offsets committed by a
+ * second consumer of the same group.id through assign()+commitSync), `stop` (close).
+ * Status lines on stdout let the lab sequence its faults.
+ */
+public final class LabConsumer {
+    private static final Logger log = LoggerFactory.getLogger(LabConsumer.class);
+
+    private static final Map<String, String> ASSIGNORS = new HashMap<>();
+    static {
+        ASSIGNORS.put("range", "org.apache.kafka.clients.consumer.RangeAssignor");
+        ASSIGNORS.put("roundrobin", "org.apache.kafka.clients.consumer.RoundRobinAssignor");
+        ASSIGNORS.put("sticky", "org.apache.kafka.clients.consumer.StickyAssignor");
+        ASSIGNORS.put("cooperative-sticky", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+    }
+
+    static void status(String line) {
+        synchronized (System.out) {
+            System.out.println("STATUS " + line);
+            System.out.flush();
+        }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> log.error("Uncaught exception in {}", thread.getName(), error));
+        Args args = new Args(argv);
+        String member = args.need("member");
+        String commit = args.get("commit", "sync");
+        String protocol = args.get("protocol", "classic");
+        long delay = args.num("delay.ms", 0);
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args.need("bootstrap"));
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, args.need("group"));
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, args.get("client.id", member));
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, args.get("reset", "earliest"));
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, Boolean.toString(commit.equals("auto")));
+        props.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, args.get("max.poll.ms", "10000"));
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, args.get("max.poll.records", "50"));
+        if (protocol.equals("consumer")) {
+            props.put("group.protocol", "consumer");  // KIP-848; the broker assigns, no client-side timeouts
+        } else {
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, args.get("session.ms", "6000"));
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, args.get("heartbeat.ms", "1000"));
+            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ASSIGNORS.get(args.get("assignor", "range")));
+        }
+        if (args.values.containsKey("instance")) props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, args.need("instance"));
+        props.putAll(args.props);
+
+        Control control = new Control(args.get("control", null));
+        AtomicBoolean stopping = new AtomicBoolean();
+        Map<TopicPartition, Long> processed = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props);
+        Thread main = Thread.currentThread();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (stopping.compareAndSet(false, true)) {
+                consumer.wakeup();
+                try {
+                    main.join(30_000);
+                } catch (InterruptedException ignored) {
+                }
+            }
+        }));
+        try (Journal journal = new Journal(args.need("journal"))) {
+            consumer.subscribe(List.of(args.need("topic").split(",")), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    if (commit.equals("sync") && !partitions.isEmpty()) {
+                        try {
+                            consumer.commitSync(offsetsOf(processed, partitions));
+                        } catch (RuntimeException e) {
+                            log.warn("Commit of revoked partitions {} failed: {}", partitions, e.toString());
+                        }
+                    }
+                    status("revoked " + partitions);
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    status("assigned gen=" + consumer.groupMetadata().generationId() + " " + partitions
+                        + " now " + consumer.assignment());
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                    status("lost " + partitions);
+                }
+            });
+            long stallMs = 0;
+            status("started");
+            while (!stopping.get()) {
+                for (String command : control.next()) {
+                    String[] words = command.split("\\s+");
+                    switch (words[0]) {
+                        case "sleep": stallMs = Long.parseLong(words[1]); break;
+                        case "stop": stopping.set(true); break;
+                        case "commit": commitDeferred(consumer, processed); break;
+                        case "commit-assign": commitByAssign(props, processed); break;
+                        default: log.warn("Unknown lab command {}", command);
+                    }
+                }
+                if (stopping.get()) break;
+                ConsumerRecords<String, String> records;
+                try {
+                    records = consumer.poll(Duration.ofMillis(200));
+                } catch (WakeupException e) {
+                    break;
+                }
+                for (ConsumerRecord<String, String> record : records) {
+                    if (stallMs > 0) {
+                        status("stalling " + stallMs);
+                        Thread.sleep(stallMs);
+                        stallMs = 0;
+                        status("stalled");
+                    } else if (delay > 0) {
+                        Thread.sleep(delay);
+                    }
+                    int generation = consumer.groupMetadata().generationId();
+                    journal.write("{\"member\":" + Journal.quote(member) + ",\"generation\":" + generation
+                        + ",\"topic\":" + Journal.quote(record.topic()) + ",\"partition\":" + record.partition()
+                        + ",\"offset\":" + record.offset() + "}");
+                    processed.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
+                }
+                if (!records.isEmpty()) {
+                    status("processed " + records.count() + " " + processed);
+                    try {
+                        if (commit.equals("sync")) consumer.commitSync();
+                        else if (commit.equals("async")) consumer.commitAsync();
+                    } catch (CommitFailedException e) {
+                        log.error("Commit failed, the records of this batch will be processed again: {}", e.getMessage());
+                        status("commit-failed");
+                    } catch (RebalanceInProgressException e) {
+                        // cooperative rebalancing: the next batch's commit (or onPartitionsRevoked) covers these offsets
+                        log.warn("Commit postponed, a rebalance is in progress: {}", e.getMessage());
+                    } catch (WakeupException e) {
+                        break;
+                    }
+                }
+            }
+            status("closing");
+            if (commit.equals("async")) {
+                try {
+                    consumer.commitSync();
+                } catch (RuntimeException e) {
+                    log.warn("Final commit failed: {}", e.toString());
+                }
+            }
+            consumer.close(Duration.ofSeconds(10));
+            status("closed");
+        }
+    }
+
+    static Map<TopicPartition, OffsetAndMetadata> offsetsOf(Map<TopicPartition, Long> processed, Collection<TopicPartition> only) {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> e : processed.entrySet()) {
+            if (only == null || only.contains(e.getKey())) out.put(e.getKey(), new OffsetAndMetadata(e.getValue()));
+        }
+        return out;
+    }
+
+    /** Commits everything it ever processed, owned or not: the bug behind backward commits. */
+    static void commitDeferred(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> processed) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = offsetsOf(processed, null);
+        try {
+            consumer.commitSync(offsets);
+            status("committed " + offsets);
+        } catch (RuntimeException e) {
+            log.error("Deferred commit of {} failed: {}", offsets, e.toString());
+            status("commit-failed " + e);
+        }
+    }
+
+    /** The deferred offsets committed by a standalone consumer (assign(), no group membership). */
+    static void commitByAssign(Properties props, Map<TopicPartition, Long> processed) {
+        Properties standalone = new Properties();
+        standalone.putAll(props);
+        standalone.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        standalone.remove("group.protocol");
+        standalone.remove(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
+        standalone.put(ConsumerConfig.CLIENT_ID_CONFIG, props.getProperty(ConsumerConfig.CLIENT_ID_CONFIG) + "-committer");
+        Map<TopicPartition, OffsetAndMetadata> offsets = offsetsOf(processed, null);
+        try (KafkaConsumer<String, String> committer = new KafkaConsumer<>(standalone)) {
+            committer.assign(new ArrayList<>(offsets.keySet()));
+            committer.commitSync(offsets);
+            status("committed " + offsets);
+        } catch (RuntimeException e) {
+            log.error("Commit of {} through assign() failed: {}", offsets, e.toString());
+            status("commit-failed " + e);
+        }
+    }
+}
