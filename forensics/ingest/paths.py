@@ -76,8 +76,20 @@ def host_from_name(file_name: str) -> str:
 
 
 GENERIC_DIRS = re.compile(r"^(logs?|var|tmp|old|archive|rotated|offsets|dumps?|\d{4}(-\d\d(-\d\d)?)?)$", re.IGNORECASE)
-DOCUMENTATION = re.compile(r"(\.(md|rst|ipynb|html|pdf)|^EXPECTED\.json|^README(\..*)?)$", re.IGNORECASE)
-"""Files skipped (and reported) when found inside a directory input: notes, not logs."""
+DOCUMENTATION = re.compile(r"(\.(md|rst|ipynb|html|pdf)|^EXPECTED\.json|^truth\.json|^README(\..*)?)$", re.IGNORECASE)
+"""Files skipped (and reported) when found inside a directory input: notes, not logs (``truth.json``:
+a lab run's truth, ``lab/runs/<scenario>/<run>/``)."""
+
+
+def is_lab_journal(path: str) -> bool:
+    """Whether ``path`` is a lab run's journal (``<run>/journal/*.jsonl`` beside ``<run>/truth.json``):
+    the records the lab's drivers produced and processed, its truth, not a log."""
+    parent = os.path.dirname(path)
+    return (
+        os.path.basename(parent) == "journal"
+        and path.endswith(".jsonl")
+        and os.path.isfile(os.path.join(os.path.dirname(parent), "truth.json"))
+    )
 
 
 GENERIC_FILES = re.compile(
@@ -199,6 +211,8 @@ def _problem(path: str, root: str | None) -> str | None:
     name = os.path.basename(path)
     if root is not None and DOCUMENTATION.search(name):
         return "skipped: a documentation file inside a directory input (name it explicitly to read it)"
+    if root is not None and is_lab_journal(path):
+        return "skipped: a lab run's journal of produced and processed records (its truth), not a log"
     if root is not None and name.startswith("."):
         return "skipped: a hidden file inside a directory input (an editor's or a run's temporary file; name it explicitly to read it)"
     if root is not None and is_own_analysis(path):

@@ -66,6 +66,23 @@ def test_documentation_files_in_a_directory_are_reported_as_skipped(tmp_path):
     assert skipped == {"NOTES.md", "EXPECTED.json"}
 
 
+def test_a_lab_runs_truth_and_journal_are_skipped_but_a_journal_elsewhere_is_read(tmp_path):
+    """``forensics analyze lab/runs/<scenario>/<run>``: the run's truth.json and its journal of
+    produced/processed records are not logs; a ``journal/`` directory without a truth.json beside
+    it (a journald export, say) stays an input."""
+    run = tmp_path / "run"
+    for rel in ("c1/app.log", "journal/produced.jsonl", "journal/processed-c1.jsonl", "truth.json"):
+        (run / rel).parent.mkdir(parents=True, exist_ok=True)
+        (run / rel).write_text("{}\n")
+    (tmp_path / "other" / "journal").mkdir(parents=True)
+    (tmp_path / "other" / "journal" / "node-1.jsonl").write_text('{"MESSAGE": "x"}\n')
+    files = {os.path.relpath(f.path, tmp_path): f.problem for f in resolve_inputs([str(run), str(tmp_path / "other")])}
+    assert files["run/c1/app.log"] is None and files["other/journal/node-1.jsonl"] is None
+    assert files["run/truth.json"].startswith("skipped: a documentation file")
+    for name in ("produced.jsonl", "processed-c1.jsonl"):
+        assert files[f"run/journal/{name}"] == "skipped: a lab run's journal of produced and processed records (its truth), not a log"
+
+
 def test_a_runs_own_output_beside_the_logs_is_skipped_and_refused_when_named(tmp_path):
     """``forensics analyze incident/ --json incident/analysis.json``: neither the analysis a
     former run saved there nor this run's temporary file is read as a log; named, the analysis

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * A group member as applications write them: poll, process each record (journaled with the
  * generation it was processed in), commit by `commit` mode:
  *   auto      enable.auto.commit=true
- *   sync      commitSync() after each batch, and in onPartitionsRevoked
+ *   sync      commitSync() after each batch, and in onPartitionsRevoked unless revoke.commit=false
  *   async     commitAsync() after each batch, commitSync() on close
  *   deferred  commitSync(Map) of every offset it ever processed, on the lab's `commit` command,
  *             never forgetting revoked partitions (seed 003's zombie; alpakka-kafka #1121)
@@ -59,6 +59,7 @@ public final class LabConsumer {
         String commit = args.get("commit", "sync");
         String protocol = args.get("protocol", "classic");
         long delay = args.num("delay.ms", 0);
+        boolean commitOnRevoke = Boolean.parseBoolean(args.get("revoke.commit", "true"));
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args.need("bootstrap"));
         props.put(ConsumerConfig.GROUP_ID_CONFIG, args.need("group"));
@@ -97,7 +98,7 @@ public final class LabConsumer {
             consumer.subscribe(List.of(args.need("topic").split(",")), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    if (commit.equals("sync") && !partitions.isEmpty()) {
+                    if (commit.equals("sync") && commitOnRevoke && !partitions.isEmpty()) {
                         try {
                             consumer.commitSync(offsetsOf(processed, partitions));
                         } catch (RuntimeException e) {
