@@ -1,18 +1,24 @@
 # Two commands do all set-up on a fresh machine: `make demo` and `make test`.
-# Both create .venv on first use and reinstall when pyproject.toml changes.
-PYTHON ?= python3
-VENV   ?= .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# Both create .venv on first use, with the exact versions CI last passed with
+# (.ci/constraints.txt), and reinstall when pyproject.toml or the constraints change.
+# `make test-latest` runs the suite on the newest versions pyproject.toml allows, in .venv-latest;
+# `make constraints` then pins what it installed (README: "Upgrading the pinned versions").
+PYTHON      ?= python3
+VENV        ?= .venv
+CONSTRAINTS ?= .ci/constraints.txt
+BIN         := $(VENV)/bin
+STAMP       := $(VENV)/.installed
+LATEST      := .venv-latest
+PIP         := -m pip install --quiet --disable-pip-version-check
 
-.PHONY: demo test install clean
+.PHONY: demo test install latest test-latest constraints clean samples
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python $(PIP) -c $(CONSTRAINTS) --upgrade pip
+	$(BIN)/python $(PIP) -c $(CONSTRAINTS) -e '.[dev]'
 	-$(BIN)/forensics warm-up
 	touch $(STAMP)
 
@@ -22,8 +28,22 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+latest:
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python $(PIP) --upgrade pip
+	$(LATEST)/bin/python $(PIP) --upgrade --upgrade-strategy eager -e '.[dev]'
+	$(LATEST)/bin/python -m pip list --format=freeze --disable-pip-version-check | grep -iE '^(pyspark|py4j|pandas|pyarrow)=='
+
+test-latest: latest
+	$(LATEST)/bin/python -m pytest
+
+constraints:
+	{ echo "# Exact versions the suite last passed with; make and .ci/run install with them."; \
+	  echo "# Regenerate with 'make test-latest constraints' (README: Upgrading the pinned versions)."; \
+	  $(LATEST)/bin/python -m pip freeze --all --exclude-editable --disable-pip-version-check; } > $(CONSTRAINTS)
+
 clean:
-	rm -rf $(VENV) out test-artifacts .pytest_cache
+	rm -rf $(VENV) $(LATEST) out test-artifacts .pytest_cache
 
 samples: $(STAMP)
 	$(BIN)/python -m forensics.simulate sample_logs
