@@ -334,9 +334,9 @@ def get_session(
         require_spark_connect(master)
         builder = SparkSession.builder.remote(master)
     else:
-        active = SparkSession.getActiveSession()
-        if active is not None:
-            return active
+        running = running_session()
+        if running is not None:
+            return running
         if master.startswith("local"):
             require_java()
         builder = SparkSession.builder.master(master).config("spark.ui.enabled", str(ui).lower())
@@ -361,6 +361,21 @@ def get_session(
     elif quiet:
         warnings.filterwarnings("ignore", message=CONNECT_WINDOW_WARNING, category=UserWarning)
     return spark
+
+
+def running_session():
+    """The classic session this process already runs, or None: this thread's active session, else
+    the one the process started. Spark's active session is per JVM thread, and py4j's pinned
+    threads give each Python thread its own, so a thread other than the starting one has none;
+    the builder's ``getOrCreate`` would then hand back the running session with this module's
+    settings written over the ones its owner chose (``spark.sql.files.maxPartitionBytes``, say)."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    started = SparkSession._instantiatedSession
+    return started if started is not None and started._sc._jsc is not None else None
 
 
 CONNECT_WINDOW_WARNING = r"WARN WindowExpression: No Partition Defined"

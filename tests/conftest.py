@@ -71,6 +71,26 @@ def pytest_collection_modifyitems(session, config, items):
     items[:] = sorted(items, key=lambda item: id(item) in owning)  # stable: their own order kept
 
 
+_SETUP_ERRORS: dict[int, tuple[BaseException, str]] = {}
+"""The errors raised while setting up tests, by identity, with the first test that met each."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A shared fixture that fails is shown in full once, at the first test that asked for it.
+    pytest raises the fixture's cached error again in every later test that uses it; those are
+    reported in one line that names where the whole error is, not as a copy of it each."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.when != "setup" or call.excinfo is None or not report.failed:
+        return
+    error = call.excinfo.value
+    _, first = _SETUP_ERRORS.setdefault(id(error), (error, item.nodeid))
+    if first != item.nodeid:
+        summary = (str(error).strip().splitlines() or [""])[0][:200]
+        report.longrepr = f"the shared fixture this test uses failed earlier, shown in full at {first}: {type(error).__name__}: {summary}"
+
+
 def analyze_cli_sample() -> subprocess.CompletedProcess:
     """``forensics analyze CLI_SAMPLE --json -`` in a new process with its own JVM, as a user
     runs it: ``test_cli`` reads the JSON contract from its stdout, ``test_quiet`` checks that its

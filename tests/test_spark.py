@@ -117,6 +117,23 @@ def test_counting_jobs_counts_the_jobs_of_its_block_and_restores_the_callers_gro
     context.setLocalProperty("spark.job.interruptOnCancel", None)
 
 
+def test_a_session_asked_for_from_another_thread_is_the_running_one_unchanged(spark):
+    """Spark's active session is per thread: from a thread of its own, ``get_session`` still
+    returns the running session and leaves the settings its owner chose (the suite's 256 KiB
+    splits) as they were, where the builder would have written its own over them."""
+    import threading
+
+    from forensics.spark import get_session
+
+    before = spark.conf.get("spark.sql.files.maxPartitionBytes")
+    found = []
+    other = threading.Thread(target=lambda: found.append(get_session("local[2]")))
+    other.start()
+    other.join()
+    assert found == [spark]
+    assert spark.conf.get("spark.sql.files.maxPartitionBytes") == before
+
+
 def test_sql_settings_apply_inside_the_block_only(spark):
     from forensics.spark import INTERPRETED, sql_settings
     from tests.helpers import GENERATED
