@@ -8,7 +8,7 @@ from forensics.catalogue import catalogue_entries, load_catalogue
 from forensics.layouts.json_lines import AROUND_MESSAGE, CLIENT_KEYS
 from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
 
-PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
+PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient|Worker) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
 # the group coordinator's prefixes in broker logs (catalogue/broker.yaml)
 BROKER_PREFIX = r'^(?:\[GroupCoordinator \d+\]: |\[GroupMetadataManager brokerId=\d+\] |\[GroupCoordinator id=\d+[^\]]*\] )'
 
