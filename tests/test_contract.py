@@ -100,10 +100,10 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     counted by one job."""
     from pyspark.sql import functions as F
 
-    import forensics.spark as spark_module
+    import forensics.spark.results as results_module
     from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, in_pieces, materialise, one_partition_rows, sql_settings
 
-    monkeypatch.setattr(spark_module, "PIECE_ROWS", 100)
+    monkeypatch.setattr(results_module, "PIECE_ROWS", 100)
     with sql_settings(spark, ONE_PARTITION):
         kept = materialise(spark.range(1_050).select((F.col("id") * 11 % 1_050).alias("n"), F.col("id").cast("string").alias("text")))
     ordered, short, spread = kept.orderBy(F.desc("n")), kept.where("n < 100").orderBy("n"), spark.range(0, 1_050, 1, 3)
@@ -177,7 +177,8 @@ def test_the_written_tables_of_a_process_that_is_gone_are_removed(tmp_path):
     import subprocess
     import sys
 
-    from forensics.spark import RESULT_PREFIX, _process_id, remove_orphaned_results
+    from forensics.spark import RESULT_PREFIX, remove_orphaned_results
+    from forensics.spark.results import _process_id
 
     space, pid = _process_id().split("-")
     assert pid == str(os.getpid()) and len(space) == 12 and _process_id() == f"{space}-{pid}"
@@ -197,7 +198,8 @@ def test_lines_of_tables_written_side_by_side_are_read_apart(tmp_path):
     """A file of ``written_together`` may hold several tables' lines, in the order of their
     numbers (a union of tables of the same partitioning, read partition by partition): each
     table's lines come back in order, a last line longer than a block read backwards too."""
-    from forensics.spark import _first_and_last_numbers, tagged_lines
+    from forensics.spark import tagged_lines
+    from forensics.spark.results import _first_and_last_numbers
 
     long = "{" + "x" * 100_000 + "}"
     contents = ["0 {a}\n0 {b}\n2 {c}\n", "0 {d}\n1 {e}\n2 " + long + "\n", "3 {f}\n", ""]

@@ -104,7 +104,7 @@ def test_public_names_stay_functions_when_their_submodules_load_first():
     done = run_python("-c", "import forensics.analyze, forensics.ingest.exports, forensics\n"
                       "print(forensics.analyze.__module__, forensics.ingest.__module__, forensics.get_session.__module__)")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split() == ["forensics.analyze", "forensics.ingest", "forensics.spark"]
+    assert done.stdout.split() == ["forensics.analyze", "forensics.ingest", "forensics.spark.session"]
 
 
 # ----------------------------------------------------------------------------- import graph

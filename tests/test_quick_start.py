@@ -17,7 +17,8 @@ from forensics.cli import session_jvm_options
 from forensics.errors import ForensicsError
 from forensics.ingest import route_inputs
 from forensics.offsets import sniff_file
-from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_TIER, _archive_maps, class_archive_path, local_jvm_options, record_class_archive
+from forensics.spark import CLASS_ARCHIVE_QUIET, QUICK_TIER, class_archive_path, local_jvm_options, record_class_archive
+from forensics.spark.archive import _archive_maps
 from tests import background
 
 ROOT = Path(__file__).parent.parent

@@ -193,7 +193,8 @@ def test_scratch_checkpoints_are_released_but_those_kept_and_other_threads(spark
     in this thread, in either mode, but a kept table (still readable) and another thread's."""
     import threading
 
-    from forensics.spark import ONE_PARTITION, _checkpoint_id, materialise, scratch_checkpoints, sql_settings
+    from forensics.spark import ONE_PARTITION, materialise, scratch_checkpoints, sql_settings
+    from forensics.spark.handles import checkpoint_id
 
     persisted = lambda: set(spark.sparkContext._jsc.getPersistentRDDs().keySet())  # noqa: E731
     table = spark.range(40).repartition(4)
@@ -209,7 +210,7 @@ def test_scratch_checkpoints_are_released_but_those_kept_and_other_threads(spark
         other.join()
         during = persisted() - before
     assert len(during) == 4
-    assert persisted() - before == during - {_checkpoint_id(scratch), _checkpoint_id(one)}
+    assert persisted() - before == during - {checkpoint_id(scratch), checkpoint_id(one)}
     assert kept.count() == 12 and elsewhere[0].count() == 9
     for rdd_id in persisted() - before:
         spark.sparkContext._jsc.getPersistentRDDs().get(rdd_id).unpersist(False)
@@ -220,7 +221,7 @@ def test_the_model_runs_beside_the_events_alone_not_the_tables_that_led_to_them(
     the model starts (``scratch_checkpoints``); records no template matched were sampled before."""
     import importlib
 
-    from forensics.spark import _checkpoint_id
+    from forensics.spark.handles import checkpoint_id
 
     analysis = importlib.import_module("forensics.analyze")
     monkeypatch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
@@ -229,7 +230,7 @@ def test_the_model_runs_beside_the_events_alone_not_the_tables_that_led_to_them(
 
     def recording(events, offsets, *args, **kwargs):
         seen["persisted"] = set(spark.sparkContext._jsc.getPersistentRDDs().keySet()) - seen["before"]
-        seen["inputs"] = {_checkpoint_id(events), _checkpoint_id(offsets)}
+        seen["inputs"] = {checkpoint_id(events), checkpoint_id(offsets)}
         return build_model(events, offsets, *args, **kwargs)
 
     monkeypatch.setattr(analysis, "build_model", recording)
@@ -634,7 +635,7 @@ def test_columns_built_once_are_the_same_columns_and_serve_every_query(spark, mo
     second = spark.createDataFrame([("Offset commit",)], "value string")
     assert [row.mark for row in first.select(marked("ommit")).collect()] == ["ommit", None]
     assert [row.mark for row in second.select(marked("ommit")).collect()] == ["ommit"]
-    monkeypatch.setattr(sessions, "KEPT_BUILDS", 2)
+    monkeypatch.setattr("forensics.spark.jobs.KEPT_BUILDS", 2)
     marked("artition")  # a third: the oldest build goes
     assert marked("roup") is not None and builds == ["ommit", "roup", "artition"]
     marked("ommit")
@@ -736,7 +737,7 @@ def test_a_model_too_large_for_a_small_local_heap_builds_its_tables_one_after_an
     another, a job per table and per list, the analysis is the same."""
     import importlib
 
-    spark_module = importlib.import_module("forensics.spark")
+    spark_module = importlib.import_module("forensics.spark.materialise")
     model_module = importlib.import_module("forensics.model")
     analysis = importlib.import_module("forensics.analyze")
     heap = spark._jvm.java.lang.Runtime.getRuntime().maxMemory()
@@ -762,10 +763,11 @@ def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was
     settings are restored afterwards. Input larger than the heap, or of unknown size, keeps
     adaptive execution."""
     from forensics.ingest import ingest
-    from forensics.spark import ONE_PARTITION, STATIC_SHUFFLES, _local_heap, counting_jobs, in_step_with_cores, sql_settings
+    from forensics.spark import ONE_PARTITION, STATIC_SHUFFLES, counting_jobs, in_step_with_cores, sql_settings
+    from forensics.spark.handles import driver_heap
 
     cores = str(max(2, spark.sparkContext.defaultParallelism))
-    heap = _local_heap(spark)
+    heap = driver_heap(spark)
     assert in_step_with_cores(spark, heap) == {**STATIC_SHUFFLES, "spark.sql.shuffle.partitions": cores}
     assert in_step_with_cores(spark, heap + 1) == {} and in_step_with_cores(spark, None) == {}
     with sql_settings(spark, ONE_PARTITION):
@@ -781,7 +783,7 @@ def test_ingest_shuffles_in_step_with_the_cores_and_leaves_the_session_as_it_was
     assert static_jobs <= 7, static_jobs
     assert ingested.accounting["records"] > 0
     assert {key: spark.conf.get(key, None) for key in before} == before
-    monkeypatch.setattr("forensics.spark._local_heap", lambda session: 1)  # the input is larger than the heap
+    monkeypatch.setattr("forensics.spark.handles.driver_heap", lambda session: 1)  # the input is larger than the heap
     with counting_jobs(spark) as jobs:
         adaptive = ingest(spark, paths)
     assert jobs() > static_jobs and adaptive.accounting == ingested.accounting
