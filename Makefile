@@ -47,3 +47,16 @@ clean:
 
 samples: $(STAMP)
 	$(BIN)/python -m forensics.simulate sample_logs
+
+# The Kafka lab (lab/, docs/lab.md): real brokers and clients on 127.0.0.1 regenerate the runs
+# under lab/runs/ and compare the toolkit's analysis with each run's truth.json.
+# `make lab` runs every scenario, `make lab SCENARIO=name` one; `make lab-check` compares the
+# committed runs without regenerating them.
+.PHONY: lab lab-check
+
+lab: $(STAMP)
+	$(BIN)/python -m lab.run $(SCENARIO)
+	$(BIN)/python -m lab.run --check $(SCENARIO)
+
+lab-check: $(STAMP)
+	$(BIN)/python -m lab.run --check $(SCENARIO)
