@@ -35,6 +35,7 @@ How lines are numbered:
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
@@ -48,12 +49,17 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..errors import ForensicsError
+from ..layouts._common import ANY_TIMESTAMP, KAFKA_OPENINGS, LEVELS
 from ..spark import rows_together
 from .read import open_local, read_lines
 
 ROLES = ("time", "host", "source", "level", "logger", "thread", "message")
-KINDS = ("csv", "tsv", "ndjson", "json_array")
-OUTPUT_COLUMNS = ("line", "line_end", *ROLES)
+KINDS = ("csv", "tsv", "ndjson", "json_array", "json_documents")
+ARRAY_KINDS = ("json_array", "json_documents")
+"""Kinds whose entries are placed on their lines by a scan of the text (``element_spans``), several
+of them perhaps on one line: a JSON array, and JSON documents one after another, each over several
+lines (pretty-printed records pasted one below the other)."""
+OUTPUT_COLUMNS = ("line", "line_end", *ROLES, "truncated")
 SNIFF_CHARS = 64 * 1024
 """How much of a file ``sniff_export`` wants to see (decoded text)."""
 SAMPLES = 50
@@ -118,6 +124,8 @@ class ExportLines:
     outside: int
     joined: int = 0
     """Entries joined to the entry before them (``records.with_continuing_entries``), where counted."""
+    truncated: int = 0
+    """Entries a cut paste or download ended inside, read as far as they go, where counted."""
 
 
 # ----------------------------------------------------------------------------- --columns
@@ -188,11 +196,14 @@ def sniff_export(head: str, columns: dict[str, str] | None = None) -> ExportShap
 
 
 def _sniff_delimited(text: str, columns: dict[str, str] | None) -> ExportShape | None:
-    """CSV/TSV: a header row of column names, the usual names (or ``columns``) among them."""
+    """CSV/TSV: a header row of column names, the usual names (or ``columns``) among them; else
+    rows without a header, read by what their cells hold (``_sniff_headerless``)."""
     sep = _delimiter(_first_line(text))
     records = _csv_records(text, sep)
-    if not records or not _header_like(records[0], records[1:], text):
+    if not records:
         return None
+    if not _header_like(records[0], records[1:], text):
+        return _sniff_headerless(text, sep, records, columns)
     header = records[0]
     names = [_clean_name(cell) for cell in header]
     platform = _csv_platform(set(names))
@@ -205,6 +216,76 @@ def _sniff_delimited(text: str, columns: dict[str, str] | None) -> ExportShape |
         return _no_message(columns, header)
     leading_breaks = _LINE_SPLIT.findall(text[: len(text) - len(text.lstrip("\r\n"))])
     return ExportShape("tsv" if sep == "\t" else "csv", platform, roles, tuple(header), 1 + len(leading_breaks))
+
+
+def _sniff_headerless(text: str, sep: str, records: list[list[str]], columns: dict[str, str] | None) -> ExportShape | None:
+    """CSV/TSV rows with no header row (a platform's rows copied without it): every row of the
+    head as wide as the first, its cells quoted (or tab-separated), and the columns told by their
+    values (``_roles_by_values``): a time in every row, and a column of Kafka text. Columns are
+    named by position, ``1`` the first, which ``--columns time=1,message=4`` names. An ordinary
+    log line is none: its first cell is not quoted, and its commas cut rows of any width."""
+    rows = _complete_records(records, text)
+    width = len(rows[0]) if rows else 0
+    if width < 2 or any(len(row) != width for row in rows):
+        return None
+    quoted = text.lstrip("\ufeff\r\n").startswith('"') or sep == "\t"
+    header = tuple(str(i) for i in range(1, width + 1))
+    roles = _roles_by_values(header, rows)
+    if columns:
+        roles.update(_csv_overrides(list(header), list(header), columns))
+    elif not quoted or width < 3 or "time" not in roles:
+        return None
+    if "message" not in roles:
+        return _no_message(columns, header)
+    return ExportShape("tsv" if sep == "\t" else "csv", None, roles, header, 0)
+
+
+def _complete_records(records: list[list[str]], text: str) -> list[list[str]]:
+    """The records of a head whose last record may be cut by the head's end: that one left out
+    where others are there."""
+    if len(records) > 1 and not text.rstrip(" ").endswith(("\n", "\r")):
+        return records[:-1]
+    return records
+
+
+_KAFKA_TEXT = re.compile(
+    rf"{KAFKA_OPENINGS}|org\.apache\.kafka|rdkafka|kafkajs|\[thrd:|\b(?:consumer|partitions?|offsets?|group|generation|coordinator|rebalanc\w*)\b",
+    re.IGNORECASE,
+)
+"""Text a Kafka client or broker writes: a log-context prefix or Kafka's own words. The column
+whose values hold it most is a structured record's message."""
+_TIME_VALUE = re.compile(rf"^\s*(?:{ANY_TIMESTAMP})\s*$")
+_LEVEL_VALUE = re.compile(rf"^\s*(?:{LEVELS}|WARNI?|ERR|DBG|TRC|FINE|CONFIG)\s*$", re.IGNORECASE)
+_HOST_VALUE = re.compile(r"^[A-Za-z0-9][\w.-]{0,252}$")
+
+
+def _roles_by_values(names: Sequence[str], rows: list[list]) -> dict[str, str]:
+    """Role -> column of ``rows`` (lists of cell values, by position in ``names``) told by what
+    the values hold: the message the column with the most values holding Kafka text (the longer
+    on a tie), the time a column whose every value is a time, the level one of levels, the host
+    the first other column of one-word names (one with dots, dashes or digits first: a pod or
+    a host rather than an application's name)."""
+    def values(at: int) -> list[str]:
+        return [str(row[at]) for row in rows if at < len(row) and row[at] is not None and str(row[at]).strip()]
+
+    columns = {name: values(at) for at, name in enumerate(names)}
+    columns = {name: vals for name, vals in columns.items() if vals}
+    roles: dict[str, str] = {}
+    scored = [(sum(bool(_KAFKA_TEXT.search(v)) for v in vals), sum(map(len, vals)) / len(vals), name) for name, vals in columns.items()]
+    best = max(scored, key=lambda s: (s[0], s[1]), default=None)
+    if best and best[0] > 0:
+        roles["message"] = best[2]
+    for name, vals in columns.items():
+        if name in roles.values():
+            continue
+        if "time" not in roles and all(_TIME_VALUE.match(v) for v in vals):
+            roles["time"] = name
+        elif "level" not in roles and all(_LEVEL_VALUE.match(v) for v in vals):
+            roles["level"] = name
+    hosts = [name for name, vals in columns.items() if name not in roles.values() and all(_HOST_VALUE.match(v) and not v.isdigit() for v in vals)]
+    if hosts:
+        roles["host"] = next((n for n in hosts if all(re.search(r"[.\d-]", v) for v in columns[n])), hosts[0])
+    return roles
 
 
 def _first_line(text: str) -> str:
@@ -303,12 +384,14 @@ def _csv_overrides(header: list[str], names: list[str], columns: dict[str, str])
         wanted = _clean_name(column.strip('"'))
         if wanted in names:
             found[role] = header[names.index(wanted)]
+        elif _DIGITS.match(column) and 1 <= int(column) <= len(header):
+            found[role] = header[int(column) - 1]  # by position, 1 the first column
         else:
             missing.append(f"{role}={column}")
     if missing:
         raise ForensicsError(
             f"--columns {', '.join(missing)}: the export's header has no such column.",
-            f"Columns available: {', '.join(header)}.",
+            f"Columns available: {', '.join(header)} (or name them by position, 1 to {len(header)}).",
         )
     return found
 
@@ -327,11 +410,43 @@ def _sniff_ndjson(body: str, columns: dict[str, str] | None) -> ExportShape | No
     """NDJSON: one entry per line inside a platform's envelope (or ``columns`` given)."""
     objects = _ndjson_samples(body)
     if not objects:
-        return None
+        return _sniff_documents(body, columns)
     envelope = _envelope(objects[0])
     if envelope is None and not columns:
         return None
     return _json_shape("ndjson", objects, envelope, columns)
+
+
+def _sniff_documents(body: str, columns: dict[str, str] | None) -> ExportShape | None:
+    """JSON objects one after another, each over several lines (records pasted pretty-printed):
+    read as one document each where a field holds their message (by its name or its Kafka text).
+    A JSON log line per line is the ``json_lines`` layout's, not this."""
+    objects, _ = _documents(body, SAMPLES)
+    if not objects or not all(isinstance(o, dict) for o in objects):
+        return None
+    envelope = _envelope(objects[0])
+    roles = _json_roles(objects, (envelope or (None, ("",)))[1])
+    if "message" not in roles and not columns:
+        return None
+    return _json_shape("json_documents", objects, envelope, columns)
+
+
+def _documents(text: str, limit: int | None = None) -> tuple[list, int]:
+    """The complete JSON values at the top level of ``text`` one after another (up to ``limit``),
+    and where the last of them ends."""
+    decoder = json.JSONDecoder()
+    values, at, end = [], 0, 0
+    while limit is None or len(values) < limit:
+        at = _skip_separator(text, at)
+        if at >= len(text):
+            break
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            break
+        values.append(value)
+        end = at
+    return values, end
 
 
 def _ndjson_samples(body: str) -> list[dict]:
@@ -439,13 +554,51 @@ def _json_shape(kind: str, objects: list[dict], envelope, columns: dict[str, str
 
 
 def _json_roles(objects: list[dict], prefixes: tuple[str, ...]) -> dict[str, str]:
-    """Role -> dotted path of the first usual name found (with a scalar value) in the samples."""
+    """Role -> dotted path of the first usual name found (with a scalar value) in the samples;
+    roles no usual name gives, and a message whose values hold no Kafka text where another
+    field's do, told by what the fields hold at any depth (``_roles_by_values``)."""
     roles: dict[str, str] = {}
     for role, candidates in NAMES.items():
         path = _first_path(objects, [f"{p}.{c}" if p else c for c in candidates for p in prefixes], strings=role == "message")
         if path is not None:
             roles[role] = path
+    paths = [path for path in _scalar_paths(objects) if _under(path, prefixes)]
+    rows = [[_value_at(entry, path) for path in paths] for entry in objects]
+    by_values = _roles_by_values(paths, rows)
+    named_message = roles.get("message")
+    if "message" in by_values and (named_message is None or not _holds_kafka_text(objects, named_message)):
+        roles["message"] = by_values["message"]
+    for role in ("time", "level", "host"):
+        if role not in roles and role in by_values and by_values[role] not in roles.values():
+            roles[role] = by_values[role]
     return roles
+
+
+def _scalar_paths(objects: list[dict], limit: int = 200) -> list[str]:
+    """Dotted paths of the string and number leaves of the samples, in first-seen order."""
+    seen: dict[str, None] = {}
+    for entry in objects:
+        for keys in _leaves(entry, []):
+            hit = _lookup(entry, [k.lower() for k in keys])
+            if hit is not None and _scalar(hit[1], False):
+                seen.setdefault(format_path(keys))
+            if len(seen) >= limit:
+                return list(seen)
+    return list(seen)
+
+
+def _under(path: str, prefixes: tuple[str, ...]) -> bool:
+    keys = [k.lower() for k in parse_path(path)]
+    return any(not p or keys[: len(p.split("."))] == p.split(".") for p in prefixes)
+
+
+def _value_at(entry: dict, path: str):
+    hit = _lookup(entry, [k.lower() for k in parse_path(path)])
+    return hit[1] if hit is not None and _scalar(hit[1], False) else None
+
+
+def _holds_kafka_text(objects: list[dict], path: str) -> bool:
+    return any(isinstance(v, str) and _KAFKA_TEXT.search(v) for v in (_value_at(o, path) for o in objects))
 
 
 def _first_path(objects: list[dict], candidates: list[str], strings: bool = False) -> str | None:
@@ -565,7 +718,7 @@ def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> Data
         if shape.kind in ("csv", "tsv"):
             rows = _read_delimited(delimited[path], shape, listed, numbers[path])
         else:
-            rows = {"ndjson": _read_ndjson, "json_array": _read_json_array}[shape.kind](spark, path, shape)
+            rows = {"ndjson": _read_ndjson, "json_array": _read_json_array, "json_documents": _read_json_array}[shape.kind](spark, path, shape)
         parts.append(rows.select(F.lit(path).alias("uri"), *OUTPUT_COLUMNS))
     return reduce(DataFrame.unionByName, parts)
 
@@ -582,12 +735,14 @@ def export_line_counts(spark: SparkSession, shapes: Mapping[str, ExportShape], r
     (entries joined to the entry before them, ``records.with_continuing_entries``), its count
     too, as ``ExportLines.joined``."""
     physical = reduce(DataFrame.unionByName, [spark.read.text(path).select(F.lit(path).alias("uri")) for path in shapes])
-    arrays = [path for path, shape in shapes.items() if shape.kind == "json_array"]  # elements may share lines: count the lines they cover
+    arrays = [path for path, shape in shapes.items() if shape.kind in ARRAY_KINDS]  # elements may share lines: count the lines they cover
     covered = rows.where(F.col("uri").isin(*arrays)).select("uri", F.explode(F.sequence("line", "line_end")).alias("l")).distinct()
     joined = F.count_if(F.col("joined")) if "joined" in rows.columns else F.lit(0)
+    truncated = F.count_if(F.col("truncated")) if "truncated" in rows.columns else F.lit(0)
     lines, entries, *shared = rows_together([
         physical.groupBy("uri").count(),
-        rows.groupBy("uri").agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("line_end") - F.col("line") + 1).alias("span"), joined.alias("joined")),
+        rows.groupBy("uri").agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("line_end") - F.col("line") + 1).alias("span"),
+                                joined.alias("joined"), truncated.alias("truncated")),
         *([covered.groupBy("uri").count()] if arrays else []),
     ])
     physical_lines = {row["uri"]: row["count"] for row in lines}
@@ -596,10 +751,10 @@ def export_line_counts(spark: SparkSession, shapes: Mapping[str, ExportShape], r
     counts = {}
     for path in shapes:
         stats = of_entries.get(path)
-        n, span, joined_n = (stats["n"], stats["span"] or 0, stats["joined"]) if stats else (0, 0, 0)
+        n, span, joined_n, cut = (stats["n"], stats["span"] or 0, stats["joined"], stats["truncated"]) if stats else (0, 0, 0, 0)
         covering = covered_lines.get(path, 0) if path in arrays else span
         total = physical_lines.get(path, 0)
-        counts[path] = ExportLines(lines=total, entries=n, entry_lines=covering, outside=total - covering, joined=joined_n)
+        counts[path] = ExportLines(lines=total, entries=n, entry_lines=covering, outside=total - covering, joined=joined_n, truncated=cut)
     return counts
 
 
@@ -654,7 +809,7 @@ def _read_delimited(lines: DataFrame, shape: ExportShape, listed: DataFrame, num
     schema = ", ".join(f"{c} string" for c in cells)
     parsed = records.select("line", "line_end", F.from_csv("text", schema, options).alias("cells")).select("line", "line_end", "cells.*")
     blank = F.coalesce(F.trim(F.concat_ws(_FIELD_GLUE, *cells)), F.lit("")) == ""
-    return parsed.where(~blank).select("line", "line_end", *[_cell(shape, cells, role).alias(role) for role in ROLES])
+    return parsed.where(~blank).select("line", "line_end", *[_cell(shape, cells, role).alias(role) for role in ROLES], F.lit(False).alias("truncated"))
 
 
 def _bucket(line: Column) -> Column:
@@ -726,13 +881,29 @@ def _json_fields(value: Column, shape: ExportShape) -> list[Column]:
 
 
 def _read_ndjson(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
-    """One entry per non-blank line; a line that is no JSON object keeps its text as message."""
+    """One entry per non-blank line; a line that is no JSON object keeps its text as message. A
+    line cut before its end (``truncated``) gives the fields written whole before the cut
+    (``_salvaged``)."""
     lines = read_lines(spark, [path], {path: _local_size(path)}).where(F.col("value").rlike(r"\S"))
     value = F.col("value")
-    fields = _json_fields(value, shape)
-    not_json = ~value.rlike(r"^\s*\{")
-    fields[-1] = F.coalesce(F.get_json_object(value, json_path(shape.columns["message"])), F.when(not_json, value)).alias("message")
-    return lines.select(F.col("line"), F.col("line").alias("line_end"), *fields)
+    opens = value.rlike(r"^\s*\{")
+    truncated = opens & F.get_json_object(value, "$").isNull()
+    fields = [F.coalesce(field, F.when(truncated, _salvaged(value, shape.columns.get(role)))).alias(role)
+              for role, field in zip(ROLES, _json_fields(value, shape), strict=True)]
+    message = F.coalesce(F.get_json_object(value, json_path(shape.columns["message"])), F.when(truncated, _salvaged(value, shape.columns["message"])), F.when(~opens, value))
+    fields[-1] = message.alias("message")
+    return lines.select(F.col("line"), F.col("line").alias("line_end"), *fields, truncated.alias("truncated"))
+
+
+def _salvaged(value: Column, path: str | None) -> Column:
+    """The value of the top-level field ``path`` in the text of a JSON object cut before its end,
+    where the field was written whole before the cut (a string decoded, a number as written)."""
+    keys = parse_path(path) if path else []
+    if len(keys) != 1:
+        return _null()
+    written = F.regexp_extract(value, r'"' + re.escape(json.dumps(keys[0])[1:-1]) + r'"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)', 1)
+    decoded = F.from_json(F.concat(F.lit("["), written, F.lit("]")), "array<string>")[0]
+    return F.when(written != "", decoded)
 
 
 def _read_json_array(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
@@ -746,11 +917,71 @@ def _read_json_array(spark: SparkSession, path: str, shape: ExportShape) -> Data
             "Convert it to one entry per line, e.g. jq -c '.[]' in.json > out.ndjson, and read that.",
         )
     with open_local(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
-        spans = element_spans(handle.read())
-    whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
-    elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))
-    where = spark.createDataFrame([(i, a, b) for i, (a, b) in enumerate(spans)], "pos int, line long, line_end long")
-    return elements.join(where, "pos", "left").select("line", "line_end", *_json_fields(F.col("entry"), shape))
+        text = handle.read()
+    spans, closed = _scan(text)
+    if shape.kind == "json_array" and closed:
+        whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
+        elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))
+        where = spark.createDataFrame([(i, a, b) for i, (a, b) in enumerate(spans)], "pos int, line long, line_end long")
+        return elements.join(where, "pos", "left").select("line", "line_end", *_json_fields(F.col("entry"), shape), F.lit(False).alias("truncated"))
+    entries = spark.createDataFrame(cut_elements(text, shape.kind), "line long, line_end long, entry string, truncated boolean")
+    return entries.select("line", "line_end", *_json_fields(F.col("entry"), shape), "truncated")
+
+
+def cut_elements(text: str, kind: str = "json_array") -> list[tuple[int, int, str, bool]]:
+    """(first line, last line, JSON text, cut) of each element of a JSON array cut before its end,
+    or of each JSON document of ``text`` (``kind`` ``json_documents``): the complete ones, then
+    the fields written whole in the one the cut ended (``_salvage``), if any, marked cut."""
+    text = text.lstrip("\ufeff")
+    breaks = [m.end() for m in _LINE_SPLIT.finditer(text)]
+    start = 0
+    if kind == "json_array":
+        start = text.index("[") + 1 if "[" in text else len(text)
+    decoder = json.JSONDecoder()
+    found, at = [], start
+    while True:
+        at = _skip_separator(text, at)
+        if at >= len(text) or text[at] == "]":
+            return found
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError:
+            break
+        found.append((_line_at(breaks, at), _line_at(breaks, end - 1), json.dumps(value), False))
+        at = end
+    partial = _salvage(text[at:].rstrip())
+    if partial is not None:
+        found.append((_line_at(breaks, at), _line_at(breaks, len(text.rstrip()) - 1), json.dumps(partial), True))
+    return found
+
+
+def _line_at(breaks: list[int], offset: int) -> int:
+    """The physical line (1-based) of the character at ``offset``, ``breaks`` the offsets just
+    after each line break."""
+    return bisect.bisect_right(breaks, offset) + 1
+
+
+def _salvage(text: str) -> dict | None:
+    """The fields of a JSON object cut before its end that were written whole before the cut:
+    the object closed after the last of them (None where not even one is whole)."""
+    if not text.startswith("{"):
+        return None
+    depth, ends = 0, []
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            depth -= 1
+        if depth == 1 and token not in ("{", "\n", "\r", "\r\n"):
+            ends.append(match.end())
+    for end in reversed(ends[-64:]):
+        try:
+            value = json.loads(text[:end] + "}")
+        except ValueError:
+            continue
+        return value if isinstance(value, dict) and value else None
+    return None
 
 
 def element_spans(text: str) -> list[tuple[int, int]]:
@@ -759,7 +990,12 @@ def element_spans(text: str) -> list[tuple[int, int]]:
     A regex walks the strings, brackets, scalars and line breaks (LF, CRLF, lone CR); an element
     starts where the depth rises from 1 (inside the array) and ends where it falls back to 1.
     """
-    line, depth, start, spans = 1, 0, 1, []
+    return _scan(text)[0]
+
+
+def _scan(text: str) -> tuple[list[tuple[int, int]], bool]:
+    """``element_spans`` of ``text``, and whether its array is closed (a paste may cut it)."""
+    line, depth, start, spans, closed = 1, 0, 1, [], False
     for match in _JSON_TOKEN.finditer(text.lstrip("\ufeff")):
         token = match.group()
         if token in ("\r\n", "\r", "\n"):
@@ -775,6 +1011,7 @@ def element_spans(text: str) -> list[tuple[int, int]]:
             depth -= 1
             if depth == 1:
                 spans.append((start, line))
+            closed = depth == 0
         elif depth == 1:
             spans.append((first, line))
-    return spans
+    return spans, closed

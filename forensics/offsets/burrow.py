@@ -21,14 +21,22 @@ end at the commit), ``state`` the partition's Burrow status, ``host`` its owner,
 A document is compact (``curl``) or pretty-printed (``jq .``, ``python -m json.tool``): it runs
 from a line opening with ``{`` at column 0 to the line closing it (``}`` at column 0, or the
 same line). A pretty-printed entry's rows sit at its ``"start"`` / ``"end"`` lines, a compact
-document's rows at its line. The document's other lines are ``structure_lines``; a document
-that is not a Burrow status response (malformed, cut, another endpoint) gives nothing and its
-lines stay unparsed.
+document's rows at its line. The document's other lines are ``structure_lines``.
+
+Pastes damage documents (issue 86): a partition entry pasted alone (no response around it), the
+JavaScript literal a Node client prints (keys unquoted, strings in single quotes), a response cut
+before its end, or one a REST client rendered without its commas (``}-`` and ``##`` marks of its
+folding, ``0:`` before each element). Where a document does not parse as a response, its
+complete partition entries are read on their own (``_salvaged``): the repaired text's objects
+holding a ``start`` or ``end`` commit, the group named anywhere in it (or in the request's URL),
+each entry's rows at the ``start`` / ``end`` key lines in document order. A document with no
+complete entry gives nothing and its lines stay unparsed.
 """
 
 from __future__ import annotations
 
 import re
+from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -52,9 +60,15 @@ not come back to that offset since (Burrow's evaluator rule 2)."""
 MESSAGE = r"consumer (?:group )?status returned"
 """The response's ``message`` (``/v3``; ``/v2`` in 0.x adds ``group``)."""
 SNIFF = r'"message"\s*:\s*"' + MESSAGE + '"'
-MARKER = re.compile(rb"status returned")
-"""In every response read (its ``message``, ``MESSAGE``), which Burrow's JSON encoder writes with
-no escapes (``kinds_present``)."""
+_KEY = r"""(?:^|[{{,])\s*["']?{}["']?\s*:"""
+_COMMIT_KEY = r"""(?:^|[{{,])\s*["']?{}["']?\s*:\s*\{{[^{{}}]*["']?offset["']?\s*:"""
+ENTRY_SNIFF = [_KEY.format("topic"), _KEY.format("partition"), _COMMIT_KEY.format("start"), _COMMIT_KEY.format("end")]
+"""Keys every partition entry holds, quoted or not (a bare entry, a JavaScript literal), where a
+key stands (after ``{``, ``,`` or at a line's start), ``start`` and ``end`` each an object with
+its ``offset``."""
+MARKER = re.compile(rb"status returned|[\"']?current_lag[\"']?\s*:|[\"']?start[\"']?\s*:\s*\{")
+"""In every response or partition entry read (its ``message``, ``MESSAGE``; an entry's
+``current_lag`` or ``start``), which Burrow's JSON encoder writes with no escapes (``kinds_present``)."""
 DOC_START = r"^\{"
 DOC_END = r"^\}\s*$"
 COMPACT_END = r"\}\s*$"
@@ -91,8 +105,12 @@ def skip(value: Column) -> Column:
 
 
 def sniff(lines: list[str]) -> bool:
-    """True when the sample holds a Burrow consumer status response's ``message``."""
-    return re.search(SNIFF, "\n".join(lines)) is not None
+    """True when the sample holds a Burrow consumer status response's ``message``, or a document
+    (a line opening with ``{``) whose keys are a partition entry's (a bare or JavaScript-literal entry)."""
+    text = "\n".join(lines)
+    if re.search(SNIFF, text):
+        return True
+    return re.search(r"(?m)^\{", text) is not None and all(re.search(key, text, re.MULTILINE) for key in ENTRY_SNIFF)
 
 
 def _document_lines(lines: DataFrame) -> DataFrame:
@@ -131,20 +149,61 @@ def _entry_lines(which: str) -> Column:
 
 def _responses(lines: DataFrame) -> DataFrame:
     """One row per Burrow status response: its file, first line, ``_lines`` (how many),
-    ``_starts`` / ``_ends`` (entry key lines), ``_snapshot`` and the parsed ``_json``."""
+    ``_starts`` / ``_ends`` (entry key lines), ``_snapshot`` and the parsed ``_json``; a document
+    that is no whole response, with the entries it holds (``_salvaged``)."""
     ordered = F.sort_array(F.collect_list(F.struct(F.col(c.LINE), F.col(c.VALUE))))
-    documents = _document_lines(lines).groupBy(c.SOURCE_FILE, "_doc").agg(
+    any_key = F.regexp_extract(F.col(c.VALUE), ANY_ENTRY_KEY, 1)
+    documents = _document_lines(lines).withColumn("_any_key", F.when(any_key != "", any_key)).groupBy(c.SOURCE_FILE, "_doc").agg(
         F.concat_ws("\n", F.transform(ordered, lambda entry: entry[c.VALUE])).alias("_text"),
         F.count(F.lit(1)).alias("_lines"),
         _entry_lines("start").alias("_starts"),
         _entry_lines("end").alias("_ends"),
+        F.sort_array(F.collect_list(F.when(F.col("_any_key") == "start", F.col(c.LINE)))).alias("_any_starts"),
+        F.sort_array(F.collect_list(F.when(F.col("_any_key") == "end", F.col(c.LINE)))).alias("_any_ends"),
         F.min_by(F.col(c.SNAPSHOT_TS), F.col(c.LINE)).alias("_snapshot"),
     )
     records = F.split(F.trim(F.col("_text")), GLUED)
     parsed = documents.select("*", F.size(records).alias("_records"), F.explode(records).alias("_record")).withColumn(
         "_json", F.from_json(F.col("_record"), RESPONSE_SCHEMA, {"mode": "PERMISSIVE"})
     )
-    return parsed.where(F.col("_json.message").rlike("^" + MESSAGE + "$") & F.col("_json.status").isNotNull())
+    whole = F.coalesce(F.col("_json.message").rlike("^" + MESSAGE + "$") & F.col("_json.status").isNotNull(), F.lit(False))
+    kept = parsed.where(whole).drop("_any_starts", "_any_ends")
+    unread = parsed.where(~whole).groupBy(c.SOURCE_FILE, "_doc").agg(F.count(F.lit(1)).alias("_n"), F.first("_text").alias("_text"),
+        F.first("_lines").alias("_lines"), F.first("_any_starts").alias("_starts"), F.first("_any_ends").alias("_ends"),
+        F.first("_snapshot").alias("_snapshot"), F.max(F.col("_records")).alias("_records"))
+    damaged = unread.where((F.col("_n") == F.col("_records")) & (F.col("_records") == 1))  # no response of the document parsed
+    return kept.unionByName(_salvaged(damaged.drop("_n")), allowMissingColumns=True).drop("_record")
+
+
+ANY_ENTRY_KEY = r"""^\s*(?:#+\s*)?["']?(start|end)["']?\s*:"""
+"""A line opening with a commit's key, at any depth (a damaged document's nesting is not known)."""
+_REPAIRS = (
+    (r"\}-", "}"),  # a REST client's folding marks: "}-" closes, "## " opens a folded line
+    (r"(?m)^#+ *", ""),
+    (r"(?m)^(\s*)\d+:\s*\{", "$1{"),  # an array element's index before it
+    (r"(?m)([{,]\s*|^\s*)([A-Za-z_$][\w$]*)\s*:", "$1\"$2\":"),  # JavaScript's unquoted keys
+    (r"'((?:[^'\\\n]|\\.)*)'", "\"$1\""),  # and single-quoted strings
+    (r"(\"|\d|true|false|null|\}|\])([ \t]*\r?\n\s*[\"{])", "$1,$2"),  # commas a rendering left out
+)
+ENTRY_OBJECT = r"\{(?:[^{}]|\{[^{}]*\})*\}"
+"""An object whose values hold objects of scalars at most: a partition entry (its ``start`` and
+``end``), never the response around it."""
+GROUP = r'"group"\s*:\s*"([^"]+)"'
+URL_GROUP = r"/consumer/([^/\s\"']+)/(?:lag|status)"
+
+
+def _salvaged(documents: DataFrame) -> DataFrame:
+    """Documents that are no whole response, as ``_responses`` rows of their complete partition
+    entries (``_json.status.partitions``, told apart from the entry ``maxlag`` repeats), the
+    group the text names (``status.group``, else the request's URL)."""
+    text = reduce(lambda acc, fix: F.regexp_replace(acc, fix[0], fix[1]), _REPAIRS, F.col("_text"))
+    parsed = F.transform(F.regexp_extract_all(text, F.lit(ENTRY_OBJECT), 0), lambda o: F.from_json(o, _ENTRY, {"mode": "PERMISSIVE"}))
+    entries = F.array_distinct(F.filter(parsed, lambda e: e.isNotNull() & e["topic"].isNotNull() & e["partition"].isNotNull()
+                                        & (e["start"]["offset"].isNotNull() | e["end"]["offset"].isNotNull())))
+    group = F.coalesce(F.nullif(F.regexp_extract(text, GROUP, 1), F.lit("")), F.nullif(F.regexp_extract(text, URL_GROUP, 1), F.lit("")))
+    status = F.struct(F.lit(None).cast("string").alias("cluster"), group.alias("group"), F.lit(None).cast("string").alias("status"), entries.alias("partitions"))
+    json_ = F.struct(F.lit(MESSAGE).alias("message"), status.alias("status"))
+    return documents.withColumn("_json", json_).where(F.size(F.col("_json.status.partitions")) > 0)
 
 
 def structure_lines(lines: DataFrame) -> DataFrame:

@@ -356,7 +356,8 @@ def test_the_stack_trace_is_one_entry(read, case):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_columns_without_a_role_are_null(read, case):
     got = read(EXPORTS / case.file)
-    assert got.rows[0].asDict().keys() == {"line", "line_end", *ROLES}
+    assert got.rows[0].asDict().keys() == {"line", "line_end", *ROLES, "truncated"}
+    assert not any(r["truncated"] for r in got.rows)  # nothing cut in a whole download
     for role in set(ROLES) - set(case.columns):
         assert all(r[role] is None for r in got.rows)
 
@@ -505,7 +506,7 @@ def test_records_are_those_of_pythons_csv_module_in_a_split_file(spark, tmp_path
 def test_column_types(spark, name):
     path = EXPORTS / name
     frame = read_export(spark, str(path), sniff_export(head_of(path)))
-    assert frame.dtypes == [("line", "bigint"), ("line_end", "bigint")] + [(role, "string") for role in ROLES]
+    assert frame.dtypes == [("line", "bigint"), ("line_end", "bigint")] + [(role, "string") for role in ROLES] + [("truncated", "boolean")]
 
 
 EDGES = {
@@ -667,3 +668,89 @@ def test_exports_are_read_by_the_same_spark_jobs_however_many_there_are(spark):
 
     assert len(files) == 10
     assert jobs(files) <= jobs([str(EXPORTS / "kibana_discover.csv")])
+
+
+# ----------------------------------------------------------------------------- structured pastes (issue 86)
+
+STRUCTURED = DATA / "structured"
+
+
+def test_a_headerless_csv_is_sniffed_by_what_its_cells_hold():
+    shape = sniff_export(head_of(STRUCTURED / "headerless_rows.csv"))
+    assert (shape.kind, shape.platform, shape.header_line) == ("csv", None, 0)
+    assert shape.columns == {"time": "1", "host": "2", "message": "4"}  # the host with dots, not the application's name
+
+
+def test_columns_name_a_headerless_csvs_columns_by_position():
+    shape = sniff_export(head_of(STRUCTURED / "headerless_rows.csv"), parse_columns_option("time=1,host=3,message=4"))
+    assert shape.columns == {"time": "1", "host": "3", "message": "4"}
+    with pytest.raises(ForensicsError) as error:
+        sniff_export(head_of(STRUCTURED / "headerless_rows.csv"), parse_columns_option("message=9"))
+    assert "by position, 1 to 4" in str(error.value)
+
+
+def test_columns_by_position_in_a_csv_with_a_header():
+    shape = sniff_export('when,who,what\n2024-03-11T14:02:17.418Z,host-a,"[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n', parse_columns_option("time=1,host=2,message=3"))
+    assert shape.columns == {"time": "when", "host": "who", "message": "what"}
+
+
+@pytest.mark.parametrize("head", [
+    '2024-03-11 14:02:17,418 INFO [Consumer clientId=c-1, groupId=g] (Re-)joining group, again\n2024-03-11 14:02:18,418 INFO x, y\n',
+    '"a","b"\n"c","d"\n',  # quoted, but neither a time nor Kafka text
+    '"2024-03-11T14:02:17Z","host-a","[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n"2024-03-11T14:02:18Z","host-a"\n"x"\n',
+])
+def test_rows_without_a_header_that_are_no_export(head):
+    assert sniff_export(head) is None
+
+
+def test_a_json_field_holding_kafka_text_is_the_message_whatever_its_name():
+    shape = sniff_export(head_of(STRUCTURED / "cut_array.json"))
+    assert (shape.kind, shape.columns) == ("json_array", {"time": "ts", "host": "pod", "message": "text"})
+
+
+def test_a_json_array_cut_before_its_end_gives_its_complete_elements_and_what_parses_of_the_cut_one(spark):
+    path = STRUCTURED / "cut_array.json"
+    shape = sniff_export(head_of(path))
+    frame = read_export(spark, str(path), shape)
+    rows = sorted(frame.collect(), key=lambda r: r["line"])
+    assert [(r["line"], r["line_end"], r["truncated"]) for r in rows] == [(2, 2, False), (3, 3, False), (4, 4, True)]
+    assert rows[1]["message"] == "[Consumer clientId=ledger-main, groupId=ledger-settle] (Re-)joining group"
+    assert rows[2]["message"].endswith("Adding newly assigned partitions: settlements-1") and rows[2]["host"] == "ledger-7c9d-2kq4x"
+    count = export_line_count(spark, str(path), shape, frame)
+    assert (count.lines, count.entries, count.outside, count.truncated) == (4, 3, 1, 1)
+
+
+def test_an_ndjson_line_cut_before_its_end_gives_the_fields_written_whole(spark):
+    path = STRUCTURED / "cut_lines.ndjson"
+    shape = sniff_export(head_of(path))
+    assert shape.platform == "cloudwatch"
+    frame = read_export(spark, str(path), shape)
+    rows = sorted(frame.collect(), key=lambda r: r["line"])
+    assert [(r["line"], r["truncated"], r["time"], r["host"]) for r in rows] == [
+        (1, False, "2025-02-03T09:41:05.870Z", "ledger/ledger-main/6c1e"),
+        (2, True, "2025-02-03T09:41:09.004Z", "ledger/ledger-main/6c1e"),
+    ]
+    assert rows[1]["message"] == "[Consumer clientId=ledger-main, groupId=ledger-settle] Adding newly assigned partitions: settlements-1"
+    assert export_line_count(spark, str(path), shape, frame).truncated == 1
+
+
+def test_pretty_printed_json_records_one_after_another_are_one_entry_each(spark):
+    path = STRUCTURED / "documents.json"
+    shape = sniff_export(head_of(path))
+    assert (shape.kind, shape.columns) == ("json_documents", {"time": "when", "host": "origin.pod", "message": "body.rendered"})
+    frame = read_export(spark, str(path), shape)
+    rows = sorted(frame.collect(), key=lambda r: r["line"])
+    assert [(r["line"], r["line_end"], r["host"]) for r in rows] == [(1, 5, "ledger-7c9d-2kq4x"), (6, 10, "ledger-7c9d-2kq4x")]
+    count = export_line_count(spark, str(path), shape, frame)
+    assert (count.lines, count.entries, count.outside) == (10, 2, 0)
+
+
+def test_a_headerless_csv_read_at_its_lines(spark):
+    path = STRUCTURED / "headerless_rows.csv"
+    shape = sniff_export(head_of(path))
+    frame = read_export(spark, str(path), shape)
+    rows = sorted(frame.collect(), key=lambda r: r["line"])
+    assert [(r["line"], r["host"][:12]) for r in rows] == [(1, "ip-10-7-2-19"), (2, "ip-10-7-2-19"), (3, "ip-10-7-2-19"), (4, "ip-10-7-2-23")]
+    assert rows[2]["message"].startswith("[Consumer clientId=ledger-main, groupId=ledger-settle] Successfully joined group")
+    count = export_line_count(spark, str(path), shape, frame)
+    assert (count.lines, count.entries, count.outside) == (4, 4, 0)
