@@ -202,7 +202,7 @@ class Broker:
         stdout = open(self.data / "stdout.log", "w")
         self.proc = subprocess.Popen(
             ["java", "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-             self._log_flag(log_config), "-cp", self._cp, "kafka.Kafka", str(config)],
+             f"-Dforensics.lab.workdir={self.workdir.resolve()}", self._log_flag(log_config), "-cp", self._cp, "kafka.Kafka", str(config)],
             stdout=stdout, stderr=subprocess.STDOUT, start_new_session=True,
         )
         stdout.close()

@@ -44,12 +44,27 @@ def run_scenarios(names: list[str], clients: list[str], root: Path = RUNS) -> in
             except Exception as error:  # one scenario's failure must not hide the others'
                 failures += 1
                 first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                print(f"{name} {client}-{version}: FAILED after {time.monotonic() - t0:.0f} s: {first}", flush=True)
+                kept = _set_aside(run_dir)
+                print(f"{name} {client}-{version}: FAILED after {time.monotonic() - t0:.0f} s: {first} "
+                      f"(its partial output: {kept})", flush=True)
                 continue
             print(f"{name} {client}-{version}: {time.monotonic() - t0:.0f} s, "
                   f"lost {_count(result['lost'])}, duplicated {_count(result['duplicated'])}", flush=True)
     print(f"lab: {time.monotonic() - started:.0f} s, {failures} failed", flush=True)
     return 1 if failures else 0
+
+
+def _set_aside(run_dir: Path) -> Path:
+    """Move a failed run's partial output out of lab/runs (a run without truth.json is no fixture)
+    into the cache's `failed/`, where it can still be read."""
+    from .maven import cache_dir
+
+    target = cache_dir() / "failed" / run_dir.parent.name / f"{run_dir.name}-{int(time.time())}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(run_dir), str(target))
+    if not any(run_dir.parent.iterdir()):
+        run_dir.parent.rmdir()
+    return target
 
 
 def _count(ranges: list[dict]) -> int:

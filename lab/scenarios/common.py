@@ -83,11 +83,13 @@ class Lab:
                 raise TimeoutError(f"only {self.produced_count()} of {n} records acknowledged in {timeout:.0f} s")
             time.sleep(0.1)
 
-    def wait_caught_up(self, timeout: float = 60, partitions: set[int] | None = None) -> None:
-        """Until every acked record (of `partitions`, default all) has been processed by someone."""
+    def wait_caught_up(self, timeout: float = 60, partitions: set[int] | None = None, from_offset: int = 0) -> None:
+        """Until every acked record (of `partitions`, default all; at `from_offset` or later: the
+        records below a deletion point may be lost for good) has been processed by someone."""
         deadline = time.monotonic() + timeout
         while True:
-            wanted = {k for k in truth.produced(self.run_dir) if partitions is None or k[1] in partitions}
+            wanted = {k for k in truth.produced(self.run_dir)
+                      if (partitions is None or k[1] in partitions) and k[2] >= from_offset}
             missing = wanted - self.processed_keys()
             if not missing:
                 return

@@ -4,6 +4,7 @@ Small timeouts (session 6 s, max.poll.interval 5-10 s) keep each run well under 
 """
 from __future__ import annotations
 
+import re
 import signal
 import time
 
@@ -33,13 +34,30 @@ def _scale_out(lab: Lab, settings: dict, name: str, **finish):
     producer = lab.producer(count=100000, rate=100).start()
     lab.wait_produced(200)
     for i, member in enumerate(("c2", "c3")):
-        lab.consumer(member, **settings).start().wait_status(r"now \[.+\]", timeout=60)
+        _join_under_load(lab, producer, lab.consumer(member, **settings).start())
         lab.dump_group(members=i == 1)
         lab.wait_produced(lab.produced_count() + 200)
     producer.command("stop")
     producer.proc.wait(timeout=30)
     _settle(lab, [c1], 2.5)
     return lab.finish(name, **finish)
+
+
+def _join_under_load(lab: Lab, producer, member, records: int = 150, timeout: float = 60) -> None:
+    """Until `member` has its first partitions, records flowing meanwhile; on a slow machine the
+    producer pauses after `records` more, so the run's size does not grow with the join's time."""
+    target = lab.produced_count() + records
+    paused = False
+    deadline = time.monotonic() + timeout
+    while not any(re.search(r"now \[.+\]", line) for line in member.statuses()):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{member.name} got no partition within {timeout:.0f} s")
+        if not paused and lab.produced_count() >= target:
+            producer.command("pause")
+            paused = True
+        time.sleep(0.1)
+    if paused:
+        producer.command("resume")
 
 
 @scenario("healthy_scale_out", [(CLIENT, "4.4.0"), (CLIENT, "2.8.2")])
@@ -92,7 +110,7 @@ def partitions_added_latest(run_dir, client, version):
     no committed offset, starts the new partition at its log end: its first records are lost."""
     with Lab(run_dir, client, version, partitions=1) as lab:
         c1, = _start(lab, ["c1"], commit="sync", reset="latest", prop_metadata_max_age_ms=8000)
-        producer = lab.producer(count=1500, rate=50, prop_metadata_max_age_ms=1000).start()
+        producer = lab.producer(count=100000, rate=50, prop_metadata_max_age_ms=1000).start()
         lab.wait_produced(100)
         lab.broker.tool("kafka-topics", "--bootstrap-server", "{bootstrap}", "--alter", "--topic", lab.topic,
                         "--partitions", "2")
@@ -264,20 +282,31 @@ def _out_of_range(run_dir, client, version, reset: str, name: str):
                      prop_max_partition_fetch_bytes=1024, prop_fetch_max_bytes=1024)
         producer = lab.producer(count=600, rate=200).start()
         producer.proc.wait(timeout=60)
-        time.sleep(2)
+        time.sleep(1)
         end = lab.produced_count()
         lab.dump_group()
         lab.dump_end_offsets()
+        # the handler stalls (no fetch) while the records 100 past its position are deleted, so
+        # its next fetch is out of range whatever the machine's speed
+        c1.command("sleep 20000")
+        c1.wait_status(r"^stalling", timeout=30)
+        position = max(offset for _, _, offset in lab.processed_keys()) + 1
+        cut = min(end - 50, position + 100)
         lab.broker.tool("kafka-delete-records", "--bootstrap-server", "{bootstrap}", "--offset-json-file",
-                        _offsets_file(lab, end - 150))
-        time.sleep(6)
+                        _offsets_file(lab, cut))
         lab.dump_end_offsets()
+        c1.wait_status(r"^stalled", timeout=40)
         producer2 = lab.producer(name="producer", count=100, rate=100).start()
         producer2.proc.wait(timeout=60)
-        time.sleep(5) if reset == "latest" else _settle(lab, [c1])
+        if reset == "latest":
+            time.sleep(5)
+        else:  # what the member had not reached below the new log start is never processed
+            lab.wait_caught_up(from_offset=cut)
+            time.sleep(1)
         return lab.finish(
             name, forbid_verdicts=["duplication"],
             expect_findings=lambda lost, dup: ranges_as_findings(lost, "out_of_range_reset", "loss"),
+            notes=f"c1 stalled at offset {position}; records deleted up to {cut} of {end}; 100 more produced",
         )
 
 

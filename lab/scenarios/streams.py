@@ -6,8 +6,9 @@ The driver (`lab/drivers/java/streams/StreamsDriver.java`) journals each process
 (`journal/attempts-<instance>.jsonl`) and forwards a journal record to an output topic; the
 records read back from that topic with read_committed are what took effect, and become
 `journal/processed-<thread>.jsonl` (the truth): an attempt aborted under exactly-once is not
-processing that happened. `journal/counts.json` keeps, per key, the store's count chain (each
-record's count before and after) so a store that lost state shows as a broken chain.
+processing that happened. Each effective record carries the key's count before and after it, so a
+store that lost state shows as a broken count chain: truth.json's `state_breaks` lists every break
+and `store_counts` each key's records and final count.
 """
 from __future__ import annotations
 
@@ -120,6 +121,7 @@ class StreamsLab:
         jars = streams_jars(variant.streams)
         self.classpath = maven.classpath([maven.javac_build(DRIVER, jars), *jars])
         self.procs: dict[str, subprocess.Popen] = {}
+        self.helper: subprocess.Popen | None = None
         self.produced = 0
         self.expired: list[str] = []
         """Instances the fault leaves to the coordinator's session expiry, in order."""
@@ -241,6 +243,14 @@ class StreamsLab:
             raise RuntimeError(f"{instance} did not close within {timeout:.0f} s")
 
     def close(self) -> None:
+        helper = self.helper
+        if helper is not None:
+            helper.stdin.close()
+            try:
+                helper.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(helper.pid, signal.SIGKILL)
+                helper.wait()
         for instance in list(self.procs):
             proc = self.procs.pop(instance)
             if proc.poll() is None:
@@ -256,16 +266,23 @@ class StreamsLab:
         return sorted(p for p in root.iterdir() if re.fullmatch(r"\d+_\d+", p.name)) if root.exists() else []
 
     # ------------------------------------------------------------------ records
+    def _helper(self, command: str, timeout: float = 120) -> None:
+        """One command to the run's helper JVM (`StreamsDriver serve`: producing and dumping)."""
+        if self.helper is None:
+            self.helper = subprocess.Popen(
+                self._java("serve", f"bootstrap={self.broker.bootstrap}", log_flag=self._tool_log()),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.work / "helper.stderr", "w"),
+                text=True, start_new_session=True)
+        self.helper.stdin.write(command + "\n")
+        self.helper.stdin.flush()
+        answer = self.helper.stdout.readline().strip()
+        if answer != "ok":
+            raise RuntimeError(f"{command.split()[0]} failed: {answer or 'the helper exited'}")
+
     def produce(self, count: int, pause_ms: int = 0) -> None:
         """Produce `count` keyed records (acked offsets go to journal/produced.jsonl)."""
-        proc = subprocess.run(
-            self._java("produce", f"bootstrap={self.broker.bootstrap}", f"topic={INPUT}", f"count={count}",
-                       f"first={self.produced}", f"keys={KEYS}", f"pause.ms={pause_ms}", f"journal={self.journal}",
-                       log_flag=self._tool_log()),
-            capture_output=True, text=True, timeout=120,
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"producer failed: {proc.stderr[-2000:]}")
+        self._helper(f"produce topic={INPUT} count={count} first={self.produced} keys={KEYS} pause.ms={pause_ms} "
+                     f"journal={self.journal}")
         self.produced += count
 
     def attempted(self) -> set[tuple[str, int, int]]:
@@ -275,7 +292,7 @@ class StreamsLab:
                 seen.add((record["topic"], record["partition"], record["offset"]))
         return seen
 
-    def wait_processed(self, timeout: float = 60, settle: float = 2.5) -> None:
+    def wait_processed(self, timeout: float = 60, settle: float = 1.5) -> None:
         """Until every acked record has been processed, then `settle` seconds for a commit."""
         want = set(truth.produced(self.run_dir))
         deadline = time.monotonic() + timeout
@@ -312,18 +329,13 @@ class StreamsLab:
         """The journal records that took effect: the output topic read with read_committed."""
         out = self.work / "committed.jsonl"
         out.unlink(missing_ok=True)
-        proc = subprocess.run(
-            self._java("dump", f"bootstrap={self.broker.bootstrap}", f"topic={OUTPUT}", f"out={out}", log_flag=self._tool_log()),
-            capture_output=True, text=True, timeout=120,
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"dump of {OUTPUT} failed: {proc.stderr[-2000:]}")
+        self._helper(f"dump topic={OUTPUT} out={out}")
         return [json.loads(line) for line in out.read_text().splitlines() if line.strip()] if out.exists() else []
 
     def write_journals(self, records: list[dict]) -> list[dict]:
-        """processed-<thread>.jsonl from the effective records; counts.json with each key's
-        count chain; returns the chain breaks (a record whose count before is not the count
-        after the key's previous effective record: the store lost or invented state)."""
+        """processed-<thread>.jsonl from the effective records; returns the count chains' breaks
+        (a record whose count before is not the count after the key's previous effective record:
+        the store lost or invented state) and per key its records, final count and breaks."""
         by_member = defaultdict(list)
         by_key = defaultdict(list)
         for record in records:
@@ -347,9 +359,8 @@ class StreamsLab:
                                        "expected_before": previous, "before": record["before"]})
                 previous = record["after"]
             breaks.extend(key_breaks)
-            summary.append({"key": key, "records": len(chain), "final_count": previous, "breaks": key_breaks})
-        (self.journal / "counts.json").write_text(json.dumps(summary, indent=1) + "\n")
-        return breaks
+            summary.append({"key": key, "records": len(chain), "final_count": previous, "breaks": len(key_breaks)})
+        return breaks, summary
 
     def attempts_compacted(self) -> None:
         """Attempts keep member, task and offset only, so they compact into ranges."""
@@ -392,12 +403,14 @@ def streams_group_leaves(server_log: Path) -> list[str]:
 
 
 def broker_generations(server_log: Path) -> list[int]:
-    """Generations (classic) or group epochs (streams protocol) the coordinator logged for the app."""
+    """The generations the coordinator stabilized (classic), or the group epochs it moved members'
+    assignments to (KIP-1071: epochs bumped while the topology's internal topics were still missing
+    assign nothing and are not counted)."""
     text = server_log.read_text(errors="replace") if server_log.exists() else ""
     found = set()
     for pattern in (
         rf"Stabilized group {APP} generation (\d+)",
-        rf"\[GroupId {APP}\](?:\[MemberId [^\]]*\])? Bumped streams group epoch to (\d+)",
+        rf"\[GroupId {APP}\]\[MemberId [^\]]*\] Member's new assignment state: epoch=(\d+)",
     ):
         found.update(int(m) for m in re.findall(pattern, text))
     return sorted(found)
@@ -437,7 +450,7 @@ def _run(run_dir: Path, version: str, scenario_name: str, steps, *, guarantee: s
         finally:
             lab.close()
     shutil.rmtree(run_dir / ".broker-aux", ignore_errors=True)
-    breaks = lab.write_journals(records)
+    breaks, counts = lab.write_journals(records)
     lab.attempts_compacted()
     logged = session_expiries(run_dir / "broker" / "server.log", before=final_stop)
     if logged != sorted(set(lab.expired)):
@@ -449,7 +462,7 @@ def _run(run_dir: Path, version: str, scenario_name: str, steps, *, guarantee: s
         expect_rebalance_generations=broker_generations(run_dir / "broker" / "server.log"),
         broker_version=variant.broker,
         settings={"processing.guarantee": guarantee, "num.standby.replicas": standbys, "group.protocol": variant.protocol},
-        state_breaks=breaks, notes=" ".join(filter(None, [notes, action])),
+        state_breaks=breaks, store_counts=counts, notes=" ".join(filter(None, [notes, action])),
     )
 
 

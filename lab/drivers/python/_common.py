@@ -32,12 +32,18 @@ def consumer_arguments(description: str) -> argparse.Namespace:
     parser.add_argument("--log", default="stderr", choices=["stderr", "logger"],
                         help="librdkafka only: its own stderr lines, or the app's logging logger")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO"])
+    parser.add_argument("--log-format", default="default", choices=sorted(FORMATS),
+                        help="basicConfig's default layout, or a team's usual one with a time")
     return parser.parse_args()
 
 
-def basic_logging(level: str) -> None:
-    """logging.basicConfig as an application that only turns its level up does (default format)."""
-    logging.basicConfig(level=getattr(logging, level))
+FORMATS = {"default": logging.BASIC_FORMAT, "asctime": "%(asctime)s %(levelname)s %(name)s %(message)s"}
+"""basicConfig's default `LEVEL:name:message` (no time), or the logging cookbook's form with one."""
+
+
+def basic_logging(level: str, layout: str = "default") -> None:
+    """logging.basicConfig as an application that turns its level up does, in `layout`."""
+    logging.basicConfig(level=getattr(logging, level), format=FORMATS[layout])
 
 
 class Journal:

@@ -49,7 +49,7 @@ async def consume(args, stop: Stop) -> None:
 
 def main() -> None:
     args = consumer_arguments(__doc__)
-    basic_logging(args.log_level)
+    basic_logging(args.log_level, args.log_format)
     asyncio.run(consume(args, Stop()))
 
 

@@ -19,7 +19,7 @@ def generation(consumer: KafkaConsumer) -> int | None:
 
 def main() -> None:
     args = consumer_arguments(__doc__)
-    basic_logging(args.log_level)
+    basic_logging(args.log_level, args.log_format)
     stop = Stop()
     consumer = KafkaConsumer(
         *args.topic,

@@ -28,7 +28,7 @@ def main() -> None:
         "debug": "cgrp,topic,fetch",
     }
     if args.log == "logger":
-        basic_logging("DEBUG")
+        basic_logging("DEBUG", args.log_format)
         config["logger"] = logging.getLogger("consumer")
     consumer = Consumer(config)
     consumer.subscribe(args.topic)

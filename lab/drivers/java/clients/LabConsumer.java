@@ -105,7 +105,14 @@ public final class LabConsumer {
                             log.warn("Commit of revoked partitions {} failed: {}", partitions, e.toString());
                         }
                     }
+                    forget(partitions);
                     status("revoked " + partitions);
+                }
+
+                /** A correct application forgets what it processed of a partition it gave up;
+                 *  the deferred (zombie) mode does not. */
+                private void forget(Collection<TopicPartition> partitions) {
+                    if (!commit.equals("deferred")) processed.keySet().removeAll(partitions);
                 }
 
                 @Override
@@ -116,6 +123,7 @@ public final class LabConsumer {
 
                 @Override
                 public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                    forget(partitions);
                     status("lost " + partitions);
                 }
             });

@@ -63,7 +63,8 @@ public final class StreamsDriver {
             case "run": run(args); break;
             case "produce": produce(args); break;
             case "dump": dump(args); break;
-            default: throw new IllegalArgumentException("usage: StreamsDriver run|produce|dump key=value...");
+            case "serve": serve(args); break;
+            default: throw new IllegalArgumentException("usage: StreamsDriver run|produce|dump|serve key=value...");
         }
     }
 
@@ -234,6 +235,33 @@ public final class StreamsDriver {
                 if (pauseMs > 0) Thread.sleep(pauseMs);
             }
             producer.flush();
+        }
+    }
+
+    /**
+     * One JVM for the run's producing and dumping: reads commands from stdin, one a line
+     * ({@code produce key=value...}, {@code dump key=value...}), answers {@code ok} or
+     * {@code error <message>} on stdout, so each step costs no JVM start.
+     */
+    static void serve(Map<String, String> defaults) throws Exception {
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] words = line.trim().split(" ");
+            Map<String, String> args = new HashMap<>(defaults);
+            for (int i = 1; i < words.length; i++) {
+                int eq = words[i].indexOf('=');
+                if (eq > 0) args.put(words[i].substring(0, eq), words[i].substring(eq + 1));
+            }
+            try {
+                if (words[0].equals("produce")) produce(args);
+                else if (words[0].equals("dump")) dump(args);
+                else throw new IllegalArgumentException("unknown command " + words[0]);
+                System.out.println("ok");
+            } catch (Exception e) {
+                System.out.println("error " + String.valueOf(e).replace('\n', ' '));
+            }
+            System.out.flush();
         }
     }
 
