@@ -57,8 +57,19 @@ def _run(debug: bool, action: Callable[[], None]) -> None:
         if debug:
             raise
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:400]
-        click.echo(f"forensics: error: {type(exc).__name__}: {first} (run with --debug for the trace)", err=True)
+        ended = _driver_ended()
+        cause = f" {ended}" if ended else ""
+        click.echo(f"forensics: error: {type(exc).__name__}: {first}{cause} (run with --debug for the trace)", err=True)
         sys.exit(1)
+
+
+def _driver_ended() -> str | None:
+    """``spark.driver_ended`` where pyspark was loaded (it is not for a report from saved JSON)."""
+    if "pyspark" not in sys.modules:
+        return None
+    from .spark import driver_ended
+
+    return driver_ended()
 
 
 def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None):

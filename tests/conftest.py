@@ -82,6 +82,8 @@ def pytest_runtest_makereport(item, call):
     reported in one line that names where the whole error is, not as a copy of it each."""
     outcome = yield
     report = outcome.get_result()
+    if report.failed:
+        _name_a_dead_driver(item, report)
     if call.when != "setup" or call.excinfo is None or not report.failed:
         return
     error = call.excinfo.value
@@ -89,6 +91,20 @@ def pytest_runtest_makereport(item, call):
     if first != item.nodeid:
         summary = (str(error).strip().splitlines() or [""])[0][:200]
         report.longrepr = f"the shared fixture this test uses failed earlier, shown in full at {first}: {type(error).__name__}: {summary}"
+
+
+def _name_a_dead_driver(item, report) -> None:
+    """A test that failed because the shared session's driver JVM is gone says why
+    (``spark.driver_ended``: under memory pressure, the kernel's out-of-memory killer), and the
+    run stops there instead of failing every later test on a closed socket."""
+    if "pyspark" not in sys.modules:
+        return
+    from forensics.spark import driver_ended
+
+    ended = driver_ended()
+    if ended:
+        report.sections.append(("Spark driver", ended))
+        item.session.shouldstop = f"the shared Spark session is gone: {ended}"
 
 
 def analyze_cli_sample() -> subprocess.CompletedProcess:

@@ -80,6 +80,7 @@ from .session import (  # noqa: F401
     DRIVER_MEMORY_SHARE,
     LOG4J2_CONFIG,
     MASTER_ENV,
+    driver_ended,
     get_session,
     local_driver_memory,
     master_endpoints,

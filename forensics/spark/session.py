@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import warnings
 from contextlib import nullcontext
@@ -151,6 +152,24 @@ def running_session():
     from pyspark.sql import SparkSession
 
     return SparkSession.getActiveSession() or handles.started_session()
+
+
+def driver_ended() -> str | None:
+    """Why the local driver JVM this process started is gone, in one sentence, or None while it
+    runs (or where there is none). py4j only sees its socket closed ("Connection reset by
+    peer", "Answer from Java side is empty"); a JVM killed by SIGKILL was, on Linux, most often
+    chosen by the kernel's out-of-memory killer, as when several Spark drivers share a machine."""
+    if not handles.driver_jvm_started():
+        return None
+    code = handles.driver_jvm_process().poll()
+    if code is None:
+        return None
+    if code == -signal.SIGKILL:
+        return ("The Spark driver JVM was killed (SIGKILL), most likely by the kernel's out-of-memory killer: "
+                "other processes, another Spark driver among them, left too little memory.")
+    if code < 0:
+        return f"The Spark driver JVM was ended by signal {signal.Signals(-code).name}."
+    return f"The Spark driver JVM exited with status {code}."
 
 
 CONNECT_WINDOW_WARNING = r"WARN WindowExpression: No Partition Defined"
