@@ -49,7 +49,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..errors import ForensicsError
-from ..layouts._common import ANY_TIMESTAMP, KAFKA_OPENINGS, LEVELS
+from ..layouts._common import ANY_TIMESTAMP, KAFKA_OPENINGS, KAFKAJS_NAMESPACE, LEVELS
 from ..spark import rows_together
 from .read import open_local, read_lines
 
@@ -249,11 +249,13 @@ def _complete_records(records: list[list[str]], text: str) -> list[list[str]]:
 
 
 _KAFKA_TEXT = re.compile(
-    rf"{KAFKA_OPENINGS}|org\.apache\.kafka|rdkafka|kafkajs|\[thrd:|\b(?:consumer|partitions?|offsets?|group|generation|coordinator|rebalanc\w*)\b",
-    re.IGNORECASE,
+    rf"{KAFKA_OPENINGS}|org\.apache\.kafka|o\.a\.k\.|rdkafka|kafkajs|\[thrd:|{KAFKAJS_NAMESPACE}|"
+    r"\b(?:Setting (?:offset|newly assigned partitions)|(?:Revoke|Adding newly|Lost) (?:previously )?assigned partitions|"
+    r"(?:Successfully )?joined (?:the )?group|(?:Discovered|Found) group coordinator|Heartbeat failed|Attempt to heartbeat)\b"
 )
-"""Text a Kafka client or broker writes: a log-context prefix or Kafka's own words. The column
-whose values hold it most is a structured record's message."""
+"""Text only a Kafka client or broker writes: a log-context prefix, a Kafka class, a client's
+name or namespace, the group protocol's steps in their clients' words. The column whose values
+hold it most is a structured record's message."""
 _TIME_VALUE = re.compile(rf"^\s*(?:{ANY_TIMESTAMP})\s*$")
 _LEVEL_VALUE = re.compile(rf"^\s*(?:{LEVELS}|WARNI?|ERR|DBG|TRC|FINE|CONFIG)\s*$", re.IGNORECASE)
 _HOST_VALUE = re.compile(r"^[A-Za-z0-9][\w.-]{0,252}$")
@@ -421,13 +423,16 @@ def _sniff_documents(body: str, columns: dict[str, str] | None) -> ExportShape |
     """JSON objects one after another, each over several lines (records pasted pretty-printed):
     read as one document each where a field holds their message (by its name or its Kafka text).
     A JSON log line per line is the ``json_lines`` layout's, not this."""
-    objects, _ = _documents(body, SAMPLES)
-    if not objects or not all(isinstance(o, dict) for o in objects):
+    objects, end = _documents(body, SAMPLES)
+    if not objects or not all(isinstance(o, dict) for o in objects) or "\n" not in body[:end].strip():
+        return None  # a JSON line, damaged after its object (a stray brace), is the json_lines layout's
+    one_line = [o for o in _LINE_SPLIT.split(body[:end]) if o.strip().startswith("{") and o.strip().endswith("}")]
+    if one_line:
         return None
     envelope = _envelope(objects[0])
     roles = _json_roles(objects, (envelope or (None, ("",)))[1])
-    if "message" not in roles and not columns:
-        return None
+    if not columns and not ({"message", "time"} <= roles.keys() and _holds_kafka_text(objects, roles["message"])):
+        return None  # records of a log hold a time and Kafka's text; other JSON documents (test labels, results) are none
     return _json_shape("json_documents", objects, envelope, columns)
 
 
