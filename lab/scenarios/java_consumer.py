@@ -65,7 +65,8 @@ def healthy_scale_out(run_dir, client, version):
     """A control: one member, then two more join under load (cooperative-sticky; commitSync after
     each batch and of the revoked partitions in onPartitionsRevoked). Nothing lost, nothing twice."""
     with Lab(run_dir, client, version, partitions=4) as lab:
-        settings = dict(commit="sync", assignor="cooperative-sticky", delay_ms=5)
+        # a session long enough that a starved machine's late heartbeat does not expire a member
+        settings = dict(commit="sync", assignor="cooperative-sticky", delay_ms=5, session_ms=20000)
         return _scale_out(lab, settings, "healthy_scale_out", forbid_verdicts=DAMAGE)
 
 
