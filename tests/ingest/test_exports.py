@@ -754,3 +754,18 @@ def test_a_headerless_csv_read_at_its_lines(spark):
     assert rows[2]["message"].startswith("[Consumer clientId=ledger-main, groupId=ledger-settle] Successfully joined group")
     count = export_line_count(spark, str(path), shape, frame)
     assert (count.lines, count.entries, count.outside) == (4, 4, 0)
+
+
+def test_columns_by_position_read_a_headerless_csv_into_kafka_records(spark):
+    """``--columns time=1,host=3,message=4`` on rows without a header: each row a record of its
+    line, the host the third column's (the application's name here, as the option says)."""
+    from forensics.ingest import ingest
+    from tests.helpers import as_small_incident
+
+    path = STRUCTURED / "headerless_rows.csv"
+    with as_small_incident(spark):
+        result = ingest(spark, [str(path)], columns=parse_columns_option("time=1,host=3,message=4"))
+    rows = {r["line"]: r for r in result.records.select("line", "host", "message").collect()}
+    assert {2, 3, 4} <= rows.keys() and {rows[n]["host"] for n in rows} == {"ledger"}  # line 1 names no client: ingest's to tell
+    assert rows[2]["message"] == "[Consumer clientId=ledger-main, groupId=ledger-settle] Adding newly assigned partitions: settlements-1"
+    assert result.accounting["lines"] == 4 and result.accounting["unparsed"] == 0
