@@ -35,7 +35,9 @@ def _scale_out(lab: Lab, settings: dict, name: str, **finish):
     lab.wait_produced(200)
     for i, member in enumerate(("c2", "c3")):
         _join_under_load(lab, producer, lab.consumer(member, **settings).start())
+        producer.command("pause")  # the dump's JVM start is slow on a busy machine: no records meanwhile
         lab.dump_group(members=i == 1)
+        producer.command("resume")
         lab.wait_produced(lab.produced_count() + 200)
     producer.command("stop")
     producer.proc.wait(timeout=30)
@@ -43,7 +45,7 @@ def _scale_out(lab: Lab, settings: dict, name: str, **finish):
     return lab.finish(name, **finish)
 
 
-def _join_under_load(lab: Lab, producer, member, records: int = 150, timeout: float = 60) -> None:
+def _join_under_load(lab: Lab, producer, member, records: int = 150, timeout: float = 180) -> None:
     """Until `member` has its first partitions, records flowing meanwhile; on a slow machine the
     producer pauses after `records` more, so the run's size does not grow with the join's time."""
     target = lab.produced_count() + records
@@ -279,7 +281,8 @@ def kill9_no_leave(run_dir, client, version):
 def _out_of_range(run_dir, client, version, reset: str, name: str):
     with Lab(run_dir, client, version, partitions=1) as lab:
         # a slow member that fetches little at a time, so its position is behind the deletion
-        c1, = _start(lab, ["c1"], commit="sync", reset=reset, delay_ms=40, max_poll_records=10,
+        # max.poll.interval.ms well above the stall below: the member must not leave the group
+        c1, = _start(lab, ["c1"], commit="sync", reset=reset, delay_ms=40, max_poll_records=10, max_poll_ms=60000,
                      prop_max_partition_fetch_bytes=1024, prop_fetch_max_bytes=1024)
         producer = lab.producer(count=600, rate=200).start()
         producer.proc.wait(timeout=60)
