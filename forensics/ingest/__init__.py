@@ -131,14 +131,15 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             date_order_of=literal_map(known_orders)[F.col("uri")] if known_orders else None,
         )))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT)
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, "not_read")
     if text:
         rows = rows.unionByName(_in_file_order(spans, _classify_others(text.stitched, text.facts)), allowMissingColumns=True)
     if exported:
         rows = rows.unionByName(exported.folded, allowMissingColumns=True)
     counts, first_records, unparsed = rows_together([
         rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
-            F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts")
+            F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"),
+            F.sum("not_read").alias("not_read"), F.min(F.when(F.col("not_read") > 0, F.col("line"))).alias("first_not_read"),
         ),
         _first_records(heads),
         _first_unparsed(rows),
@@ -171,9 +172,9 @@ def _in_file_order(spans: dict[str, tuple[int, int]], rows: DataFrame) -> DataFr
 
 def layouts_in_use(table: dict, facts: list[dict]) -> dict:
     """The layouts of ``table`` that head some line of the files (``_file_facts``), and
-    ``message_only`` (stitch gives it to untimed pastes): the records' projection is generated
+    ``message_only`` and ``anchor`` (stitch gives them to untimed pastes and Kafka lines in no layout): the records' projection is generated
     for these alone, so it stays small."""
-    seen = {fact["layout"] for fact in facts} | {"message_only"}
+    seen = {fact["layout"] for fact in facts} | {"message_only", layouts.anchor.NAME}
     return {name: layout for name, layout in table.items() if name in seen}
 
 
@@ -433,7 +434,7 @@ def _first_unparsed(rows: DataFrame) -> DataFrame:
 def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
     """Input path -> {lines, buckets Counter, reasons Counter, layouts Counter, undated}."""
     out: dict[str, dict] = defaultdict(
-        lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "wrappers": Counter(), "undated": 0}
+        lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "wrappers": Counter(), "undated": 0, "not_read": 0}
     )
     exports = {row["uri"] for row in facts if row.get("export")}
     for row in facts:
@@ -456,6 +457,9 @@ def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
             entry["undated"] += row["count"]
         if row["pasted"] and row["uri"] not in exports:
             entry["layouts"]["message_only"] += row["count"]
+        if row["not_read"]:
+            entry["not_read"] += row["not_read"]
+            entry["first_not_read"] = min(filter(None, (entry.get("first_not_read"), row["first_not_read"])))
         if row["bucket"] == s.RECORDS and row["first_ts"] is not None:
             entry["first_ts"] = min(filter(None, (entry.get("first_ts"), row["first_ts"])))
             entry["last_ts"] = max(filter(None, (entry.get("last_ts"), row["last_ts"])))
@@ -507,12 +511,15 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
                 "last_ts": _iso(entry.get("last_ts")) if entry else None,
                 "problem": problem,
                 "duplicate_of": file.duplicate_of,
+                KAFKA_NOT_READ: entry["not_read"] if entry else 0,
+                "kafka_not_read_line": entry.get("first_not_read") if entry else None,
             }
         )
         if entry:
             totals["lines"] += entry["lines"]
             totals.update(buckets)
             reasons.update(entry["reasons"])
+            totals[KAFKA_NOT_READ] += entry["not_read"]
     accounting = {
         "lines": totals["lines"],
         **{bucket: totals[bucket] for bucket in s.BUCKETS},
@@ -520,10 +527,27 @@ def _summarise(files, per_file, gz_problems, records, samples) -> Ingested:
         "files": len(files),
         "files_with_problems": sum(1 for i in inputs if i["problem"]),
         "duplicate_files": sum(1 for i in inputs if i["duplicate_of"]),
+        KAFKA_NOT_READ: totals[KAFKA_NOT_READ],
     }
     if sum(accounting[b] for b in s.BUCKETS) != accounting["lines"]:
         raise AssertionError(f"line accounting does not add up: {accounting}")
     return Ingested(inputs, accounting, records, samples, host_overlaps(inputs))
+
+
+KAFKA_NOT_READ = "kafka_not_read"
+"""Per input and in the accounting: lines that carry a Kafka mark (``layouts.anchor.MARK``, no
+stack-trace text) and are in no Kafka record (another logger's record, its continuation, or
+unparsed): counted, never silent (issue 86). ``kafka_not_read_line``: the first of a file's."""
+
+
+def not_read_text(entry: dict) -> str | None:
+    """What ``forensics layouts`` and the report say of an input whose Kafka lines were not all
+    read: how many, the first, and the best hint (a layout pattern, or an export's columns)."""
+    count = entry.get(KAFKA_NOT_READ) or 0
+    if not count:
+        return None
+    hint = "--columns time=..,message=.." if entry.get("export") else "--layout PATTERN"
+    return f"{count:,} line{'s' if count != 1 else ''} look like Kafka but were not read (first: line {entry.get('kafka_not_read_line')}); try {hint}"
 
 
 def _iso(ts) -> str | None:
@@ -550,5 +574,5 @@ def host_overlaps(inputs: list[dict]) -> list[dict]:
 
 __all__ = [
     "Ingested", "InputFile", "Inputs", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs", "route_inputs",
-    "text_bytes", "user_layout",
+    "text_bytes", "user_layout", "KAFKA_NOT_READ", "not_read_text",
 ]

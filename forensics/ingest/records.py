@@ -22,6 +22,7 @@ from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
 from ..layouts._common import (
     BRACKETED_OPENINGS, EXCEPTION_LINE, FRANZ_GO_MESSAGE, KAFKAJS_MESSAGE, LEVEL_AND_FRANZ_GO, SEP, SLASHED_DATE, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
 )
+from ..layouts import anchor
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -162,9 +163,10 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     behind = wrappers.prefixed_wrapper(value, prefixed) if peel and prefixed else none
     added = [("prefixed", behind), ("layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact)))]
     fallback = layouts.head_layout(value, table, layouts.FALLBACK) if try_fallback else F.lit(None).cast("string")
+    marked = dated_kafka_line(value)
     if not peel:
         return tuple(added), (
-            value, F.coalesce("layout", fallback).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
+            value, F.coalesce("layout", fallback, marked).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
         )
     first = F.substring(value, 1, 1)
     envelope = F.coalesce(F.col("wrapper").isin(*wrappers.ENVELOPES, *wrappers.PIECES), F.lit(False))
@@ -192,12 +194,20 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     return tuple(added), (
         F.when(peeled, inner).otherwise(value).alias("value"),
         F.when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
-        .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only"))))
+        .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only")), F.when(~peeled, marked)))
         .alias("layout"),
         F.when(peeled, F.col("wrapper")).alias("wrapper"),
         F.when(peeled, F.col("w_time")).alias("w_ts"),
         F.when(peeled, F.nullif(F.col("w")[1], F.lit(""))).alias("w_host"),
     )
+
+
+def dated_kafka_line(value: Column) -> Column:
+    """``anchor`` where a line in no layout and under no wrapper is no stack-trace text, opens
+    with no white space, carries a Kafka mark (``kafka_marked``) and a date and time in its first
+    characters (``anchor.DATED``): a Kafka record in a shape nobody named, which must not continue
+    the record above it. Tried last, so only such lines pay for its scans."""
+    return F.when(~F.substring(value, 1, 1).isin(" ", "\t") & kafka_marked(value) & value.rlike(anchor.DATED), F.lit(anchor.NAME))
 
 
 def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognisers = ALL) -> DataFrame:
@@ -383,13 +393,53 @@ def stitch(
         return mark(_promote_bare(rows, blocks, hosts), blocks)
 
     if first_head is None:
-        return promote(kept)
+        return anchor_floor(promote(kept), block_lines, hosts)
     if untimed is not None and not untimed:
-        return mark(kept)
+        return anchor_floor(mark(kept), block_lines, hosts)
     before_first = F.coalesce(F.col("line") < first_head, F.lit(True))  # no head can reach across the file's first head
     if untimed is not None:
         before_first = before_first & F.col("uri").isin(*untimed)
-    return mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first), leading_block_lines))
+    return anchor_floor(mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first), leading_block_lines)), block_lines, hosts)
+
+
+
+
+def kafka_marked(value: Column) -> Column:
+    """Whether a line carries a Kafka mark (``anchor.MARK``) and is no stack-trace text: a line
+    that must be read, or reported as not read (issue 86). Substring scans guard the regex."""
+    return contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) & value.rlike(anchor.MARK) & ~value.rlike(anchor.STACK_TEXT)
+
+
+BARE_EXCEPTION = rf"^\W{{0,3}}(?:CommitFailed|RebalanceInProgress|IllegalGeneration|UnknownMemberId|FencedInstanceId|TaskMigrated|ProducerFenced)(?:Exception|Error): "
+"""A pasted Kafka exception by its simple name, ``CommitFailedException: Commit cannot be completed ..``
+(a qualified one is stack-trace text, ``anchor.STACK_TEXT``, and opens a record only where
+nothing stands above it: ``BARE_HEAD``)."""
+
+
+def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> DataFrame:
+    """``marked`` (stitched rows) where a row that is no head and continues none (it would be
+    counted unparsed) becomes an ``anchor`` head (``layouts.anchor``) when it carries a Kafka mark
+    (``kafka_marked``), a template's fixed text (``anchor.weak_marks``) or opens with a Kafka
+    exception's simple name (``BARE_EXCEPTION``); the rows after it continue it (not a row dated
+    in its first characters: ``_mark_heads``). A row
+    that is only a timestamp (``STAMP_ONLY``) above a Kafka line is the head of that line, broken
+    after its time (``split_anchor_heads``).
+    Only those rows are marked again: a row that continued no head is followed by rows that
+    continue none either, up to the next head."""
+    failed = F.col("layout").isNull() & F.col("head_line").isNull()
+    value = F.col("value")
+    needles, _ = anchor.weak_marks()
+    weak = F.exists(F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle))  # one expression, not 300 nested ORs
+    order = Window.partitionBy("uri").orderBy("line")
+    broken = value.rlike(STAMP_ONLY) | (F.size(F.split(value, r"\[")) > F.size(F.split(value, r"\]")))  # a line a paste broke: its head goes on below
+    after_stamp = F.coalesce((F.lag("line").over(order) == F.col("line") - 1) & F.lag(broken).over(order), F.lit(False))
+    stamp_first = value.rlike(STAMP_ONLY) & F.coalesce(F.lead(kafka_marked(value)).over(order) & (F.lead("line").over(order) == F.col("line") + 1), F.lit(False))
+    layout = (
+        F.when(after_stamp, F.lit(None).cast("string")).when(stamp_first, F.lit(anchor.NAME))
+        .when(kafka_marked(value) | weak | value.rlike(BARE_EXCEPTION), F.lit(anchor.NAME))
+    )
+    retried = marked.where(failed).drop("head_line").withColumn("layout", layout)
+    return marked.where(~failed).unionByName(_mark_heads(retried, block_lines, hosts).select(*marked.columns))
 
 
 def _promote_bare(kept: DataFrame, block_lines: int | None, hosts: bool) -> DataFrame:
@@ -434,7 +484,8 @@ def _mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = F
     )
     contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")  # line - rn is constant along a run of kept lines
     may_continue = ~F.col("head_layout").isin(*layouts.ONE_LINE)
-    joined = ~is_head & contiguous & may_continue
+    ends_anchored = (F.col("head_layout") == anchor.NAME) & F.col("value").rlike(anchor.DATED) & ~kafka_marked(F.col("value"))  # another logger's record
+    joined = ~is_head & contiguous & may_continue & ~ends_anchored
     helpers = ("block", "rn", "head_rn", "head_layout", "head_host")
     if block_lines is None:
         return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop(*helpers)
@@ -481,7 +532,7 @@ def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
     prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) opening the message, or
     librdkafka's thread in its first characters (``librdkafka.DECORATED``)."""
     decorated = message.contains("[thrd:") & message.rlike(f"^{layouts.librdkafka.DECORATED}")
-    return (layout == "librdkafka") | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX) | decorated
+    return layout.isin("librdkafka", anchor.NAME) | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX) | decorated
 
 
 def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Column:
@@ -565,6 +616,18 @@ def joined_text(message: Column, width: Column, wrap: Column, tail: Column) -> C
     return F.aggregate(tail, start, merge)["text"]
 
 
+def wrapped_once() -> Column:
+    """Whether a head (with its ``tail``) is one line hard-wrapped once at a terminal's width, too
+    few lines for ``wrap_widths`` to tell the file wrapped: the head is exactly one of
+    ``WRAP_WIDTHS`` wide and its one continuation line opens with no indentation and no
+    stack-trace text (``CONTINUATION_TEXT``). Its message is then joined with no line break."""
+    piece = F.col("tail")[0]["value"]
+    return (
+        F.col("wrap_width").isNull() & (F.size("tail") == 1) & F.length("value").isin(*WRAP_WIDTHS)
+        & ~piece.rlike(r"^(\t|  )") & ~piece.rlike(CONTINUATION_TEXT)
+    )
+
+
 def whole_head_lines(table: dict = layouts.LAYOUTS) -> Rewrite:
     """The rewrite of heads (with their ``tail``) where a head is a piece of a line
     (``wrappers.PIECES``): its ``value`` the whole line, its pieces glued with no line break and
@@ -584,6 +647,36 @@ def whole_head_lines(table: dict = layouts.LAYOUTS) -> Rewrite:
         "value": line,
         "layout": F.when(F.col("whole").isNotNull(), F.coalesce(layouts.head_layout(line, table), F.col("layout"))).otherwise(F.col("layout")),
         "tail": F.when(F.size(rest) > 0, rest),
+    }
+
+
+SPLIT_AFTER_HEAD = r"^[-:|] +(?=\S)"
+"""The separator that opens a record's message where a paste broke its head's line after the
+logger (``.. SubscriptionState`` then ``- [Consumer clientId=..] Resetting ..``): the message is
+the next line's, without it."""
+STAMP_ONLY = rf"^\s*(?:{anchor.STAMP}|\d{{4}}-\d\d-\d\d)\s*$"
+"""A line holding only a timestamp (or a date): the head of a record whose line a paste broke
+after it (``anchor_floor`` joins the line below to it, ``split_anchor_heads``)."""
+
+
+def split_anchor_heads() -> Rewrite:
+    """The rewrite of ``anchor`` heads (with their ``tail``) whose line a paste broke: a head that
+    is only a timestamp, or whose text leaves a ``[`` open (a log-context prefix broken after its
+    ``clientId=..,``), takes the next lines into its ``value``, joined by a space, while that holds;
+    they are taken off the ``tail``. The head is then split as one line."""
+    def open_(text: Column) -> Column:
+        return text.rlike(STAMP_ONLY) | (F.size(F.split(text, r"\[")) > F.size(F.split(text, r"\]")))
+
+    def join(acc: Column, piece: Column) -> Column:
+        text = F.concat(acc["text"], F.lit(" "), F.trim(piece["value"]))
+        return F.when(acc["open"], F.struct(text.alias("text"), open_(text).alias("open"), (acc["used"] + 1).alias("used"))).otherwise(acc)
+
+    start = F.struct(F.col("value").alias("text"), open_(F.col("value")).alias("open"), F.lit(0).alias("used"))
+    joined = F.when((F.col("layout") == anchor.NAME) & F.col("tail").isNotNull(), F.aggregate("tail", start, join))
+    used = F.coalesce(F.col("anchor_joined.used"), F.lit(0))
+    return (("anchor_joined", joined),), {
+        "value": F.coalesce(F.col("anchor_joined.text"), F.col("value")),
+        "tail": F.when(used == 0, F.col("tail")).when(F.size("tail") > used, F.slice("tail", used + 1, F.size("tail"))),
     }
 
 
@@ -670,7 +763,8 @@ def assemble_records(
         joined = rewritten(joined, rewrite)
     with_text = joined.withColumn("parts", steps.parts).select("*", *steps.text)
     with_logger = with_text.withColumn("closing", steps.closing).select("*", *steps.logger)
-    return with_logger.withColumn("bucket", steps.bucket).select(*steps.record)
+    anchored = with_logger.withColumn("anchored", steps.anchored)
+    return anchored.withColumn("bucket", steps.bucket).select(*steps.record)
 
 
 FILE_COLUMNS = {"wrap_width": "int", "file_host": "string", "file_tz": "string", "file_source": "string", "date_order": "string"}
@@ -690,9 +784,13 @@ class Assembly(NamedTuple):
     text: tuple[Column, ...]
     closing: Column
     logger: tuple[Column, ...]
+    anchored: Column
+    """A head that its layout read as another logger's record but that carries a Kafka mark
+    (``kafka_marked``): its fields read again around the mark (``layouts.anchor``), else null."""
     bucket: Column
     record: tuple[Column, ...]
-    """The record's columns, as ``stitched`` rows' ``uri`` and ``line`` and ``schema.RECORDS_SCHEMA``."""
+    """The record's columns, as ``stitched`` rows' ``uri`` and ``line`` and ``schema.RECORDS_SCHEMA``,
+    and ``not_read``: its lines that carry a Kafka mark where the record is no Kafka record."""
 
 
 @built_once
@@ -703,14 +801,19 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
     table = dict(table_items)
     piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
     second = second_head_lines()
-    rewrites = ((whole_head_lines(table),) if partial_lines else ()) + ((second,) if second else ())
+    rewrites = ((whole_head_lines(table),) if partial_lines else ()) + ((second,) if second else ()) + (split_anchor_heads(),)
     parts = F.col("parts")
     ts_text = F.nullif(parts[0], F.lit(""))
     glued = F.col("wrap_width").isNotNull()
     if partial_lines:
         glued = glued | F.exists("tail", lambda piece: is_partial(piece["wrapper"]))
+    first_piece = F.col("tail")[0]["value"]
     text = (
         F.when(F.col("tail").isNull(), parts[5])
+        .when(wrapped_once(), F.concat(parts[5], first_piece))
+        .when((F.trim(parts[5]) == "") & first_piece.rlike(SPLIT_AFTER_HEAD), F.concat_ws(
+            "\n", F.regexp_replace(first_piece, SPLIT_AFTER_HEAD, ""), F.concat_ws("\n", F.slice("tail.value", 2, F.size("tail"))),
+        ))
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
         .otherwise(joined_text(parts[5], F.length("value"), F.col("wrap_width"), F.col("tail")))
         .alias("text"),
@@ -727,6 +830,15 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
     relevant = is_kafka(F.col("layout"), F.col("logger_"), parts[5])
     bad_ts = ts.isNull() & ts_text.isNotNull() & ~ts_text.rlike(r"^\d\d:\d\d:\d\d")
     message = F.when(F.col("logger_in_tail"), F.col("closing")[2]).otherwise(F.col("text"))
+    anchored = F.col("anchored")
+    is_anchored = anchored.isNotNull()
+    anchor_text = F.when(F.col("tail").isNull(), anchored[5]).otherwise(F.concat_ws("\n", anchored[5], F.concat_ws("\n", F.col("tail.value"))))
+    anchor_day = F.when((anchored[0] != "") & ~is_time_of_day(anchored[0]), anchored[0])
+    record_time = F.when(is_anchored, any_to_utc(F.coalesce(anchor_day, F.col("w_ts")), F.col("file_tz"))).otherwise(ts)
+    bucket = F.col("bucket")
+    not_read = F.when(bucket != s.RECORDS, kafka_marked(F.col("value")).cast("int") + F.coalesce(
+        F.size(F.filter("tail", lambda piece: kafka_marked(piece["value"]))), F.lit(0),
+    )).otherwise(F.lit(0))
     return Assembly(
         tail_rows=F.col("layout").isNull() & F.col("head_line").isNotNull(),
         tail=(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper))).alias("tail")),
@@ -735,25 +847,27 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
         text=text,
         closing=F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text"))),
         logger=logger,
-        bucket=F.when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS)),
+        anchored=F.when(~relevant & (F.col("layout") != anchor.NAME) & kafka_marked(F.col("value")), anchor.split(F.col("value"))),
+        bucket=F.when(is_anchored, F.lit(s.RECORDS)).when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS)),
         record=(
             F.col("uri"),
             F.col("line"),
             F.col("bucket"),
             F.when(F.col("bucket") == s.UNPARSED, F.lit(s.BAD_TIMESTAMP)).alias("reason"),
             F.col("value").alias("sample"),
-            ts.isNull().alias("undated"),
+            record_time.isNull().alias("undated"),
             F.col("wrapper"),
             F.col("file_source").alias(s.SOURCE_FILE),
             F.coalesce(F.col("w_host"), F.col("file_host")).alias(s.HOST),
             F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
-            F.col("layout").alias(s.LAYOUT),
-            ts.alias(s.TS),
-            layouts._common.normalise_level(F.coalesce(F.nullif(parts[1], F.lit("")), F.col("w_level"))).alias(s.LEVEL),
-            F.col("logger_").alias(s.LOGGER),
-            F.coalesce(F.nullif(parts[3], F.lit("")), F.col("thread_in_tail"), F.col("w_thread")).alias(s.THREAD),
+            F.when(is_anchored, F.lit(anchor.NAME)).otherwise(F.col("layout")).alias(s.LAYOUT),
+            record_time.alias(s.TS),
+            layouts._common.normalise_level(F.coalesce(F.nullif(F.when(is_anchored, anchored[1]).otherwise(parts[1]), F.lit("")), F.col("w_level"))).alias(s.LEVEL),
+            F.when(is_anchored, F.nullif(anchored[2], F.lit(""))).otherwise(F.col("logger_")).alias(s.LOGGER),
+            F.coalesce(F.nullif(F.when(is_anchored, anchored[3]).otherwise(parts[3]), F.lit("")), F.col("thread_in_tail"), F.col("w_thread")).alias(s.THREAD),
             F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
-            message.alias(s.MESSAGE),
+            F.when(is_anchored, anchor_text).otherwise(message).alias(s.MESSAGE),
+            not_read.alias("not_read"),
         ),
     )
 
@@ -779,4 +893,5 @@ def classify_others(stitched: DataFrame, first_head: Column, file_layout: Column
         F.when(continues, F.lit(s.CONTINUATIONS)).otherwise(F.lit(s.UNPARSED)).alias("bucket"),
         F.when(~continues, reason).alias("reason"),
         F.col("value").alias("sample"),
+        F.when(F.col("head_line").isNull() & kafka_marked(F.col("value")), F.lit(1)).otherwise(F.lit(0)).alias("not_read"),
     )

@@ -56,7 +56,7 @@ class Recognisers:
         the fallback is tried, all when wrappers are (their inner lines were not sampled)."""
         if self.seen is None or self.wrappers:
             return table
-        keep = self.seen | ({layouts.FALLBACK} if self.fallback else set())
+        keep = self.seen | {layouts.anchor.NAME} | ({layouts.FALLBACK} if self.fallback else set())
         return {name: layout for name, layout in table.items() if name in keep}
 
 

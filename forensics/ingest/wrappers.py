@@ -114,7 +114,7 @@ SHAPES = {
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
     "tanuki": (rf"(?s)^{_TANUKI}(.*)$", "$1", "", "$2"),
-    "compose": (rf"(?s)^([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
+    "compose": (rf"(?s)^(?!\d{{4}}-\d\d-\d\d\s)([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "kubectl_prefix": (rf"(?s)^\[pod/([^/\]\s]+)/[^\]\s]+\] (?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "stern": (
         rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3",

@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 
 from ..registry import literal_map, registry
 from . import (
-    dotnet_console, generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spark, spring_boot, structlog_console,
+    anchor, dotnet_console, generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spark, spring_boot, structlog_console,
     tomcat,
 )
 from ._common import FIELDS
@@ -32,7 +32,7 @@ from ._common import split_fields as split_by_regex
 
 LAYOUTS: dict[str, ModuleType] = registry(
     "NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, tomcat, spark, dotnet_console, logfmt, structlog_console, generic,
-    message_only,
+    message_only, anchor,
 )
 """The built-in layouts in recognition order: the exact forms first, ``generic`` after them."""
 ONE_LINE = (json_lines.NAME, logfmt.NAME)

@@ -1,0 +1,168 @@
+"""A Kafka record found by its content, whatever surrounds it (issue 86): the floor beneath the layouts.
+
+Never recognised from a line by itself. Ingest gives it to a line that no layout or wrapper
+read (or read as another logger's record) but that carries a Kafka mark (``MARK``): a client's
+log-context prefix (``[Consumer clientId=``, ``stream-thread [``), librdkafka's ``[thrd:``, a
+Kafka class or logger in any abbreviation (``o.a.k.c.consumer.internals.AbstractCoordinator``,
+``kafka.coordinator``, ``aiokafka.consumer.group_coordinator``), or, where no layout read the line
+at all, a Kafka exception's simple name or a catalogue template's fixed text (``WEAK_MARKS``).
+The message starts at the mark (after it, where the mark is a logger); the time, level, logger
+and thread are taken leniently from what stands before it: the last timestamp in any known form,
+a level in any case or cut short (``WARNI``), a Kafka logger, the first bracketed field that is
+neither. Runs on lines that already failed, so its regexes never touch a clean log's lines.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from . import _common as c
+
+NAME = "anchor"
+DESCRIPTION = "A Kafka record found by its content (a log-context prefix, a Kafka logger or exception) in no known layout"
+EXAMPLE = "2021 Sep 14 09:10:05  | 2021-09-14 09:10:04,512 - kafka.coordinator - INFO - (Re-)joining group ledger"
+FIRST_CHARS = ""
+
+_KINDS = "|".join((*c.CLIENT_KINDS, c.WORKER_KIND))
+CONTEXT = (
+    rf"\[(?:{_KINDS}) (?:instanceId=[^,\]\x01]*, )?clientId=|(?:global-)?stream-(?:thread|client) \[|state-updater \[|\[thrd:"
+    r"|(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:"
+)
+"""Kafka's log-context prefixes, librdkafka's thread and a client's config block: a message only a
+Kafka client writes opens with one."""
+KAFKA_CLASS = r"(?<![\w.$])(?:org\.apache\.kafka|o\.a\.kafka|org\.apa\.kaf|o\.a\.k)\.(?:[\w$]+\.)*[A-Z][\w$]*"
+"""A Kafka class (a logger or an exception), full or abbreviated by logback's ``%logger{n}``
+(``o.a.k.c.c.i.ConsumerCoordinator``, half-way ``o.a.k.c.consumer.internals.X``) or Quarkus."""
+PYTHON_LOGGER = r"(?<![\w.$/])(?:kafka\.(?:coordinator|consumer|conn|cluster|client_async|errors)|aiokafka)(?:\.\w+)*(?![\w$])"
+"""kafka-python's and aiokafka's loggers and kafka-python's errors (not a file path's ``/aiokafka/``)."""
+SPRING_LOGGER = r"(?<![\w.$])(?:org\.springframework\.kafka\.listener|o\.s\.k\.l)\.KafkaMessageListenerContainer(?![\w])"
+"""Spring for Apache Kafka's listener container, whose rebalance listener writes the Java client's callbacks."""
+LOGGERS = f"{KAFKA_CLASS}|{PYTHON_LOGGER}|{SPRING_LOGGER}"
+MARK = f"{CONTEXT}|{LOGGERS}"
+"""A Kafka mark: a line holding one is a Kafka record wherever it stands (``records`` never lets
+such a line go silently). Each alternative holds one of ``records.KAFKA_MARKERS`` or
+``records.MULTI_LINE_MARKERS``, so a line that the fold counts as another logger's without keeping
+it holds none."""
+KAFKA_EXCEPTION = (
+    r"(?<![\w.$])(?:(?:org\.apache\.kafka|o\.a\.k|kafka\.errors)\.(?:[\w$]+\.)*[A-Z][\w$]*(?:Exception|Error)"
+    r"|(?:CommitFailed|RebalanceInProgress|IllegalGeneration|UnknownMemberId|FencedInstanceId|ProducerFenced|TaskMigrated"
+    r"|TaskCorrupted|OffsetOutOfRange|NoOffsetForPartition|CoordinatorNotAvailable|NotCoordinator|GroupCoordinatorNotAvailable"
+    r"|InvalidProducerEpoch|OutOfOrderSequence|TimeoutException|Wakeup|MemberIdRequired|GroupMaxSizeReached)(?:Exception|Error))(?![\w$])"
+)
+"""A Kafka exception class, qualified or by its simple name (a pasted ``CommitFailedException: ..``)."""
+_LEVEL_WORDS = r"(?i:TRACE|DEBUG?|DBG|INFO?|NOTICE|WARN(?:ING|IN|I)?|WRN|ERROR?|ERR|FATAL|SEVERE|CRIT(?:ICAL)?)"
+LEVEL = rf"(?<![A-Za-z0-9])({_LEVEL_WORDS})(?![A-Za-z0-9])"
+"""A level token in any case or cut short (a ``%.5p`` layout's ``WARNI``, ``ERRO``; ``INF``/``WRN``/``ERR``)."""
+_LEVEL_NAMES = {
+    "DEBU": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WARNI": "WARN", "WARNIN": "WARN", "WARNING": "WARN", "WRN": "WARN",
+    "ERRO": "ERROR", "ERR": "ERROR", "SEVERE": "ERROR", "CRIT": "FATAL", "CRITICAL": "FATAL", "NOTICE": "INFO",
+}
+_LOST_ESC = r"\x1b?\[[0-9;]*m"
+"""A colour code, also where a paste lost its ESC byte (``[32mINFO [m``)."""
+STAMP = (
+    rf"(?:\d{{4}}[-/]\d\d[-/]\d\d|\d{{8}}|\d\d[.-]\d\d[.-]\d{{4}}|\d\d? [A-Z][a-z]{{2}} \d{{4}}|[A-Z][a-z]{{2}} \d\d?, \d{{4}} @)"
+    rf"(?:[ T]|\s\|\s)\d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
+)
+"""A date and time in the forms the layouts read (``_common.ANY_TIMESTAMP``), and a C/C++ head's
+compact ``yyyymmdd`` date, and a date and time in columns of their own (``2024-03-11 | 14:02:17``)."""
+DATED = rf"^[^\n]{{0,160}}?(?<![\d.:,-]){STAMP}"
+"""A line with a date and time in its first characters (``records``: such a line carrying a Kafka
+mark is a record of its own, where it would otherwise continue the record above it)."""
+_LAST_STAMP = rf"(?s)^.*(?<![\d.:,-])({STAMP})"
+_LAST_TIME = r"(?s)^.*(?<![\d.:,-])(\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)(?![\d:])"
+_THREAD = rf"\[(?!\d)(?!\s*\])(?!{_LEVEL_WORDS}\s*\])((?:[^\[\]\x01]|\[[^\[\]\x01]*\])+)\]"
+"""The first bracketed field that is no time and no level (nested brackets allowed once: Camel's
+``[Camel (x) thread #1 - KafkaConsumer[topic]]``)."""
+_AFTER_LOGGER = rf"(?::\d+|\([\w$]+\.java:\d+\))?\]?[\s:|>\])-]*(?:{_LEVEL_WORDS}(?![A-Za-z0-9])[\s:|>\])-]*)?"
+"""What may stand between a logger and its message: a line number, separators, a level (Python's
+``%(name)s - %(levelname)s - %(message)s``)."""
+_DECORATION = r"(?:\s*(?:\*\*|`|\|))+\s*$"
+"""A paste's closing decoration: markdown's ``**``, a backtick, a table's closing ``|``."""
+_TRAILING = (
+    r"(?s)^(.*?)(?:\s+\|\s+((?:[\w$]+\.)+[\w$]+)(?:\([\w$]+\.java:\d+\))?|\s+\(((?:[\w$]+\.)+[\w$]+)(?::\d+)?\)"
+    r"|, [A-Za-z_][\w.]*-[\w<>]+-\d+)\s*$"
+)
+"""A message's closing column: `` | class.method(File.java:583)`` or `` (logger)`` (the logger,
+groups 2, 3), or Python's ``, %(module)s-%(funcName)s-%(lineno)d``."""
+_OPENING_DECORATION = r"^(?:\s|>|\*\*|`|\||\"|')+"
+"""A paste's opening decoration: indentation, a markdown quote, bold, a backtick, a table's ``|``, a quote."""
+
+
+def _open(weak: str | None) -> str:
+    return f"{c.KAFKA_OPENINGS}|\\[thrd:|{KAFKA_EXCEPTION}|{c.KAFKAJS_NAMESPACE}" + (f"|{weak}" if weak else "")
+
+
+def split_with(value: Column, weak: str | None = None) -> Column:
+    """The fields of a line anchored on its Kafka mark (``FIELDS`` order); ``weak``: an
+    alternation of further openings (``WEAK_MARKS``) tried where the line failed every layout."""
+    clean = F.regexp_replace(value, _LOST_ESC, "")
+    opened = F.regexp_replace(clean, rf"(?s)^(.*?)((?:{_open(weak)}).*)$", f"$1{c.SEP}$2")
+    by_logger = F.regexp_replace(clean, rf"(?s)^(.*?(?:{LOGGERS}){_AFTER_LOGGER})(.*)$", f"$1{c.SEP}$2")
+    bare = F.concat(F.lit(c.SEP), F.regexp_replace(clean, _OPENING_DECORATION, ""))
+    split = F.split(F.when(opened.contains(c.SEP), opened).when(by_logger.contains(c.SEP), by_logger).otherwise(bare), c.SEP, 2)
+    prefix, rest = split[0], F.regexp_replace(split[1], _DECORATION, "")
+    closed = F.regexp_replace(rest, _TRAILING, f"$1{c.SEP}$2$3")
+    tail = F.split(closed, c.SEP, 2)
+    message = F.when(closed.contains(c.SEP), tail[0]).otherwise(rest)
+    trailing_logger = F.when(closed.contains(c.SEP), F.nullif(tail[1], F.lit("")))
+    stamp = F.nullif(F.regexp_extract(prefix, _LAST_STAMP, 1), F.lit(""))
+    iso = F.regexp_replace(F.regexp_replace(stamp, r"\s\|\s", " "), r"^(\d{4})(\d\d)(\d\d)(?=[ T])", "$1-$2-$3")
+    ts = F.coalesce(iso, F.regexp_extract(prefix, _LAST_TIME, 1))
+    level = F.upper(F.regexp_extract(prefix, LEVEL, 1))
+    logger = F.coalesce(
+        F.nullif(F.regexp_extract(prefix, f"({LOGGERS})", 1), F.lit("")),
+        F.nullif(F.regexp_extract(trailing_logger, rf"^({LOGGERS})", 1), F.lit("")),
+        F.lit(""),
+    )
+    thread = F.regexp_extract(prefix, _THREAD, 1)
+    names = F.create_map(*[F.lit(x) for pair in _LEVEL_NAMES.items() for x in pair])
+    return F.array(ts, F.coalesce(names[level], level), logger, F.trim(thread), F.lit(""), F.ltrim(message))
+
+
+WEAK_GATE_CHARS = 16
+"""A catalogue template's fixed text is a mark of a Kafka line (``weak_marks``) when at least this long."""
+
+
+@lru_cache(maxsize=1)
+def weak_marks() -> tuple[tuple[str, ...], str]:
+    """The catalogue templates' fixed texts (``catalogue.literal_gate``, at least ``WEAK_GATE_CHARS``
+    long, holding a space) as substrings to look for, and those that open a message as a regex
+    alternation (``split_with``): a line that no layout read and that holds one is a Kafka line
+    pasted without its head (```Heartbeat failed for group g because it is rebalancing```)."""
+    from ..catalogue import load_catalogue
+
+    templates = [t for t in load_catalogue() if len(t.gate.strip()) >= WEAK_GATE_CHARS and " " in t.gate.strip()]
+    needles = tuple(sorted({t.gate.strip() for t in templates}))
+    openings = sorted({t.gate.strip() for t in templates if t.gate_at_start}, key=len, reverse=True)
+    return needles, "|".join(re.escape(text) for text in openings)
+
+
+def split(value: Column) -> Column:
+    return split_with(value, weak_marks()[1])
+
+
+def sniff(sample_lines) -> bool:
+    return False
+
+
+to_utc = c.any_to_utc
+
+
+STACK_TEXT = (
+    rf"^\s+(?:at \S|\.\.\. \d+ )|^\s*(?:Caused by: |Suppressed: |\.\.\. \d+ more|{c.EXCEPTION_LINE})"
+    r"|(?:^|\s)at [\w$.<>/-]+\([^()\n]*\)\s*$|(?:^|\s)\.\.\. \d+ (?:more|common frames omitted)\s*$"
+)
+"""Stack-trace text, also behind a prefix (a wrapper's, a shipper's): it belongs to the record above
+it, whatever Kafka class it names, and is no Kafka mark."""
+_PY_MARK = re.compile(MARK)
+_PY_STACK = re.compile(STACK_TEXT)
+
+
+def marked(line: str) -> bool:
+    """Whether ``line`` (as read) carries a Kafka mark and is no stack-trace text, which belongs to
+    the record above it: the lines that ingest must read or report as not read."""
+    return bool(_PY_MARK.search(line)) and not _PY_STACK.search(line)
