@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from forensics.cli import main
 from forensics.detect import DETECTORS
+from forensics.detect.kafka4 import CLASSES
 from forensics.simulate.truth import by_bundle, compare, key
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
@@ -36,8 +37,13 @@ def found(result) -> dict[str, list[dict]]:
     return by_bundle(result["findings"], str(SAMPLES))
 
 
+SAMPLED = sorted(set(DETECTORS) - set(CLASSES))
+"""The detectors the samples show: the Kafka 4.x classes have fixtures of their own
+(tests/detect/test_kafka4_classes.py) and must stay silent here."""
+
+
 def test_there_is_a_bundle_per_detector_and_a_healthy_control():
-    assert set(BUNDLES) >= set(DETECTORS) | {HEALTHY}
+    assert set(BUNDLES) >= set(SAMPLED) | {HEALTHY}
 
 
 @pytest.mark.parametrize("bundle", BUNDLES)
@@ -79,7 +85,7 @@ def test_every_detector_names_the_sources_of_its_rows():
     assert all(hasattr(detector, "rows_from") for detector in DETECTORS.values())
 
 
-@pytest.mark.parametrize("name", sorted(DETECTORS))
+@pytest.mark.parametrize("name", SAMPLED)
 def test_a_detector_finds_nothing_without_the_sources_it_names(samples_model, name):
     """``rows_from`` holds: the detector finds something in the samples, and nothing once the
     events of the types it names and the tables it names are gone (all others as they were);

@@ -102,6 +102,8 @@ def test_every_detector_is_named_and_documented():
     assert list(DETECTORS) == [
         "skipped_restore", "redundant_restore", "reset_to_latest_gap", "out_of_range_reset", "backward_commit",
         "reprocessing", "rebalance_storm", "poll_timeout", "session_timeout", "fenced", "risky_config",
+        "double_ownership", "epochless_offset_reset", "stale_epoch_commit", "stuck_revocation", "describe_mid_rebalance",
+        "phantom_lag",
     ]
     assert all(len(function.__doc__ or "") > 120 for function in DETECTORS.values())
 
