@@ -281,8 +281,7 @@ def kill9_no_leave(run_dir, client, version):
 def _out_of_range(run_dir, client, version, reset: str, name: str):
     with Lab(run_dir, client, version, partitions=1) as lab:
         # a slow member that fetches little at a time, so its position is behind the deletion
-        # max.poll.interval.ms well above the stall below: the member must not leave the group
-        c1, = _start(lab, ["c1"], commit="sync", reset=reset, delay_ms=40, max_poll_records=10, max_poll_ms=60000,
+        c1, = _start(lab, ["c1"], commit="sync", reset=reset, delay_ms=40, max_poll_records=10,
                      prop_max_partition_fetch_bytes=1024, prop_fetch_max_bytes=1024)
         producer = lab.producer(count=600, rate=200).start()
         producer.proc.wait(timeout=60)
@@ -290,8 +289,9 @@ def _out_of_range(run_dir, client, version, reset: str, name: str):
         end = lab.produced_count()
         lab.dump_group()
         lab.dump_end_offsets()
-        # the handler stalls (no fetch) while the records 100 past its position are deleted, so
-        # its next fetch is out of range whatever the machine's speed
+        # the handler stalls (no fetch) while the records 100 past its position are deleted; the
+        # stall (20 s) also outlasts max.poll.interval.ms (10 s): the member leaves the group,
+        # rejoins, and resumes from its committed offset, which is now out of range
         c1.command("sleep 20000")
         c1.wait_status(r"^stalling", timeout=30)
         position = max(offset for _, _, offset in lab.processed_keys()) + 1
@@ -323,8 +323,9 @@ def _offsets_file(lab: Lab, offset: int) -> str:
 
 @scenario("out_of_range_earliest", [(CLIENT, "4.4.0")])
 def out_of_range_earliest(run_dir, client, version):
-    """deleteRecords past a slow member's position: its fetch is out of range and resets to the
-    new log start (earliest): the deleted records it had not reached are lost."""
+    """deleteRecords past a slow member's position while it stalls past max.poll.interval.ms: it
+    rejoins, its fetch from the committed offset is out of range and resets to the new log start
+    (earliest): the deleted records it had not reached are lost."""
     return _out_of_range(run_dir, client, version, "earliest", "out_of_range_earliest")
 
 
