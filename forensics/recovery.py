@@ -197,10 +197,41 @@ def _blank(finding: dict, kind: str, summary: str, window: dict | None, facts: F
     return recovery
 
 
+def offsets_partition(group: str, partitions: int = 50) -> int:
+    """The ``__consumer_offsets`` partition holding ``group``'s commits: Kafka's
+    ``Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions`` (Java's String hashCode over
+    UTF-16 code units, 32-bit; ``Utils.abs`` maps Integer.MIN_VALUE to 0)."""
+    h = 0
+    for unit in str(group).encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    signed = h - (1 << 32) if h & 0x80000000 else h
+    return (0 if signed == -(1 << 31) else abs(signed)) % partitions
+
+
+OFFSETS_PARTITION_PLACEHOLDER = "__consumer_offsets-<N>"
+
+
+def measure_steps(finding: dict) -> list[dict]:
+    """The commands of an unmeasured finding's ``missing``, to run before any reset: what they
+    show completes its range (the ``__consumer_offsets`` partition named where the group is)."""
+    gap = finding.get("missing") or {}
+    steps = []
+    for i, command in enumerate(gap.get("commands") or []):
+        if finding.get("group") and OFFSETS_PARTITION_PLACEHOLDER in command:
+            number = offsets_partition(finding["group"])
+            command = command.replace(OFFSETS_PARTITION_PLACEHOLDER, f"__consumer_offsets-{number}")
+            command = command.split("  # ", 1)[0] + f"  # group {_q(finding['group'])}: partition {number} of 50 (offsets.topic.num.partitions)"
+        steps.append(_step(f"measure_{i + 1}", "Measure the range before any reset" if i == 0 else "Or measure it with", command,
+                           f"Shows {gap.get('what')}." if i == 0 else ""))
+    return steps
+
+
 def recovery_for(finding: dict, facts: Facts) -> dict | None:
     """The recovery plan of one finding: None unless its verdict is ``loss`` or ``duplication``."""
     if finding.get("verdict") not in DAMAGE_VERDICTS:
         return None
+    if not _has_range(finding) and finding.get("missing"):
+        return _unmeasured(finding, facts)
     if not _has_range(finding):
         return _manual(finding, facts, "The finding names no complete offset range (group, topic, partition, [from, to)).")
     if not LEGAL_NAME.fullmatch(str(finding["topic"])):
@@ -215,6 +246,20 @@ def recovery_for(finding: dict, facts: Facts) -> dict | None:
 def _manual(finding: dict, facts: Facts, reason: str) -> dict:
     recovery = _blank(finding, MANUAL, f"No command can be derived: {reason}", None, facts)
     recovery["caveats"] = [reason + " Read the finding's explanation and evidence and plan the recovery by hand."]
+    return recovery
+
+
+def _unmeasured(finding: dict, facts: Facts) -> dict:
+    """An unmeasured finding (``exact`` false, ``missing``): measure the range first, then plan."""
+    what = (finding.get("missing") or {}).get("what") or "the range"
+    recovery = _blank(finding, MANUAL, f"Measure the range first: {what}. No reset before it is known.", None, facts)
+    recovery["steps"] = [
+        *measure_steps(finding),
+        _step("plan", "Plan the recovery from the measured range", None,
+              "With [from, to) known, re-consume (loss) or de-duplicate (duplication) exactly that range; `forensics plan` "
+              "does it when the offset dumps are given with --offsets."),
+    ]
+    recovery["caveats"] = ["The logs prove the finding but not its range: a reset planned without measuring it could skip or replay the wrong records."]
     return recovery
 
 
@@ -380,6 +425,8 @@ def _deduplicate(finding: dict, facts: Facts) -> dict:
               "(or by topic-partition-offset where the outputs carry it)."),
     ]
     recovery["caveats"] = [] if recovery["keys"] else ["The logs do not show the records' keys: read them with the read_range command."]
+    if finding.get("missing"):
+        recovery["steps"].extend({**step, "optional": True} for step in measure_steps(finding))
     return recovery
 
 

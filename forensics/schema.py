@@ -361,6 +361,17 @@ EVIDENCE_LINE = StructType([StructField("file", _S, True), StructField("line", _
 """One line of evidence: its file and 1-based line number."""
 EVIDENCE_TYPE = ArrayType(EVIDENCE_LINE)
 
+MISSING = "missing"
+MISSING_TYPE = StructType([StructField("what", _S), StructField("commands", ArrayType(_S))])
+"""What an unmeasured finding lacks (``what``: the offsets or the log end that would measure its
+range) and the commands that show it (``kafka-consumer-groups --describe``, ``kafka-dump-log
+--offsets-decoder``, ``kafka-get-offsets``), brokers named ``"$BOOTSTRAP_SERVERS"``."""
+MEMBER_BASIS = "member_basis"
+MEMBER_BASES = ("client id", "host", "file and thread")
+"""How a consumer line's member is named: its client id (logged, or inside its member id, its
+thread's, its file's), else, where its file names none (kafka-python before 2.x at INFO), its
+host, or its file and thread where the host has several such files."""
+
 FINDINGS_SCHEMA = StructType(
     [
         StructField(DETECTOR, _S, False),
@@ -383,11 +394,16 @@ FINDINGS_SCHEMA = StructType(
         StructField("explanation", _S, False),
         StructField("kafka_reference", _S, False),
         StructField("remedy", _S, False),
+        StructField(MISSING, MISSING_TYPE, True),
+        StructField(MEMBER_BASIS, _S, True),
     ]
 )
 """One row per finding. ``offset_from``/``offset_to`` is the half-open range affected and
-``records`` its size; ``exact`` false when the range is only a bound; ``evidence`` the file
-and line of every log or dump line that proves it. In the JSON ``group_id`` is ``group``."""
+``records`` its size; ``exact`` true when the range is measured, false when it is only a bound
+or, with the range null, unmeasured (the logs prove the event, not its range): ``missing`` then
+says what would measure it; ``evidence`` the file and line of every log or dump line that
+proves it; ``member_basis`` how ``member`` was named (``MEMBER_BASES``). In the JSON
+``group_id`` is ``group``."""
 
 
 # The model's tables (forensics.model): each table's columns, in order, with their types.
@@ -406,7 +422,7 @@ CLOCK_SKEW_SCHEMA = _table(
 OWNERSHIP_SCHEMA = _table(
     ("group_id", _S), ("topic", _S), ("partition", _I), ("task", _S), ("host", _S), ("client_id", _S), ("thread", _S),
     ("member_id", _S), ("instance_id", _S), ("generation", _I), ("from_ts", _T), ("to_ts", _T), ("ended", _S),
-    ("source_file", _S), ("from_line", _L), ("to_line", _L),
+    ("source_file", _S), ("from_line", _L), ("to_line", _L), ("member", _S), ("member_basis", _S),
 )
 REBALANCES_SCHEMA = _table(
     ("group_id", _S), ("generation", _I), ("start_ts", _T), ("joined_ts", _T), ("end_ts", _T), ("duration_ms", _L),
@@ -435,7 +451,7 @@ COMMITS_SCHEMA = _table(
     ("group_id", _S), ("topic", _S), ("partition", _I), ("ts", _T), ("kind", _S), ("offset", _L), ("strategy", _S),
     ("member", _S), ("host", _S), ("client_id", _S), ("generation", _I), ("source", _S, False), ("source_file", _S),
     ("line", _L), ("strategy_line", _L), ("sequence", _I, False), ("previous_offset", _L), ("owner", _S),
-    ("owner_generation", _I), ("in_own_interval", _B),
+    ("owner_generation", _I), ("in_own_interval", _B), ("member_basis", _S),
 )
 SETTINGS_SCHEMA = _table(
     ("source_file", _S), ("host", _S), ("line", _L), ("ts", _T), ("config_kind", _S), ("client_id", _S),

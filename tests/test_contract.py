@@ -239,3 +239,23 @@ def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
     plain = [json.loads(json.dumps({k: c.json_value(v) for k, v in row.asDict().items()})) for row in frame.collect()]
     assert as_arrays == plain
     assert as_arrays[0]["evidence"] == ["a.log", 7] and as_arrays[0]["lines"] == [["a.log", 8], [None, 9]]
+
+
+STABLE_FINDING_FIELDS = (
+    "detector", "severity", "verdict", "group", "topic", "partition", "task", "offset_from", "offset_to", "records", "exact",
+    "classification", "host", "member", "start", "end", "evidence", "explanation", "kafka_reference", "remedy",
+)
+"""The fields of ``findings[]`` as the JSON has named them since it was first published."""
+
+
+def test_the_findings_fields_keep_their_names_and_add_missing_and_member_basis():
+    """Add, never rename or drop (issue 85): ``exact`` and the new ``missing`` (what would measure
+    an unmeasured finding, and the commands) and ``member_basis`` come after the stable names."""
+    from forensics import schema as s
+    from forensics.contract import json_name
+
+    names = [json_name(name) for name in s.FINDINGS_SCHEMA.fieldNames()]
+    assert names[: len(STABLE_FINDING_FIELDS)] == list(STABLE_FINDING_FIELDS)
+    assert names[len(STABLE_FINDING_FIELDS):] == ["missing", "member_basis"]
+    assert s.FINDINGS_SCHEMA["missing"].dataType.fieldNames() == ["what", "commands"]
+    assert s.EVIDENCE_LINE.fieldNames() == ["file", "line"]

@@ -58,6 +58,11 @@ class Template:
     multiline: bool
     example: str
     fields: tuple[tuple[str, str], ...]
+    needs_logger: bool = False
+    """Matched only where the record names one of ``loggers`` (``needs_logger: true``): wording
+    that other loggers print too with another meaning, such as librdkafka's partition list line
+    `` topic [N] offset X`` (ASSIGNMENT, but also DUMP_ALL), which a log handler that drops the
+    facility leaves ambiguous (issue 85); such a line stays unrecognised Kafka."""
 
 
 def literal_gate(pattern: str) -> tuple[str, bool]:
@@ -200,6 +205,7 @@ def _template(entry: dict, key: str) -> Template:
         multiline=any(hint in entry["pattern"] for hint in _MULTILINE_HINTS),
         example=entry["example"],
         fields=tuple(sorted((name, str(value)) for name, value in (entry.get("fields") or {}).items())),
+        needs_logger=bool(entry.get("needs_logger", False)),
     )
 
 

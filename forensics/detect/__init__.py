@@ -21,14 +21,6 @@ from ..spark import concurrently
 from ._finding import all_of
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
-from .kafka4 import (
-    describe_mid_rebalance,
-    double_ownership,
-    epochless_offset_reset,
-    phantom_lag,
-    stale_epoch_commit,
-    stuck_revocation,
-)
 from .offsets import (
     backward_commit,
     out_of_range_reset,
@@ -42,7 +34,6 @@ DETECTORS = {
     for detector in (
         skipped_restore, redundant_restore, reset_to_latest_gap, out_of_range_reset, backward_commit, reprocessing,
         rebalance_storm, poll_timeout, session_timeout, fenced, risky_config,
-        double_ownership, epochless_offset_reset, stale_epoch_commit, stuck_revocation, describe_mid_rebalance, phantom_lag,
     )
 }
 """Detector name -> function(Model) -> findings DataFrame."""
@@ -62,8 +53,9 @@ def detect(model: Model, detectors=None) -> DataFrame:
 
 
 def ordered_findings(findings: DataFrame) -> DataFrame:
-    """``findings`` in their stable order (``FINDING_ORDER``, nulls first)."""
-    return findings.orderBy(*[F.col(name).asc_nulls_first() for name in FINDING_ORDER])
+    """``findings`` in their stable order (``FINDING_ORDER``, nulls first), then by their first
+    evidence line: undated findings (``start`` null) keep the order of their lines."""
+    return findings.orderBy(*[F.col(name).asc_nulls_first() for name in FINDING_ORDER], F.col(s.EVIDENCE)[0].asc_nulls_first())
 
 
 def finding_json(row: Row) -> dict:

@@ -44,11 +44,14 @@ def findings(frame: DataFrame, detector: str, **columns) -> DataFrame:
     """Rows of ``frame`` as findings of ``detector``.
 
     ``columns`` maps finding fields (``group`` for ``group_id``) to Columns or literals; fields
-    not given are null. ``evidence``, ``explanation``, ``kafka_reference``, ``remedy``,
-    ``severity`` and ``verdict`` are required.
+    not given are null (``member_basis``: the frame's, where it has one and a member is given).
+    ``evidence``, ``explanation``, ``kafka_reference``, ``remedy``, ``severity`` and ``verdict``
+    are required.
     """
     if "group" in columns:
         columns[s.GROUP_ID] = columns.pop("group")
+    if columns.get("member") is not None and s.MEMBER_BASIS not in columns and s.MEMBER_BASIS in frame.columns:
+        columns[s.MEMBER_BASIS] = F.when(_column(columns["member"]).isNotNull(), F.col(s.MEMBER_BASIS))
     unknown = set(columns) - set(s.FINDINGS_SCHEMA.fieldNames())
     if unknown:
         raise ValueError(f"{detector}: not finding fields: {sorted(unknown)}")
@@ -73,3 +76,60 @@ def _absent(name: str) -> Column:
 
 def duration_ms(end: Column, start: Column) -> Column:
     return ((F.unix_micros(end) - F.unix_micros(start)) / 1000).cast("long")
+
+
+def text(value: Column, unknown: str) -> Column:
+    """``value`` as text, or ``unknown`` where it is null: a rendered sentence never says "null"."""
+    return F.coalesce(value.cast("string"), F.lit(unknown))
+
+
+def at(stamp: Column, where: Column | None = None) -> Column:
+    """``at 2024-06-01 09:00:00.000 UTC``, or for an undated line ``on an untimed line`` (with
+    ``where``, its file and line): undated findings read as untimed, never "at null"."""
+    dated = F.concat(F.lit("at "), F.date_format(stamp, "yyyy-MM-dd HH:mm:ss.SSS 'UTC'"))
+    untimed = F.lit("on an untimed line") if where is None else F.concat(F.lit("on untimed line "), where)
+    return F.coalesce(dated, untimed)
+
+
+def place(entry: Column) -> Column:
+    """An evidence entry (``line``) as ``file:line``."""
+    return F.concat(entry["file"], F.lit(":"), entry["line"].cast("string"))
+
+
+def bootstrap() -> Column:
+    """How a command names the brokers (``recovery.BOOTSTRAP``: plan.md sets it)."""
+    return F.lit('"$BOOTSTRAP_SERVERS"')
+
+
+def quoted(value: Column) -> Column:
+    """A name read from the logs as one shell word (``shlex.quote``): as it is when it is plain,
+    else in single quotes, each quote in it closed, escaped and reopened."""
+    return F.when(value.rlike(r"^[A-Za-z0-9._/=:,+@%-]+$"), value).otherwise(
+        F.concat(F.lit("'"), F.regexp_replace(value, "'", "'\"'\"'"), F.lit("'"))
+    )
+
+
+def describe_command(group: Column) -> Column:
+    """``kafka-consumer-groups --describe`` of ``group``: its committed offsets now."""
+    named = F.coalesce(quoted(group), F.lit("<group>"))
+    return F.concat(F.lit("kafka-consumer-groups.sh --bootstrap-server "), bootstrap(), F.lit(" --describe --group "), named)
+
+
+OFFSETS_DUMP_COMMAND = (
+    "kafka-dump-log.sh --offsets-decoder --files <log.dirs>/__consumer_offsets-<N>/<segment>.log"
+    "  # N: the group id's Java hashCode, made positive, modulo offsets.topic.num.partitions (50 by default)"
+)
+"""Every commit of a group as the broker stored it, with its time (``--offsets-decoder``)."""
+
+
+def end_offsets_command(topic: Column, partition: Column, time: str = "-1") -> Column:
+    """``kafka-get-offsets --time -1`` (log end) or ``-2`` (log start) of one partition."""
+    return F.concat(
+        F.lit("kafka-get-offsets.sh --bootstrap-server "), bootstrap(), F.lit(" --topic "), quoted(topic),
+        F.lit(" --partitions "), partition.cast("string"), F.lit(f" --time {time}"),
+    )
+
+
+def missing(what: Column, *commands: Column) -> Column:
+    """The ``missing`` of an unmeasured finding: what would measure its range, and the commands."""
+    return F.struct(what.alias("what"), F.array(*commands).alias("commands"))

@@ -18,7 +18,7 @@ from ..model.members import (
 from ..model.rebalances import COORDINATOR_LINES, coordinator_signals, member_names
 from ..registry import earliest, first_stated, latest
 from ..sources import empty_without, rows_from
-from ._finding import findings, line, lines
+from ._finding import at, findings, line, lines, place, text
 
 STORM_REBALANCES = 8
 STORM_WINDOW_S = 600
@@ -28,17 +28,23 @@ STORM_WINDOW_S = 600
 MEMBER_EPISODE = (s.GROUP_ID, MEMBER, GENERATION_NOW)
 
 
-def _per_member(lines_of: DataFrame, kind: Column | None = None) -> DataFrame:
-    """One row per member and generation: its first such line (and its ``kind``), all of
-    their evidence."""
+def _per_member(lines_of: DataFrame, kind: Column | None = None, stated: Column | None = None) -> DataFrame:
+    """One row per member and generation: its first such line (and its ``kind``, and the
+    ``stated`` value the lines give, as ``_stated``), all of their evidence; ``_first`` the
+    first line (in log order: an undated paste reads by line)."""
     lines_of = lines_of.withColumn("_kind", kind if kind is not None else F.lit(None).cast("string"))
+    lines_of = lines_of.withColumn("_stated", stated if stated is not None else F.lit(None).cast("string"))
+    basis = [first_stated(s.MEMBER_BASIS).alias(s.MEMBER_BASIS)] if s.MEMBER_BASIS in lines_of.columns else []
     return lines_of.groupBy(*MEMBER_EPISODE).agg(
         F.min(s.TS).alias("_at"),
         first_stated(s.HOST).alias(s.HOST),
         first_stated(s.CLIENT_ID).alias(s.CLIENT_ID),
         first_stated(s.TASK).alias(s.TASK),
         earliest(F.col("_kind"), F.col(s.TS)).alias("_kind"),
+        first_stated(F.col("_stated")).alias("_stated"),
+        F.min(line()).alias("_first"),
         F.collect_list(line()).alias("_evidence"),
+        *basis,
     )
 
 
@@ -56,16 +62,25 @@ def _with_setting(rows: DataFrame, model: Model, key: str) -> DataFrame:
 
 
 def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str, what: str, remedy: str) -> DataFrame:
-    value = F.coalesce(F.concat(F.col("_setting"), F.lit(" ms")), F.lit(f"not in the logs; the default is {default}"))
+    """A timeout's finding; the setting's value from the client's config block, else as the
+    client's own line states it (``_stated``: librdkafka's MAXPOLL line names the interval)."""
+    stated = F.concat(F.col("_stated"), F.lit(" ms, as its own line states"))
+    value = F.coalesce(F.concat(F.col("_setting"), F.lit(" ms")), stated, F.lit(f"not in the logs; the default is {default}"))
     return findings(
         rows, detector,
         severity="warning", verdict="delay", group=F.col(s.GROUP_ID), host=F.col(s.HOST), member=F.col(MEMBER),
         start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
-        explanation=F.format_string("%s %s (%s = %s), so group %s rebalanced without it from %s.", F.col(MEMBER), F.lit(what),
-                                    F.lit(setting), value, F.col(s.GROUP_ID),
-                                    F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")),
+        explanation=F.format_string("%s %s (%s = %s), so group %s rebalanced without it %s.", F.col(MEMBER), F.lit(what),
+                                    F.lit(setting), value, text(F.col(s.GROUP_ID), "(unknown)"),
+                                    F.when(F.col("_at").isNotNull(), F.concat(F.lit("from "), F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")))
+                                    .otherwise(F.concat(F.lit("from untimed line "), place(F.col("_first"))))),
         kafka_reference=setting, remedy=remedy,
     )
+
+
+MAX_POLL_STATED = r"(?:maximum poll interval \((\d+) ?ms\)|max\.poll\.interval\.ms \((\d+)\))"
+"""A client stating its own max.poll.interval.ms: librdkafka's MAXPOLL line, ``Application maximum
+poll interval (300000ms) exceeded by 89ms``."""
 
 
 @rows_from("consumer:group:poll_timeout")
@@ -74,7 +89,8 @@ def poll_timeout(model: Model) -> DataFrame:
     ``poll()`` calls (slow processing of a batch): the group rebalances, and what the member
     processed but had not committed is processed again by the next owner."""
     timeouts = model.members.where((F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout") & F.col(MEMBER).isNotNull())
-    rows = _with_setting(_per_member(timeouts), model, "max.poll.interval.ms")
+    stated = F.coalesce(*[F.nullif(F.regexp_extract(s.MESSAGE, MAX_POLL_STATED, i), F.lit("")) for i in (1, 2)])
+    rows = _with_setting(_per_member(timeouts, stated=stated), model, "max.poll.interval.ms")
     return _timeout_finding(
         rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", "went longer than max.poll.interval.ms between two poll() calls and left the group",
         "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
@@ -178,9 +194,9 @@ def fenced(model: Model) -> DataFrame:
         severity="warning", verdict="delay", group=F.col(s.GROUP_ID), task=F.col(s.TASK), classification=F.col("_kind"),
         host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
         explanation=F.format_string(
-            "%s was fenced (%s) at %s: it had dropped out of group %s while others took over its work; its uncommitted "
+            "%s was fenced (%s) %s: it had dropped out of group %s while others took over its work; its uncommitted "
             "work was aborted and is redone by the new owner.",
-            F.col(MEMBER), F.col("_kind"), F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'"),
+            F.col(MEMBER), text(F.col("_kind"), "kind not stated"), at(F.col("_at"), place(F.col("_first"))),
             F.coalesce(F.col(s.GROUP_ID), F.lit("(unknown)")),
         ),
         kafka_reference="Zombie fencing: ProducerFencedException (KIP-98, KIP-447), TaskMigratedException, static membership (KIP-345)",

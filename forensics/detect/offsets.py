@@ -14,11 +14,37 @@ from ..model.members import MEMBER
 from ..offsets.burrow import REWIND
 from ..registry import earliest, latest
 from ..sources import rows_from
-from ._finding import findings, line, lines, one
+from ._finding import (
+    OFFSETS_DUMP_COMMAND,
+    at,
+    describe_command,
+    end_offsets_command,
+    findings,
+    line,
+    lines,
+    missing,
+    one,
+    place,
+    quoted,
+    text,
+)
 
 PARTITION_KEY = (s.GROUP_ID, s.TOPIC, s.PARTITION)
 EXACTLY_ONCE = r"^exactly_once"
 """``processing.guarantee`` values under which a record processed twice is a violation."""
+TO_LATEST = r"(?i)^(?:offset )?(?:latest|end)$"
+TO_EARLIEST = r"(?i)^(?:offset )?(?:earliest|beginning)$"
+"""A reset's logical target: the Java client's strategy (``LATEST``, ``latest``), librdkafka's
+``END``/``BEGINNING`` (``offset END`` from 2.1)."""
+TO_OFFSET = r"(\d+)$"
+"""librdkafka's numeric reset target (``cached BEGINNING offset 1234``)."""
+
+
+def dump_partition_command() -> Column:
+    """``kafka-dump-log`` of the finding's partition: its batches with their times (``CreateTime``),
+    to read its offsets at a moment."""
+    directory = quoted(F.concat_ws("-", F.col(s.TOPIC), F.col(s.PARTITION).cast("string")))
+    return F.concat(F.lit("kafka-dump-log.sh --files <log.dirs>/"), directory, F.lit("/<segment>.log"))
 
 
 def _tp() -> Column:
@@ -54,6 +80,8 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
 
     The range starts at the log start when a ``kafka-dump-log`` dump shows it (exact), else at
     offset 0 (``exact`` false: an upper bound, the start may have been deleted by retention).
+    Where the logs prove the reset but not its offset, the finding is unmeasured
+    (``_unresolved_latest_resets``).
     """
     commits = model.commits
     before = _member_history(commits)
@@ -69,13 +97,14 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
     by_config = F.col("strategy").isNull() & F.array_contains(F.coalesce(F.col("_values"), F.array()), "latest")
     resets = resets.where(latest | by_config)
     starts = _log_start(model.offsets)
-    if starts is not None:
-        resets = resets.join(starts, (F.col(s.TOPIC) == F.col("_topic")) & (F.col(s.PARTITION) == F.col("_partition")), "left")
-    else:
-        resets = resets.withColumn("_log_start", F.lit(None).cast(f"struct<start:bigint,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>"))
+    resets = _with_log_start(resets, starts)
     start = F.coalesce(F.col("_log_start.start"), F.lit(0))
     gaps = resets.withColumn("_from", start).where(F.col(s.OFFSET) > F.col("_from"))
     exact = F.col("_log_start.start").isNotNull()
+    return _measured_latest_gaps(gaps, exact).unionByName(_unresolved_latest_resets(model, starts))
+
+
+def _measured_latest_gaps(gaps: DataFrame, exact: Column) -> DataFrame:
     return findings(
         gaps, "reset_to_latest_gap",
         severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
@@ -85,12 +114,106 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
         explanation=F.format_string(
             "Group %s had no committed offset for %s, so %s started at the log end (auto.offset.reset=latest), offset %d: "
             "records [%d, %d) were never consumed%s.",
-            F.col(s.GROUP_ID), _tp(), F.col(MEMBER), F.col(s.OFFSET), F.col("_from"), F.col(s.OFFSET),
+            text(F.col(s.GROUP_ID), "(unknown)"), _tp(), text(F.col(MEMBER), "its consumer"), F.col(s.OFFSET), F.col("_from"), F.col(s.OFFSET),
             F.when(exact, F.lit("")).otherwise(F.lit(" (at most: the log start is not in the offset dumps; add a kafka-dump-log or kafka-get-offsets --time -2 dump)")),
         ),
         kafka_reference="auto.offset.reset=latest; partitions added while producers write to them",
-        remedy="Use auto.offset.reset=earliest for groups that must see every record, or create new partitions before "
-        "producers use them; re-consume the range by resetting the group's offset for this partition to its start.",
+        remedy=LATEST_REMEDY,
+    )
+
+
+LATEST_REMEDY = (
+    "Use auto.offset.reset=earliest for groups that must see every record, or create new partitions before "
+    "producers use them; re-consume the range by resetting the group's offset for this partition to its start."
+)
+
+
+def _with_log_start(rows: DataFrame, starts: DataFrame | None) -> DataFrame:
+    """``rows`` with ``_log_start`` (``start``, ``evidence``): the partition's log start shown by a
+    ``kafka-dump-log`` dump, else null."""
+    if starts is None:
+        return rows.withColumn("_log_start", F.lit(None).cast(f"struct<start:bigint,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>"))
+    on = (F.col(s.TOPIC) == F.col("_topic")) & (F.col(s.PARTITION) == F.col("_partition"))
+    return rows.join(starts, on, "left").drop("_topic", "_partition")
+
+
+def _strategy_lines(model: Model) -> DataFrame:
+    """Lines of a member that name where it resets a partition with no committed offset:
+    ``Seeking to LATEST offset of partition P`` (2.3+) and Kafka Streams' ``Setting topic 'T' to
+    consume from latest offset`` / ``.. using original config 'latest' for offset reset`` (a
+    Streams thread applies auto.offset.reset itself; no partition named)."""
+    stated = model.members.where(
+        F.col(s.EVENT_TYPE).isin("consumer:offset:seek_strategy", "streams:reset_policy") & F.col(MEMBER).isNotNull()
+        & F.col(s.TOPIC).isNotNull()
+    )
+    return stated.select(
+        F.col(MEMBER).alias("_s_member"), F.col(s.TOPIC).alias("_s_topic"), F.col(s.PARTITION).alias("_s_partition"),
+        F.col(s.TS).alias("_s_ts"), F.col(s.SOURCE_FILE).alias("_s_file"), F.col(s.LINE).alias("_s_line"),
+        F.col("strategy").alias("_s_strategy"),
+    )
+
+
+def _unresolved_latest_resets(model: Model, starts: DataFrame | None) -> DataFrame:
+    """Partitions with no committed offset that were reset to their log end where the logs do not
+    say to which offset: ``Found no committed offset`` then ``Seeking to LATEST offset`` (or a
+    Streams thread's ``consume from latest offset``) with no ``Resetting offset .. to position``
+    line, or librdkafka's ``offset reset (at offset INVALID) to END``. The records before that
+    offset were never consumed, but their range is unknown: ``exact`` false, ``offset_to`` null
+    (``offset_from``: the log start where a ``kafka-dump-log`` dump shows it), and ``missing``
+    names the log end at the reset."""
+    commits = model.commits
+    after = _member_history(commits)
+    nxt = F.lead(F.struct("kind", s.OFFSET)).over(after)
+    prev = F.lag(F.struct("kind", line().alias("evidence"))).over(after)
+    marked = commits.select("*", nxt.alias("_next"), prev.alias("_prev"))
+    unresolved = (F.col("kind") == c.NO_COMMITTED_OFFSET) & ~F.coalesce(F.col("_next.kind") == c.RESET, F.lit(False))
+    logical = (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNull() & F.coalesce(F.col("strategy").rlike(TO_LATEST), F.lit(False))
+    candidates = marked.where(unresolved | logical)
+    stated = _strategy_lines(model)
+    later = F.coalesce(F.col("_s_ts") >= F.col(s.TS), (F.col("_s_file") == F.col(s.SOURCE_FILE)) & (F.col("_s_line") > F.col(s.LINE)))
+    matching = (
+        (F.col("_s_member") == F.col(MEMBER)) & (F.col("_s_topic") == F.col(s.TOPIC))
+        & (F.col("_s_partition").isNull() | (F.col("_s_partition") == F.col(s.PARTITION))) & later
+    )
+    row = [s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION]
+    first_after = Window.partitionBy(*row).orderBy(F.col("_s_ts").asc_nulls_last(), "_s_file", "_s_line")
+    with_stated = (
+        candidates.join(stated, (F.col("kind") == c.NO_COMMITTED_OFFSET) & matching, "left")
+        .withColumn("_rank", F.row_number().over(first_after)).where(F.col("_rank") == 1)
+    )
+    # a no-committed line is kept when its member then said where it goes: to the latest offset
+    to_latest = with_stated.where(
+        (F.col("kind") == c.RESET) | F.coalesce(F.col("_s_strategy").rlike(TO_LATEST), F.lit(False))
+    )
+    gaps = _with_log_start(to_latest, starts)
+    end_at_reset = F.format_string(
+        "the log-end offset of %s when %s reset it to the end (%s): the first offset of the first batch written after "
+        "that time, in a kafka-dump-log dump of the partition's segments, or the group's first commit of it after the "
+        "reset (an upper bound)", _tp(), text(F.col(MEMBER), "the member"), at(F.col(s.TS), place(line())),
+    )
+    stated_line = F.when(F.col("_s_line").isNotNull(), F.struct(F.col("_s_file").alias("file"), F.col("_s_line").cast("long").alias("line")))
+    previous_no_commit = F.when(F.col("_prev.kind") == c.NO_COMMITTED_OFFSET, F.col("_prev.evidence"))
+    return findings(
+        gaps, "reset_to_latest_gap",
+        severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=F.col("_log_start.start"), exact=F.lit(False),
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        evidence=lines(one(line()), one(stated_line), one(previous_no_commit), one(F.col("_log_start.evidence"))),
+        explanation=F.format_string(
+            "Group %s had no committed offset for %s, so %s reset it to the log end (auto.offset.reset=latest) %s: the "
+            "records written before were never consumed, but the logs do not say the offset it reset to, so the range "
+            "[%s, log end at the reset) is unmeasured.",
+            text(F.col(s.GROUP_ID), "(unknown)"), _tp(), text(F.col(MEMBER), "its consumer"), at(F.col(s.TS), place(line())),
+            text(F.col("_log_start.start"), "log start"),
+        ),
+        kafka_reference="auto.offset.reset=latest; partitions added while producers write to them",
+        remedy=LATEST_REMEDY,
+        missing=missing(
+            end_at_reset,
+            dump_partition_command(),
+            F.lit(OFFSETS_DUMP_COMMAND),
+            describe_command(F.col(s.GROUP_ID)),
+        ),
     )
 
 
@@ -109,27 +232,91 @@ def out_of_range_reset(model: Model) -> DataFrame:
     resets = marked.where(
         (F.col("kind") == c.OUT_OF_RANGE) & (F.col("_next.kind") == c.RESET) & (F.col("_next.offset") != F.col(s.OFFSET))
     )
-    forward = F.col("_next.offset") > F.col(s.OFFSET)
-    low = F.least(F.col(s.OFFSET), F.col("_next.offset"))
-    high = F.greatest(F.col(s.OFFSET), F.col("_next.offset"))
+    return _out_of_range_findings(resets.withColumn("_target", F.col("_next.offset")).withColumn("_target_evidence", F.lit(None).cast(
+        s.as_ddl(s.EVIDENCE_LINE)))).unionByName(_logical_out_of_range_resets(model))
+
+
+OUT_OF_RANGE_REFERENCE = "OffsetOutOfRangeException; auto.offset.reset; retention.ms / retention.bytes; unclean.leader.election.enable"
+OUT_OF_RANGE_REMEDY = (
+    "Keep consumer lag well inside the topic's retention (or raise retention.ms); with auto.offset.reset=none the "
+    "consumer fails instead of skipping, so the skip can be handled deliberately."
+)
+
+
+def _out_of_range_findings(resets: DataFrame) -> DataFrame:
+    """Out-of-range positions reset to the known offset ``_target`` (``_next``: the reset row, if any)."""
+    forward = F.col("_target") > F.col(s.OFFSET)
+    low = F.least(F.col(s.OFFSET), F.col("_target"))
+    high = F.greatest(F.col(s.OFFSET), F.col("_target"))
     return findings(
         resets, "out_of_range_reset",
         severity=F.when(forward, F.lit("critical")).otherwise(F.lit("warning")),
         verdict=F.when(forward, F.lit("loss")).otherwise(F.lit("duplication")),
         group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
         offset_from=low, offset_to=high, records=high - low, exact=F.lit(True),
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col("_next.ts"),
-        evidence=lines(one(line()), one(F.col("_next.strategy_evidence")), one(F.col("_next.evidence"))),
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.coalesce(F.col("_next.ts"), F.col(s.TS)),
+        evidence=lines(one(line()), one(F.col("_next.strategy_evidence")), one(F.col("_next.evidence")), one(F.col("_target_evidence"))),
         explanation=F.format_string(
             "%s's fetch position %d on %s was out of range and was reset to %s offset %d: %s.",
-            F.col(MEMBER), F.col(s.OFFSET), _tp(), F.coalesce(F.col("_next.strategy"), F.lit("the")), F.col("_next.offset"),
+            text(F.col(MEMBER), "A consumer"), F.col(s.OFFSET), _tp(), text(F.coalesce(F.col("_next.strategy"), F.col("strategy")), "the"),
+            F.col("_target"),
             F.when(forward, F.format_string("records [%d, %d) were skipped, never consumed", low, high))
             .otherwise(F.format_string("records [%d, %d) are consumed a second time", low, high)),
         ),
-        kafka_reference="OffsetOutOfRangeException; auto.offset.reset; retention.ms / retention.bytes; unclean.leader.election.enable",
-        remedy="Keep consumer lag well inside the topic's retention (or raise retention.ms); with auto.offset.reset=none the "
-        "consumer fails instead of skipping, so the skip can be handled deliberately.",
+        kafka_reference=OUT_OF_RANGE_REFERENCE, remedy=OUT_OF_RANGE_REMEDY,
     )
+
+
+def _logical_out_of_range_resets(model: Model) -> DataFrame:
+    """librdkafka's single line ``offset reset (at offset X) to END: .. Offset out of range``: the
+    position X was out of range and the consumer went to a target it names, not a number, with
+    no later line saying the offset. To a numeric target (``cached BEGINNING offset N``) the
+    range is exact; to ``BEGINNING`` the log start a ``kafka-dump-log`` dump shows measures it
+    (retention: a skip [X, log start); truncation: a replay [log start, X)); otherwise the
+    finding is unmeasured: [X, ?) was skipped (``exact`` false, ``missing`` names the log end
+    or log start at the reset)."""
+    commits = model.commits
+    nxt = F.lead(F.struct("kind", s.OFFSET)).over(_member_history(commits))
+    named = commits.select("*", nxt.alias("_n")).where(
+        (F.col("kind") == c.OUT_OF_RANGE) & F.col("strategy").isNotNull() & F.col(s.OFFSET).isNotNull()
+        & ~F.coalesce((F.col("_n.kind") == c.RESET) & F.col("_n.offset").isNotNull(), F.lit(False))
+    ).drop("_n")
+    numeric = F.nullif(F.regexp_extract(F.col("strategy"), TO_OFFSET, 1), F.lit("")).cast("long")
+    earliest_target = F.regexp_replace(F.col("strategy"), r"(?i)^cached beginning offset ", "").rlike(TO_EARLIEST)
+    with_start = _with_log_start(named, _log_start(model.offsets))
+    target = F.coalesce(numeric, F.when(earliest_target, F.col("_log_start.start")))
+    null_next = F.lit(None).cast("struct<ts:timestamp,strategy:string,strategy_evidence:struct<file:string,line:bigint>,evidence:struct<file:string,line:bigint>>")
+    known = with_start.where(target.isNotNull() & (target != F.col(s.OFFSET))).select(
+        "*", target.alias("_target"), F.when(numeric.isNull(), F.col("_log_start.evidence")).alias("_target_evidence"), null_next.alias("_next"),
+    )
+    measured = _out_of_range_findings(known.drop("_log_start"))
+    unknown = with_start.where(target.isNull() & (F.col("strategy").rlike(TO_LATEST) | earliest_target))
+    to_end = F.col("strategy").rlike(TO_LATEST)
+    where_now = F.when(to_end, F.lit("log-end")).otherwise(F.lit("log-start"))
+    unmeasured = findings(
+        unknown, "out_of_range_reset",
+        severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET), exact=F.lit(False), host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        evidence=lines(one(line())),
+        explanation=F.format_string(
+            "%s's fetch position %d on %s was out of range and was reset to %s %s: records from %d up to the partition's "
+            "%s offset at the reset were skipped, never consumed (if the log was truncated below %d instead, the reset "
+            "replays records); the logs do not name that offset, so the range is unmeasured.",
+            text(F.col(MEMBER), "A consumer"), F.col(s.OFFSET), _tp(), F.col("strategy"), at(F.col(s.TS), place(line())),
+            F.col(s.OFFSET), where_now, F.col(s.OFFSET),
+        ),
+        kafka_reference=OUT_OF_RANGE_REFERENCE, remedy=OUT_OF_RANGE_REMEDY,
+        missing=missing(
+            F.format_string(
+                "the %s offset of %s at the reset (%s), where the consumer resumed", where_now, _tp(), at(F.col(s.TS)),
+            ),
+            F.when(to_end, dump_partition_command())
+            .otherwise(end_offsets_command(F.col(s.TOPIC), F.col(s.PARTITION), "-2")),
+            F.lit(OFFSETS_DUMP_COMMAND),
+            describe_command(F.col(s.GROUP_ID)),
+        ),
+    )
+    return measured.unionByName(unmeasured)
 
 
 BACKWARD_REFERENCE = "alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own"
@@ -148,7 +335,8 @@ def backward_commit(model: Model) -> DataFrame:
     ``classification``: ``zombie`` (the committer no longer owned the partition: brokers accept
     commits from any member of the current generation), ``reset`` (the committer reset or
     seeked its position since the previous commit), ``replay`` (an owner resumed from an older
-    commit and committed behind the last one), ``rewind`` (see ``_unseen_rewinds``). Dumped
+    commit and committed behind the last one), ``rewind`` (see ``_unseen_rewinds``), ``unseen``
+    (positions fetched at assignment went back: ``_fetched_positions_back``). Dumped
     offsets (``__consumer_offsets`` and Burrow commits, ``--describe`` and lag-exporter
     snapshots) count only for partitions with no commit in the logs (the logs name the
     committer; the dump would repeat them), and a dumped step back only between two timed
@@ -191,7 +379,48 @@ def backward_commit(model: Model) -> DataFrame:
         ),
         kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
     )
-    return steps.unionByName(_unseen_rewinds(model, steps))
+    return steps.unionByName(_unseen_rewinds(model, steps)).unionByName(_fetched_positions_back(model, steps))
+
+
+def _fetched_positions_back(model: Model, steps: DataFrame) -> DataFrame:
+    """A partition whose positions fetched at assignment (``Setting offset for partition P to
+    the committed offset N``, each owner's resume) went back (2, then 6, then 2): its committed
+    offset went from 6 back to 2, so the owner after reprocesses [2, 6). Only for partitions
+    whose commits are not in the logs (at INFO the Java client logs none) and with no other
+    backward step found; the commit that went back is not in the logs (``classification``
+    ``unseen``), so ``missing`` names the offsets dump that shows who made it."""
+    commits = model.commits
+    logged = F.sum((F.col("kind") == c.COMMIT).cast("int")).over(Window.partitionBy(*PARTITION_KEY))
+    positions = commits.withColumn("_logged", logged).where(
+        (F.col("kind") == c.POSITION_FROM_COMMIT) & F.col(s.OFFSET).isNotNull() & (F.col("_logged") == 0)
+    )
+    ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
+    previous = F.lag(F.struct(s.OFFSET, MEMBER, s.TS, s.SOURCE_FILE, line().alias("evidence"))).over(ordered)
+    in_order = (F.col(s.TS) > F.col("_previous.ts")) | (F.col(s.SOURCE_FILE) == F.col("_previous.source_file"))  # undated files: no order between them
+    back = (
+        positions.withColumn("_previous", previous).where((F.col(s.OFFSET) < F.col("_previous.offset")) & in_order)
+        .join(steps.select(*PARTITION_KEY).distinct(), list(PARTITION_KEY), "left_anti")
+    )
+    records = F.col("_previous.offset") - F.col(s.OFFSET)
+    return findings(
+        back, "backward_commit",
+        severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET), offset_to=F.col("_previous.offset"), records=records, exact=F.lit(True), classification="unseen",
+        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_previous.ts"), end=F.col(s.TS),
+        evidence=lines(one(F.col("_previous.evidence")), one(line())),
+        explanation=F.format_string(
+            "%s resumed %s from the committed offset %d, after %s had resumed it from %d: the group's committed offset "
+            "went back %d records between the two assignments, and [%d, %d) is processed again. The commit that moved "
+            "it back is not in the logs.",
+            text(F.col(MEMBER), "A consumer"), _tp(), F.col(s.OFFSET), text(F.col("_previous.member"), "another consumer"),
+            F.col("_previous.offset"), records, F.col(s.OFFSET), F.col("_previous.offset"),
+        ),
+        kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
+        missing=missing(
+            F.format_string("the commit of %s that went back from %d to %d, and its member", _tp(), F.col("_previous.offset"), F.col(s.OFFSET)),
+            F.lit(OFFSETS_DUMP_COMMAND),
+        ),
+    )
 
 
 def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
@@ -230,7 +459,7 @@ def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
     )
 
 
-@rows_from("commits")
+@rows_from("commits", "consumer:offset:commit_failed")
 def reprocessing(model: Model) -> DataFrame:
     """Records processed twice after a failed commit (``CommitFailedException``: the member was
     no longer in the generation, e.g. after a poll or session timeout, or the group had
@@ -273,6 +502,17 @@ def reprocessing(model: Model) -> DataFrame:
     twice = twice.join(guarantee, F.col(s.GROUP_ID) == F.col("_group"), "left")
     exactly_once = F.exists(F.coalesce(F.col("_values"), F.array()), lambda value: value.rlike(EXACTLY_ONCE))
     records = F.col("_failure.offset") - F.col(s.OFFSET)
+    return _measured_reprocessing(twice, exactly_once, records).unionByName(_unmeasured_reprocessing(model, guarantee))
+
+
+REPROCESSING_REFERENCE = "CommitFailedException; at-least-once delivery; max.poll.interval.ms / max.poll.records"
+REPROCESSING_REMEDY = (
+    "Commit synchronously in onPartitionsRevoked, keep each poll loop well inside max.poll.interval.ms "
+    "(lower max.poll.records), and make processing idempotent or transactional (exactly-once)."
+)
+
+
+def _measured_reprocessing(twice: DataFrame, exactly_once: Column, records: Column) -> DataFrame:
     return findings(
         twice, "reprocessing",
         severity=F.when(exactly_once, F.lit("warning")).otherwise(F.lit("info")),
@@ -288,7 +528,111 @@ def reprocessing(model: Model) -> DataFrame:
             F.col("_failure.offset"), records,
             F.when(exactly_once, F.lit(" although the group is configured for exactly-once")).otherwise(F.lit(" (allowed under at-least-once)")),
         ),
-        kafka_reference="CommitFailedException; at-least-once delivery; max.poll.interval.ms / max.poll.records",
-        remedy="Commit synchronously in onPartitionsRevoked, keep each poll loop well inside max.poll.interval.ms "
-        "(lower max.poll.records), and make processing idempotent or transactional (exactly-once).",
+        kafka_reference=REPROCESSING_REFERENCE, remedy=REPROCESSING_REMEDY,
+    )
+
+
+def _unmeasured_reprocessing(model: Model, guarantee: DataFrame) -> DataFrame:
+    """A commit that failed without naming its offsets (``Failing OffsetCommit request since the
+    consumer is not part of an active group``, ``CommitFailedException``, librdkafka's
+    ``OffsetCommit .. returned: Broker: Unknown member``), of a member whose partitions another
+    owner (or itself, after rejoining) then resumed from the group's older committed offset:
+    what it had processed since its last successful commit is processed again, but the logs do
+    not say how much. One finding per partition the member held at the failure (or released
+    just before it), ``offset_from`` the resumed offset where the new owner logged it,
+    ``offset_to`` null, ``exact`` false, ``missing`` the offsets that measure it. None under
+    exactly-once: the failing member's transaction is aborted."""
+    commits = model.commits
+    counted = commits.where(F.col("kind") == c.COMMIT_FAILED)
+    failures = model.members.where(
+        (F.col(s.EVENT_TYPE) == "consumer:offset:commit_failed") & F.col(s.TOPIC).isNull() & F.col(MEMBER).isNotNull()
+    ).join(counted.select(s.SOURCE_FILE, s.LINE).distinct(), [s.SOURCE_FILE, s.LINE], "left_anti").select(
+        F.col(MEMBER).alias("_f_member"), F.col(s.GROUP_ID).alias("_f_group"), F.col(s.TS).alias("_f_ts"),
+        F.col(s.SOURCE_FILE).alias("_f_file"), F.col(s.LINE).alias("_f_line"), F.col(s.HOST).alias("_f_host"),
+        F.col(s.MEMBER_BASIS).alias("_f_basis"),
+    )
+    intervals = model.ownership.where(F.col(s.TOPIC).isNotNull())
+    before_failure = F.coalesce(
+        F.col("from_ts") <= F.col("_f_ts"), (F.col(s.SOURCE_FILE) == F.col("_f_file")) & (F.col("from_line") <= F.col("_f_line"))
+    )
+    held = intervals.join(
+        failures, (F.col(MEMBER) == F.col("_f_member")) & F.col(s.GROUP_ID).eqNullSafe(F.col("_f_group")) & before_failure
+    )
+    failure_key = ["_f_file", "_f_line"]
+    latest_per_partition = Window.partitionBy(*failure_key, s.TOPIC, s.PARTITION).orderBy(F.col("from_ts").desc_nulls_last(), F.col("from_line").desc())
+    held = held.withColumn("_rank", F.row_number().over(latest_per_partition)).where(F.col("_rank") == 1)
+    # what it held at the failure; if nothing, what it released last before it (it had left)
+    active = F.coalesce(F.col("to_ts").isNull() | (F.col("to_ts") >= F.col("_f_ts")), F.lit(True))
+    per_failure = Window.partitionBy(*failure_key)
+    held = held.withColumn("_active", active).withColumn("_any_active", F.max(F.col("_active").cast("int")).over(per_failure) == 1)
+    held = held.withColumn("_last_release", F.max(F.when(~F.col("_active"), F.col("to_ts"))).over(per_failure)).where(
+        F.col("_active") | (~F.col("_any_active") & (F.col("to_ts") == F.col("_last_release")))
+    )
+    measured_failures = commits.where((F.col("kind") == c.COMMIT_FAILED) & F.col(s.OFFSET).isNotNull()).select(
+        F.col(MEMBER).alias("_m_member"), F.col(s.TOPIC).alias("_m_topic"), F.col(s.PARTITION).alias("_m_partition"), F.col(s.TS).alias("_m_ts"),
+    )
+    held = held.join(
+        measured_failures,
+        (F.col("_m_member") == F.col(MEMBER)) & (F.col("_m_topic") == F.col(s.TOPIC)) & (F.col("_m_partition") == F.col(s.PARTITION))
+        & (F.col("_m_ts") >= F.col("from_ts")),
+        "left_anti",
+    )
+    later = intervals.select(
+        F.col(s.GROUP_ID).alias("_n_group"), F.col(s.TOPIC).alias("_n_topic"), F.col(s.PARTITION).alias("_n_partition"),
+        F.col(MEMBER).alias("_n_member"), F.col("from_ts").alias("_n_from"), F.col(s.SOURCE_FILE).alias("_n_file"),
+        F.col("from_line").alias("_n_line"), F.col(s.GENERATION).alias("_n_generation"),
+    )
+    next_owner = (
+        F.col("_n_group").eqNullSafe(F.col(s.GROUP_ID)) & (F.col("_n_topic") == F.col(s.TOPIC)) & (F.col("_n_partition") == F.col(s.PARTITION))
+        & (F.col("_n_from") > F.col("from_ts"))
+        & ((F.col("_n_member") != F.col(MEMBER)) | (F.col("_n_from") > F.col("_f_ts")))
+    )
+    first_next = Window.partitionBy(*failure_key, s.TOPIC, s.PARTITION).orderBy("_n_from", "_n_file", "_n_line")
+    resumed = held.join(later, next_owner).withColumn("_rank", F.row_number().over(first_next)).where(F.col("_rank") == 1)
+    positions = commits.where((F.col("kind") == c.POSITION_FROM_COMMIT) & F.col(s.OFFSET).isNotNull()).select(
+        F.col(MEMBER).alias("_p_member"), F.col(s.TOPIC).alias("_p_topic"), F.col(s.PARTITION).alias("_p_partition"),
+        F.col(s.TS).alias("_p_ts"), F.col(s.OFFSET).alias("_p_offset"), line().alias("_p_evidence"),
+    )
+    resume_of_next = (
+        (F.col("_p_member") == F.col("_n_member")) & (F.col("_p_topic") == F.col(s.TOPIC)) & (F.col("_p_partition") == F.col(s.PARTITION))
+        & (F.col("_p_ts") >= F.col("_n_from"))
+    )
+    first_position = Window.partitionBy(*failure_key, s.TOPIC, s.PARTITION).orderBy(F.col("_p_ts").asc_nulls_last())
+    with_resume = (
+        resumed.join(positions, resume_of_next, "left").withColumn("_rank", F.row_number().over(first_position)).where(F.col("_rank") == 1)
+        .join(guarantee, F.col(s.GROUP_ID) == F.col("_group"), "left")
+    )
+    # under exactly-once the failing member's transaction is aborted: its uncommitted work is not
+    # output twice (the fenced detector tells it)
+    exactly_once = F.exists(F.coalesce(F.col("_values"), F.array()), lambda value: value.rlike(EXACTLY_ONCE))
+    with_resume = with_resume.where(~exactly_once)
+    failure_line = F.struct(F.col("_f_file").alias("file"), F.col("_f_line").cast("long").alias("line"))
+    next_line = F.struct(F.col("_n_file").alias("file"), F.col("_n_line").cast("long").alias("line"))
+    resumed_from = F.when(F.col("_p_offset").isNotNull(), F.format_string(" from the committed offset %d", F.col("_p_offset"))).otherwise(
+        F.lit(" from the group's last committed offset")
+    )
+    return findings(
+        with_resume, "reprocessing",
+        severity="info", verdict="expected",
+        group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION), offset_from=F.col("_p_offset"), exact=F.lit(False),
+        host=F.col("_f_host"), member=F.col("_f_member"), member_basis=F.col("_f_basis"), start=F.col("_f_ts"), end=F.coalesce(F.col("_p_ts"), F.col("_n_from")),
+        evidence=lines(one(failure_line), one(next_line), one(F.col("_p_evidence"))),
+        explanation=F.format_string(
+            "%s's commit failed %s while it held %s, and %s resumed the partition%s: what %s had processed since its last "
+            "successful commit was processed twice%s, but the logs name neither that position nor the commit, so the range "
+            "is unmeasured.",
+            F.col("_f_member"), at(F.col("_f_ts"), place(failure_line)), _tp(),
+            F.when(F.col("_n_member") == F.col("_f_member"), F.lit("it, after rejoining,")).otherwise(text(F.col("_n_member"), "the next owner")),
+            resumed_from, F.col("_f_member"), F.lit(" (allowed under at-least-once)"),
+        ),
+        kafka_reference=REPROCESSING_REFERENCE, remedy=REPROCESSING_REMEDY,
+        missing=missing(
+            F.format_string(
+                "the offset %s had processed %s up to when its commit failed (the offsets it tried to commit: the Java client "
+                "logs them at DEBUG, 'Sending OffsetCommit request with {..}'), and the group's committed offset of it before "
+                "and after the rebalance", F.col("_f_member"), _tp(),
+            ),
+            F.lit(OFFSETS_DUMP_COMMAND),
+            describe_command(F.col(s.GROUP_ID)),
+        ),
     )

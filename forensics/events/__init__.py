@@ -4,10 +4,10 @@ The catalogue is applied as data: literal tables in the query plan, which need n
 be shipped. Each record looks up the templates of the message's first word and the logger's
 class name (``gate_candidates``; templates whose first word is not fixed are candidates for
 every record of their loggers; a record whose layout names no logger, for every template of its
-word). Each candidate pair is tested with its literal gate (a plain substring
-test), then one regex both tests it and extracts all its fields; the first template that
-matches wins, multi-line templates before the others and then in catalogue order
-(``catalogue.precedence``). Rows are sorted by template within each partition before the
+word but those that need their logger, ``Template.needs_logger``). Each candidate pair is
+tested with its literal gate (a plain substring test), then one regex both tests it and
+extracts all its fields; the first template that matches wins, multi-line templates before the
+others and then in catalogue order (``catalogue.precedence``). Rows are sorted by template within each partition before the
 regexes, so Spark compiles each pattern once per partition, not once per row. Records that
 no template matches are Kafka lines the catalogue does not know: counted, never dropped.
 """
@@ -103,7 +103,7 @@ def _gate_buckets(templates: tuple[Template, ...]) -> str:
     buckets: list[list[dict]] = [[] for _ in range(GATE_BUCKETS)]
     for order, t in precedence(templates):
         word = first_word(t) or ANY_WORD
-        for logger in ("", *t.loggers):
+        for logger in t.loggers if t.needs_logger else ("", *t.loggers):  # "": a record that names no logger
             gate = {"t_word": word, "t_logger": logger, "t_order": order, "t_gate": t.gate,
                     "t_gate_at_start": t.gate_at_start, "t_multiline": t.multiline}
             buckets[zlib.crc32(_gate_key(word, logger).encode()) % GATE_BUCKETS].append(gate)

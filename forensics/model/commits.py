@@ -88,7 +88,8 @@ def log_offsets(members: DataFrame) -> DataFrame:
     Streams restore consumers).
 
     A reset's strategy comes from the member's ``Seeking to <strategy> offset`` line just
-    before it (2.3+), where there is one (``strategy_line``).
+    before it (2.3+), where there is one (``strategy_line``); an out-of-range position keeps the
+    target its own line names (librdkafka's ``offset reset (at offset X) to END``).
     """
     kinds = F.create_map(*[F.lit(x) for kv in LOG_KINDS.items() for x in kv])
     members = members.unionByName(per_partition_failures(members)).unionByName(per_partition_positions(members))
@@ -102,14 +103,15 @@ def log_offsets(members: DataFrame) -> DataFrame:
     before = per_partition.rowsBetween(Window.unboundedPreceding, -1)
     seek = F.when(is_seek, F.struct(F.col("strategy").alias("strategy"), F.col(s.LINE).alias("line")))
     with_strategy = relevant.withColumn("_seek", F.last(seek, ignorenulls=True).over(before)).withColumn(
-        "strategy", F.coalesce(F.col("strategy"), F.col("_seek.strategy"))
-    )
+        "_own_strategy", F.col("strategy")
+    ).withColumn("strategy", F.coalesce(F.col("strategy"), F.col("_seek.strategy")))
     return with_strategy.where(F.col(s.EVENT_TYPE) != "consumer:offset:seek_strategy").select(
         s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, kinds[F.col(s.EVENT_TYPE)].alias("kind"), s.OFFSET,
-        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("strategy")).alias("strategy"),
+        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("strategy"))
+        .when(F.col(s.EVENT_TYPE) == "consumer:offset:out_of_range", F.col("_own_strategy")).alias("strategy"),
         MEMBER, s.HOST, s.CLIENT_ID, F.col("generation_now").alias(s.GENERATION),
         F.lit("log").alias("source"), s.SOURCE_FILE, s.LINE,
-        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("_seek.line")).alias("strategy_line"),
+        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("_seek.line")).alias("strategy_line"), s.MEMBER_BASIS,
     )
 
 
@@ -125,6 +127,7 @@ def dump_offsets(offsets: DataFrame) -> DataFrame:
         kinds[F.col(s.KIND)].alias("kind"), F.col(s.CURRENT_OFFSET).alias(s.OFFSET), null_text.alias("strategy"),
         null_text.alias(MEMBER), null_text.alias(s.HOST), null_text.alias(s.CLIENT_ID), F.lit(None).cast("int").alias(s.GENERATION),
         F.lit("dump").alias("source"), s.SOURCE_FILE, s.LINE, F.lit(None).cast("long").alias("strategy_line"),
+        null_text.alias(s.MEMBER_BASIS),
     )
 
 
@@ -136,13 +139,15 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
     ``owner`` (host/client owning the partition at that time, latest interval first),
     ``owner_generation``, ``in_own_interval`` (log rows: the committer owned the partition in
     the generation it committed with, as the broker's generation check sees it; a commit in
-    the member's own revocation callback counts as owned; false is a commit from a member
-    that did not own the partition then), and ``sequence`` (order within the partition).
+    the member's own revocation callback counts as owned; where either generation is not in
+    the logs, a commit inside the committer's own interval counts as owned; false is a commit
+    from a member that did not own the partition then), and ``sequence`` (order within the
+    partition).
     """
     history = log_offsets(members)
     if offsets is not None:
         history = history.unionByName(dump_offsets(offsets))
-    owner = F.concat_ws("/", s.HOST, s.CLIENT_ID)
+    owner = F.coalesce(F.col(MEMBER), F.concat_ws("/", s.HOST, s.CLIENT_ID))
     intervals = ownership.select(
         F.col(s.GROUP_ID).alias("_g"), F.col(s.TOPIC).alias("_t"), F.col(s.PARTITION).alias("_p"),
         owner.alias("owner"), F.col(s.GENERATION).alias("owner_generation"), "from_ts", "to_ts",
@@ -157,13 +162,23 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
         .drop("_g", "_t", "_p", "from_ts", "to_ts", "_rank")
     )
     own = intervals.select(
-        "_g", "_t", "_p", F.col("owner").alias("_member"), F.col("owner_generation").alias("_generation"), F.lit(True).alias("_own")
-    ).distinct()
+        "_g", "_t", "_p", F.col("owner").alias("_member"), F.col("owner_generation").alias("_generation"),
+        F.col("from_ts").alias("_from"), F.col("to_ts").alias("_to"), F.lit(True).alias("_own"),
+    )
+    # a generation not logged (no join line in the logs) is unknown, not another generation: the
+    # owner's own commit inside its interval is its own
+    unknown_generation = F.col(s.GENERATION).isNull() | F.col("_generation").isNull()
+    inside_own = (F.col("_from") <= F.col(s.TS)) & (F.col("_to").isNull() | (F.col(s.TS) <= F.col("_to")))
     owned_then = (
         (F.col(s.GROUP_ID) == F.col("_g")) & (F.col(s.TOPIC) == F.col("_t")) & (F.col(s.PARTITION) == F.col("_p"))
-        & (F.col(MEMBER) == F.col("_member")) & (F.col(s.GENERATION) == F.col("_generation"))
+        & (F.col(MEMBER) == F.col("_member"))
+        & ((F.col(s.GENERATION) == F.col("_generation")) | (unknown_generation & inside_own))
     )
-    attributed = at_time.join(own, owned_then, "left")
+    one_row = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION).orderBy(F.col("_own").desc_nulls_last())
+    attributed = (
+        at_time.join(own, owned_then, "left")
+        .withColumn("_rank", F.row_number().over(one_row)).where(F.col("_rank") == 1)
+    )
     ordered = Window.partitionBy(s.GROUP_ID, s.TOPIC, s.PARTITION).orderBy(s.TS, s.SOURCE_FILE, s.LINE)
     commit = F.col("kind").isin(*c.COMMITTED_KINDS)
     return attributed.select(
@@ -172,4 +187,5 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
         F.last(F.when(commit, F.col(s.OFFSET)), ignorenulls=True).over(ordered.rowsBetween(Window.unboundedPreceding, -1)).alias("previous_offset"),
         "owner", "owner_generation",
         F.when(F.col("source") == "log", F.coalesce(F.col("_own"), F.lit(False))).alias("in_own_interval"),
+        s.MEMBER_BASIS,
     )

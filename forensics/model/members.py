@@ -139,6 +139,24 @@ def franz_go_client() -> Column:
     return F.when(F.col(s.TEMPLATE_ID).isin(*templates), F.lit(FRANZ_GO_LOGGER))
 
 
+def unnamed_member(events: DataFrame, client: Column) -> list[Column]:
+    """``_unnamed`` and ``_unnamed_basis``: the member of a consumer line whose file names no
+    client at all (kafka-python before 2.x at INFO logs neither a client id nor a member id):
+    its host, where that host has one such file, else its file and thread
+    (``file[thread]``); null for every other line (``schema.MEMBER_BASES``)."""
+    consumer = F.col(s.EVENT_TYPE).startswith("consumer:")
+    none_in_file = F.max(F.when(consumer, client)).over(Window.partitionBy(s.SOURCE_FILE)).isNull()
+    unnamed = consumer & client.isNull() & none_in_file
+    files = F.when(unnamed, F.col(s.SOURCE_FILE))
+    by_host = Window.partitionBy(s.HOST)
+    one_file = F.col(s.HOST).isNotNull() & (F.min(files).over(by_host) == F.max(files).over(by_host))
+    by_file = F.concat(F.col(s.SOURCE_FILE), F.coalesce(F.concat(F.lit("["), F.col(s.THREAD), F.lit("]")), F.lit("")))
+    return [
+        F.when(unnamed, F.when(one_file, F.col(s.HOST)).otherwise(by_file)).alias("_unnamed"),
+        F.when(unnamed, F.when(one_file, F.lit(s.MEMBER_BASES[1])).otherwise(F.lit(s.MEMBER_BASES[2]))).alias("_unnamed_basis"),
+    ]
+
+
 MEMBER_INPUTS = (
     *EVIDENCE_ORDER, s.EVENT_TYPE, s.TEMPLATE_ID, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION,
     "epoch",
@@ -147,8 +165,9 @@ MEMBER_INPUTS = (
 
 
 def with_members(events: DataFrame) -> DataFrame:
-    """Events with ``member`` (host/client), ``generation_now``, and the
-    member's ``group_id``, ``instance_id`` and latest ``member_id`` filled from its other lines.
+    """Events with ``member`` (host/client; where a file names no client, ``unnamed_member``),
+    ``generation_now``, ``member_basis`` (how the member was named), and the member's
+    ``group_id``, ``instance_id`` and latest ``member_id`` filled from its other lines.
 
     The group of a member is the one its consumer lines name (Streams thread lines carry
     none). Generations come from ``Successfully joined/synced group ... generation N`` and,
@@ -163,7 +182,7 @@ def with_members(events: DataFrame) -> DataFrame:
     filled = _members_of_lines(events.select(*MEMBER_INPUTS))
     moved = (s.GROUP_ID, s.MEMBER_ID, s.INSTANCE_ID)  # filled from the member's lines, placed after it
     joined = events.drop(s.CLIENT_ID, *moved).join(filled, list(EVIDENCE_ORDER))
-    return joined.select(*[c for c in events.columns if c not in moved], MEMBER, *moved, GENERATION_NOW)
+    return joined.select(*[c for c in events.columns if c not in moved], MEMBER, *moved, GENERATION_NOW, s.MEMBER_BASIS)
 
 
 def _members_of_lines(events: DataFrame) -> DataFrame:
@@ -173,7 +192,12 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_thread()))
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named), franz_go_client()))
     client = member_client(named)
-    with_member = named.withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)))
+    with_member = named.select(
+        "*", *unnamed_member(named, client),
+    ).withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)).otherwise(F.col("_unnamed")))
+    with_member = with_member.withColumn(
+        s.MEMBER_BASIS, F.when(client.isNotNull(), F.lit(s.MEMBER_BASES[0])).otherwise(F.col("_unnamed_basis"))
+    ).drop("_unnamed", "_unnamed_basis")
     generation = generation_mark()
     ordered = Window.partitionBy(MEMBER).orderBy(*member_order())
     upto = ordered.rowsBetween(Window.unboundedPreceding, Window.currentRow)
@@ -185,7 +209,7 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
         return F.when(F.col(MEMBER).isNotNull(), value)
 
     return with_member.select(
-        *EVIDENCE_ORDER, s.CLIENT_ID, MEMBER,
+        *EVIDENCE_ORDER, s.CLIENT_ID, MEMBER, s.MEMBER_BASIS,
         F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(whole))).alias(s.GROUP_ID),
         F.coalesce(of_member(F.last(s.MEMBER_ID, ignorenulls=True).over(upto)), F.col(s.MEMBER_ID)).alias(s.MEMBER_ID),
         F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(whole))).alias(s.INSTANCE_ID),

@@ -33,7 +33,7 @@ STREAMS_THREAD = r"^(.*-StreamThread-\d+)-consumer$"
 
 OWNERSHIP_COLUMNS = (
     s.GROUP_ID, s.TOPIC, s.PARTITION, s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID, s.INSTANCE_ID, s.GENERATION,
-    "from_ts", "to_ts", "ended", s.SOURCE_FILE, "from_line", "to_line",
+    "from_ts", "to_ts", "ended", s.SOURCE_FILE, "from_line", "to_line", MEMBER, s.MEMBER_BASIS,
 )
 
 
@@ -48,7 +48,7 @@ def partition_changes(members: DataFrame) -> DataFrame:
     return lists.select(
         s.GROUP_ID, MEMBER, s.HOST, s.CLIENT_ID,
         F.coalesce(F.nullif(F.regexp_extract(s.CLIENT_ID, STREAMS_THREAD, 1), F.lit("")), F.col(s.THREAD)).alias(s.THREAD),
-        s.MEMBER_ID, s.INSTANCE_ID, GENERATION_NOW, s.TS, s.SOURCE_FILE, s.LINE,
+        s.MEMBER_ID, s.INSTANCE_ID, GENERATION_NOW, s.TS, s.SOURCE_FILE, s.LINE, s.MEMBER_BASIS,
         kinds[F.col(s.EVENT_TYPE)].alias("change"), F.explode(units).alias("_unit"),
     ).select("*", F.col("_unit.tp").alias("tp"), F.col("_unit.task").alias(s.TASK)).drop("_unit")
 
@@ -124,7 +124,8 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
     ``from_ts``/``to_ts`` are the owner's acquire and release lines (``to_ts`` null while it
     still owned the partition when its logs end), ``ended`` is ``revoked``, ``lost``,
     ``member left``, ``reassigned`` (acquired again with no release logged) or ``end of logs``.
-    ``source_file`` with ``from_line``/``to_line`` are the evidence.
+    ``source_file`` with ``from_line``/``to_line`` are the evidence; ``member`` and
+    ``member_basis`` as ``members.with_members`` named the owner.
     """
     exits = member_exits(members)
     changes = without_repeats(without_held_tasks(partition_changes(members), exits))
@@ -155,4 +156,5 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
         s.SOURCE_FILE,
         F.col(s.LINE).alias("from_line"),
         F.when(release_first, F.col("next_line")).otherwise(F.col("exit.exit_line")).alias("to_line"),
+        MEMBER, s.MEMBER_BASIS,
     )

@@ -108,8 +108,50 @@ COORDINATOR_KINDS = (("failed", TRIGGERS[1][1]), ("fenced", TRIGGERS[2][1]), ("l
 (brokers before 2.1, KIP-848 group epochs, a member failing while the group rebalances)."""
 
 
+LONG_SILENCE_S = 600
+"""A stretch with no dated line of a group longer than this is a gap in the evidence (two
+excerpts of one paste, a log rotated away): no duration is measured across it."""
+EXCERPT_GAP_S = 60
+"""A host's log ending in one file and going on in another after more than this, with no line of
+the group between, is a gap too (two excerpts pasted as two files)."""
+
+
 def _ms(end: Column, start: Column) -> Column:
     return ((F.unix_micros(end) - F.unix_micros(start)) / 1000).cast("long")
+
+
+def evidence_gaps(members: DataFrame) -> DataFrame:
+    """Per group, the stretches (``_gap_from``, ``_gap_to``) between two consecutive dated lines
+    of the group with a gap in the evidence between them: longer than ``LONG_SILENCE_S``, or
+    longer than ``EXCERPT_GAP_S`` where one file of a host ends and another of the same host
+    starts. A rebalance spanning one has no duration (issue 85: one measured across two
+    excerpts an hour apart)."""
+    dated = members.where(F.col(s.GROUP_ID).isNotNull() & F.col(s.TS).isNotNull()).select(s.GROUP_ID, s.TS, s.SOURCE_FILE, s.HOST)
+    per_file = Window.partitionBy(s.SOURCE_FILE)
+    dated = dated.withColumn("_file_first", F.min(s.TS).over(per_file)).withColumn("_file_last", F.max(s.TS).over(per_file))
+    ordered = Window.partitionBy(s.GROUP_ID).orderBy(s.TS, s.SOURCE_FILE)
+    previous = F.lag(F.struct(s.TS, s.SOURCE_FILE, s.HOST, "_file_last")).over(ordered)
+    paired = dated.withColumn("_previous", previous).where(F.col("_previous").isNotNull())
+    apart = F.unix_micros(F.col(s.TS)) - F.unix_micros(F.col("_previous.ts"))
+    switched = (
+        (F.col(s.SOURCE_FILE) != F.col("_previous.source_file")) & F.col(s.HOST).eqNullSafe(F.col("_previous.host"))
+        & (F.col("_previous.ts") == F.col("_previous._file_last")) & (F.col(s.TS) == F.col("_file_first"))
+    )
+    gaps = paired.where((apart > LONG_SILENCE_S * 1_000_000) | (switched & (apart > EXCERPT_GAP_S * 1_000_000)))
+    return gaps.select(F.col(s.GROUP_ID).alias("_gap_group"), F.col("_previous.ts").alias("_gap_from"), F.col(s.TS).alias("_gap_to"))
+
+
+def without_durations_across_gaps(table: DataFrame, gaps: DataFrame) -> DataFrame:
+    """``table`` (rebalances) with ``duration_ms`` null where a gap of ``evidence_gaps`` lies
+    between its start and its end: the time across it is not a measured duration."""
+    spans = table.where(F.col("duration_ms").isNotNull()).select(
+        F.col(s.GROUP_ID).alias("_group"), F.col(s.GENERATION).alias("_generation"), "start_ts", "end_ts"
+    )
+    inside = (F.col("_gap_group") == F.col("_group")) & (F.col("_gap_from") >= F.col("start_ts")) & (F.col("_gap_to") <= F.col("end_ts"))
+    crossed = spans.join(gaps, inside).select("_group", "_generation").distinct().withColumn("_crossed", F.lit(True))
+    on = F.col(s.GROUP_ID).eqNullSafe(F.col("_group")) & F.col(s.GENERATION).eqNullSafe(F.col("_generation"))
+    marked = table.join(crossed, on, "left")
+    return marked.withColumn("duration_ms", F.when(F.col("_crossed").isNull(), F.col("duration_ms"))).select(*table.columns)
 
 
 def generation_members(members: DataFrame) -> DataFrame:
@@ -421,7 +463,8 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     witness), ``joined_ts`` (last member told it joined, else the coordinator's ``Stabilized``),
     ``end_ts`` (last member assigned: processing again; else the coordinator's ``Assignment
     received``), ``duration_ms`` (stop-the-world, start to end; null where the end, on another
-    host's clock, comes before the start), ``assignments`` (when each
+    host's clock, comes before the start, or where a gap in the evidence lies between them:
+    ``evidence_gaps``), ``assignments`` (when each
     member got its assignment), ``members`` (with logs), ``members_joined``/``members_left``
     (against the previous generation with logs), ``leader``, ``protocol`` and ``protocol_type``
     (eager or cooperative), ``moved`` partitions, the ``trigger`` (the coordinator's statement
@@ -479,7 +522,7 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     stated = coordinator_trigger()
     with_sets = with_previous.select("*", joined_members.alias("members_joined"), F.array_distinct(left_members).alias("members_left"))
     missing = missing_members()
-    return with_sets.select(
+    table = with_sets.select(
         *keys,
         start.alias("start_ts"), joined.alias("joined_ts"), end.alias("end_ts"),
         F.when(end >= start, _ms(end, start)).alias("duration_ms"),  # an end before the start: clocks of two hosts, no duration
@@ -498,3 +541,4 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
             F.coalesce(F.col("coordinator_member_count") - F.size("members"), F.lit(0)), F.size(missing)
         )).alias("missing_member_count"),
     )
+    return without_durations_across_gaps(table, evidence_gaps(members))

@@ -23,8 +23,13 @@ def where(finding: dict) -> str:
 
 
 def offset_range(finding: dict) -> str:
-    """``[from, to)`` (half-open), with ``at most`` when the range is only a bound."""
+    """``[from, to)`` (half-open), with ``at most`` when the range is only a bound; ``unmeasured``
+    (``from N`` where its start is known) when the logs prove the finding but not its range
+    (``exact`` false, ``missing`` saying what would measure it)."""
     if finding.get("offset_from") is None or finding.get("offset_to") is None:
+        if finding.get("exact") is False and finding.get("missing"):
+            start = finding.get("offset_from")
+            return "unmeasured" + (f" (from {start:,})" if start is not None else "")
         return ""
     bound = "" if finding.get("exact") else " (at most)"
     return f"[{finding['offset_from']:,}, {finding['offset_to']:,}){bound}"
