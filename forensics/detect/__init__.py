@@ -21,6 +21,14 @@ from ..spark import concurrently
 from ._finding import all_of
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
+from .kafka4 import (
+    describe_mid_rebalance,
+    double_ownership,
+    epochless_offset_reset,
+    phantom_lag,
+    stale_epoch_commit,
+    stuck_revocation,
+)
 from .offsets import (
     backward_commit,
     out_of_range_reset,
@@ -34,6 +42,7 @@ DETECTORS = {
     for detector in (
         skipped_restore, redundant_restore, reset_to_latest_gap, out_of_range_reset, backward_commit, reprocessing,
         rebalance_storm, poll_timeout, session_timeout, fenced, risky_config,
+        double_ownership, epochless_offset_reset, stale_epoch_commit, stuck_revocation, describe_mid_rebalance, phantom_lag,
     )
 }
 """Detector name -> function(Model) -> findings DataFrame."""
