@@ -406,6 +406,7 @@ def format_layouts(inputs: list[dict]) -> str:
     """What ``forensics layouts`` prints per file: the shape detected (layouts, wrappers, export),
     its first Kafka record's head split into fields, the lines in each bucket, and a hint when
     most of the file is not understood (the report's "Files read" table says the same)."""
+    from .ingest import not_read_text
     from .report.tables import first_record_text, layout_hint, shape_text
 
     lines: list[str] = []
@@ -425,6 +426,9 @@ def format_layouts(inputs: list[dict]) -> str:
         hint = layout_hint({"kind": "log", **entry})
         if hint:
             lines.append(f"  hint: {hint}")
+        not_read = not_read_text(entry)
+        if not_read:
+            lines.append(f"  {not_read}")
     return "\n".join(lines)
 
 

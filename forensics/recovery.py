@@ -286,11 +286,14 @@ def _check_log_start_step(finding: dict) -> dict:
 
 def _known_log_start(finding: dict, facts: Facts) -> dict | None:
     """The highest log start known for the partition: a consumer's reset to the earliest offset,
-    or the kafka-dump-log dump that made the finding's range exact (``reset_to_latest_gap``)."""
+    or the kafka-dump-log dump that made the finding's range exact (``reset_to_latest_gap``), or
+    that ends a committed offset below the log start (``phantom_lag``)."""
     known = list(facts.log_starts.get(_partition_of(finding)) or [])
     dumped = [e for e in finding.get("evidence") or [] if e and e.get("file") in facts.dump_files]
     if finding.get("detector") == "reset_to_latest_gap" and finding.get("exact") and dumped:
         known.append({"offset": finding["offset_from"], "at": None, "evidence": dumped[-1], "source": "the kafka-dump-log dump"})
+    if finding.get("detector") == "phantom_lag" and dumped:  # the range ends at the dumped log start
+        known.append({"offset": finding["offset_to"], "at": None, "evidence": dumped[-1], "source": "the kafka-dump-log dump"})
     known = [k for k in known if k.get("offset") is not None]
     return max(known, key=lambda k: k["offset"]) if known else None
 

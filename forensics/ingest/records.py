@@ -61,7 +61,8 @@ PYTHON_CLIENT_MESSAGE = (
     r"(?:Setting newly|Revoking previously) assigned partitions\b|"
     r"(?:Heartbeat|OffsetCommit|Auto offset commit|(?:Pre-rebalance o|O)ffset commit)(?: failed)?(?: for group |: )|"
     r"Heartbeat (?:session|poll) expired|Consumer poll timeout has expired|Discovered coordinator \S+ for group |"
-    r"Marking the coordinator dead \(node |[^\n]*(?:TopicPartition\(topic='|OffsetAndMetadata\(offset=)"
+    r"Marking the coordinator dead \(node |Skipping heartbeat: no active group: |"
+    r"[^\n]*(?:TopicPartition\(topic='|OffsetAndMetadata\(offset=)"
 )
 """kafka-python's and aiokafka's group and offset lines by their words alone (``catalogue``'s PY
 entries), for a layout that writes no logger: Faust's ``[%(asctime)s] [%(process)s]

@@ -133,3 +133,12 @@ def test_a_class_finds_nothing_without_the_sources_it_names(spark, fixtures_anal
     emptied = without_sources(model, function.rows_from)
     assert function(emptied).count() == 0
     assert known_empty(detect(emptied, [detector]))
+
+
+def test_phantom_lags_range_is_already_deleted_so_no_reset_is_planned(found):
+    """A committed offset below the log start: the dumped log start ends the range, so the records
+    are gone and the plan says so, instead of resetting the group to offsets no longer kept."""
+    (finding,) = [f for f in found[CLASSES["phantom_lag"]] if f["detector"] == "phantom_lag"]
+    plan = finding["recovery"]
+    assert plan["retention"]["status"] == "deleted" and plan["kind"] == "unrecoverable"
+    assert not plan["reset_rows"]

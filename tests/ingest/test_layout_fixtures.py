@@ -569,14 +569,15 @@ def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
 def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_dir):
     """A Kafka Connect worker's coordinator runs the consumer's group code under its own logger
     (``WorkerCoordinator``) and prefix (``[Worker clientId=.., groupId=..]``): its join, sync and
-    rejoin lines are the Connect cluster's group events; Connect's own lines stay unrecognised."""
+    rejoin lines are the Connect cluster's group events, its "Rebalance started" a join request
+    (G112); the herder's own lines stay unrecognised."""
     result = ingest_paths(spark, data_dir / LAYOUTS / "connect_worker.log")
     events = parse_events(result.records).collect()
     assert {(e["client_id"], e["group_id"]) for e in events} == {("connect-1", "connect-cluster")}
     assert sorted((e["line"], e["event_type"], e["generation"]) for e in events if e["generation"] is not None) == [
         (6, "consumer:group:joined", 20), (7, "consumer:group:synced", 20), (12, "consumer:group:joined", 21),
     ]
-    assert sorted(e["line"] for e in events) == [1, 3, 4, 5, 6, 7, 11, 12]  # not "Rebalance started", nor the herder's lines
+    assert sorted(e["line"] for e in events) == [1, 2, 3, 4, 5, 6, 7, 10, 11, 12]  # not the herder's lines
 
 
 FAUST_REVOKED = """\
