@@ -532,6 +532,12 @@ def _measured_reprocessing(twice: DataFrame, exactly_once: Column, records: Colu
     )
 
 
+SAME_COMMIT_S = 1.0
+SAME_COMMIT_LINES = 3
+"""How close (seconds, or lines of one undated file) a failure line without offsets stands to
+its member's failure lines with offsets for both to be one commit's."""
+
+
 def _unmeasured_reprocessing(model: Model, guarantee: DataFrame) -> DataFrame:
     """A commit that failed without naming its offsets (``Failing OffsetCommit request since the
     consumer is not part of an active group``, ``CommitFailedException``, librdkafka's
@@ -551,6 +557,17 @@ def _unmeasured_reprocessing(model: Model, guarantee: DataFrame) -> DataFrame:
         F.col(s.SOURCE_FILE).alias("_f_file"), F.col(s.LINE).alias("_f_line"), F.col(s.HOST).alias("_f_host"),
         F.col(s.MEMBER_BASIS).alias("_f_basis"),
     )
+    # a failure line that sums up a commit whose partitions its member's other lines name with
+    # their offsets (librdkafka: "OffsetCommit failed for orders [1] at offset 4200", then
+    # "OffsetCommit for 1 partition(s) ..: returned: Broker: Unknown member") is that commit
+    named = commits.where((F.col("kind") == c.COMMIT_FAILED) & F.col(s.OFFSET).isNotNull()).select(
+        F.col(MEMBER).alias("_s_member"), F.col(s.TS).alias("_s_ts"), F.col(s.SOURCE_FILE).alias("_s_file"), F.col(s.LINE).alias("_s_line"),
+    )
+    same_commit = (F.col("_s_member") == F.col("_f_member")) & F.coalesce(
+        F.abs(F.col("_s_ts").cast("double") - F.col("_f_ts").cast("double")) <= SAME_COMMIT_S,
+        (F.col("_s_file") == F.col("_f_file")) & (F.abs(F.col("_s_line") - F.col("_f_line")) <= SAME_COMMIT_LINES),
+    )
+    failures = failures.join(named, same_commit, "left_anti")
     intervals = model.ownership.where(F.col(s.TOPIC).isNotNull())
     before_failure = F.coalesce(
         F.col("from_ts") <= F.col("_f_ts"), (F.col(s.SOURCE_FILE) == F.col("_f_file")) & (F.col("from_line") <= F.col("_f_line"))

@@ -37,8 +37,9 @@ Kafka client writes opens with one."""
 KAFKA_CLASS = r"(?<![\w.$])(?:org\.apache\.kafka|o\.a\.kafka|org\.apa\.kaf|o\.a\.k)\.(?:[\w$]+\.)*[A-Z][\w$]*"
 """A Kafka class (a logger or an exception), full or abbreviated by logback's ``%logger{n}``
 (``o.a.k.c.c.i.ConsumerCoordinator``, half-way ``o.a.k.c.consumer.internals.X``) or Quarkus."""
-PYTHON_LOGGER = r"(?<![\w.$/])(?:kafka\.(?:coordinator|consumer|conn|cluster|client_async|errors)|aiokafka)(?:\.\w+)*(?![\w$])"
-"""kafka-python's and aiokafka's loggers and kafka-python's errors (not a file path's ``/aiokafka/``)."""
+PYTHON_LOGGER = r"(?<![\w.$/])(?:kafka\.(?:coordinator|consumer|conn|cluster|client_async|errors)|aiokafka(?=\.\w))(?:\.\w+)*(?![\w$])"
+"""kafka-python's and aiokafka's loggers and kafka-python's errors (not a file path's ``/aiokafka/``,
+nor the word ``aiokafka`` in an application's own sentence: its loggers are its modules')."""
 SPRING_LOGGER = r"(?<![\w.$])(?:org\.springframework\.kafka\.listener|o\.s\.k\.l)\.KafkaMessageListenerContainer(?![\w])"
 """Spring for Apache Kafka's listener container, whose rebalance listener writes the Java client's callbacks."""
 LOGGERS = f"{KAFKA_CLASS}|{PYTHON_LOGGER}|{SPRING_LOGGER}"
