@@ -137,22 +137,9 @@ def samples_analysed(spark) -> SamplesAnalysed:
     incident) and the model it built, kept by a spy on ``analyze.build_model``: its tables are
     local relations in the driver, usable after the analysis. The tests that share them do not
     change them."""
-    import importlib
+    from tests.helpers import analysed_with_model
 
-    analyze = importlib.import_module("forensics.analyze")  # the module: the package exports its function by that name
-    built = []
-    build_model = analyze.build_model
-
-    def keeping(*args, **kwargs):
-        built.append(build_model(*args, **kwargs))
-        return built[-1]
-
-    analyze.build_model = keeping
-    try:
-        result = analyze.analyze(spark, [str(ROOT / "sample_logs")])
-    finally:
-        analyze.build_model = build_model
-    (model,) = built
+    result, model = analysed_with_model(spark, [str(ROOT / "sample_logs")])
     return SamplesAnalysed(result, model)
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from forensics.ingest import Ingested, ingest
 
-
 GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}
 """Spark's defaults for generated code, which the suite's session turns off (``conftest``):
 for the tests of what a larger incident runs with it (``sql_settings(spark, GENERATED)``)."""
@@ -67,3 +66,24 @@ def without_sources(model, sources):
     if types:
         tables.update({name: getattr(model, name).where(~F.col(s.EVENT_TYPE).isin(*types)) for name in ("events", "members")})
     return dataclasses.replace(model, **tables, event_types=frozenset(s.EVENT_TYPES) - set(types))
+
+
+def analysed_with_model(spark, paths: list[str]) -> tuple[dict, object]:
+    """``analyze`` of ``paths`` and the model it built, kept by a spy on ``analyze.build_model``:
+    in a small incident its tables are local relations in the driver, usable afterwards."""
+    import importlib
+
+    analyze = importlib.import_module("forensics.analyze")  # the module: the package exports its function by that name
+    built = []
+    build_model = analyze.build_model
+
+    def keeping(*args, **kwargs):
+        built.append(build_model(*args, **kwargs))
+        return built[-1]
+
+    analyze.build_model = keeping
+    try:
+        result = analyze.analyze(spark, paths)
+    finally:
+        analyze.build_model = build_model
+    return result, built[-1]

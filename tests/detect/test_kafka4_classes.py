@@ -13,6 +13,7 @@ import pytest
 from forensics.detect import DETECTORS
 from forensics.detect.kafka4 import CLASSES
 from forensics.simulate.truth import by_bundle, compare, key, relative
+from tests.helpers import analysed_with_model
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "kafka4_classes"
@@ -42,30 +43,9 @@ def _expected(fixture: str) -> list[dict]:
     return json.loads((FIXTURES / fixture / "expected.json").read_text(encoding="utf-8"))["findings"]
 
 
-def _analysed(spark, paths: list[str]):
-    """``analyze`` of ``paths`` and the model it built (a spy on ``analyze.build_model``, as
-    tests/conftest.py's ``samples_analysed``)."""
-    import importlib
-
-    analyze = importlib.import_module("forensics.analyze")
-    built = []
-    build_model = analyze.build_model
-
-    def keeping(*args, **kwargs):
-        built.append(build_model(*args, **kwargs))
-        return built[-1]
-
-    analyze.build_model = keeping
-    try:
-        result = analyze.analyze(spark, paths)
-    finally:
-        analyze.build_model = build_model
-    return result, built[-1]
-
-
 @pytest.fixture(scope="module")
 def fixtures_analysed(spark):
-    return _analysed(spark, _inputs())
+    return analysed_with_model(spark, _inputs())
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +95,7 @@ def test_no_class_fires_on_the_samples(samples_analysis):
 
 @pytest.mark.parametrize("run", SILENT_RUNS)
 def test_no_class_fires_on_real_kafka_4_runs(spark, run):
-    result, _ = _analysed(spark, [str(ROOT / run)])
+    result, _ = analysed_with_model(spark, [str(ROOT / run)])
     assert [key(f) for f in result["findings"] if f["detector"] in CLASSES] == []
 
 
