@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from forensics.errors import ForensicsError
-from forensics.spark import MASTER_ENV, THROUGHPUT_GC, java_major_version, local_collector, resolve_master
+from forensics.spark import LOG4J2_CONFIG, MASTER_ENV, THROUGHPUT_GC, java_major_version, local_collector, resolve_master
 
 SAMPLE_LOGS = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -38,6 +38,11 @@ def test_spark_remote_is_honoured(monkeypatch):
 def test_unknown_master_is_a_clear_error():
     with pytest.raises(ForensicsError, match="Unknown Spark master"):
         resolve_master("mainframe")
+
+
+def test_the_drivers_log4j_configuration_ships_beside_the_session_code():
+    """A missing file makes log4j2 print "Reconfiguration failed" on every driver's stderr."""
+    assert Path(LOG4J2_CONFIG).is_file()
 
 
 def test_java_version_of_the_machine_is_read():

@@ -37,9 +37,14 @@ Kafka client writes opens with one."""
 KAFKA_CLASS = r"(?<![\w.$])(?:org\.apache\.kafka|o\.a\.kafka|org\.apa\.kaf|o\.a\.k)\.(?:[\w$]+\.)*[A-Z][\w$]*"
 """A Kafka class (a logger or an exception), full or abbreviated by logback's ``%logger{n}``
 (``o.a.k.c.c.i.ConsumerCoordinator``, half-way ``o.a.k.c.consumer.internals.X``) or Quarkus."""
-PYTHON_LOGGER = r"(?<![\w.$/])(?:kafka\.(?:coordinator|consumer|conn|cluster|client_async|errors)|aiokafka(?=\.\w))(?:\.\w+)*(?![\w$])"
+PYTHON_LOGGER = (
+    r"(?<![\w.$/])(?:kafka\.(?:conn|cluster|client_async)(?!\.?[\w$])"
+    r"|(?:kafka\.(?:coordinator|consumer|errors)|aiokafka(?=\.\w))(?:\.\w+)*(?![\w$]))"
+)
 """kafka-python's and aiokafka's loggers and kafka-python's errors (not a file path's ``/aiokafka/``,
-nor the word ``aiokafka`` in an application's own sentence: its loggers are its modules')."""
+nor the word ``aiokafka`` in an application's own sentence: its loggers are its modules').
+kafka-python's ``kafka.cluster`` is a module's logger; the broker's ``kafka.cluster.Partition``
+(ISR changes) is no client's line."""
 SPRING_LOGGER = r"(?<![\w.$])(?:org\.springframework\.kafka\.listener|o\.s\.k\.l)\.KafkaMessageListenerContainer(?![\w])"
 """Spring for Apache Kafka's listener container, whose rebalance listener writes the Java client's callbacks."""
 LOGGERS = f"{KAFKA_CLASS}|{PYTHON_LOGGER}|{SPRING_LOGGER}"
@@ -97,6 +102,13 @@ def _open(weak: str | None) -> str:
     return f"{c.KAFKA_OPENINGS}|\\[thrd:|{KAFKA_EXCEPTION}|{c.KAFKAJS_NAMESPACE}" + (f"|{weak}" if weak else "")
 
 
+def _once(value: Column, body) -> Column:
+    """``body(value)`` with ``value`` computed once per row. Spark's generated code repeats a
+    subexpression at each of its uses; nested uses of these regexes grew one projection past the
+    JVM's 64 KB method limit, and Spark logged the failed compile before running it interpreted."""
+    return F.transform(F.array(value), body)[0]
+
+
 def split_with(value: Column, weak: str | None = None) -> Column:
     """The fields of a line anchored on its Kafka mark (``FIELDS`` order); ``weak``: an
     alternation of further openings (``WEAK_MARKS``) tried where the line failed every layout."""
@@ -104,16 +116,21 @@ def split_with(value: Column, weak: str | None = None) -> Column:
     opened = F.regexp_replace(clean, rf"(?s)^(.*?)((?:{_open(weak)}).*)$", f"$1{c.SEP}$2")
     by_logger = F.regexp_replace(clean, rf"(?s)^(.*?(?:{LOGGERS}){_AFTER_LOGGER})(.*)$", f"$1{c.SEP}$2")
     bare = F.concat(F.lit(c.SEP), F.regexp_replace(clean, _OPENING_DECORATION, ""))
-    split = F.split(F.when(opened.contains(c.SEP), opened).when(by_logger.contains(c.SEP), by_logger).otherwise(bare), c.SEP, 2)
-    prefix, rest = split[0], F.regexp_replace(split[1], _DECORATION, "")
-    closed = F.regexp_replace(rest, _TRAILING, f"$1{c.SEP}$2$3")
+    marked = _once(opened, lambda o: _once(by_logger, lambda b: F.when(o.contains(c.SEP), o).when(b.contains(c.SEP), b).otherwise(bare)))
+    return _once(F.split(marked, c.SEP, 2), lambda split: _once(split[0], lambda prefix: _once(
+        F.regexp_replace(split[1], _DECORATION, ""), lambda rest: _once(
+            F.regexp_replace(rest, _TRAILING, f"$1{c.SEP}$2$3"), lambda closed: _fields(prefix, rest, closed)))))
+
+
+def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
+    """``split_with``'s fields from what stands before the mark (``prefix``), the message with its
+    decoration off (``rest``) and the message with its closing column split off (``closed``)."""
     tail = F.split(closed, c.SEP, 2)
     message = F.when(closed.contains(c.SEP), tail[0]).otherwise(rest)
     trailing_logger = F.when(closed.contains(c.SEP), F.nullif(tail[1], F.lit("")))
     stamp = F.nullif(F.regexp_extract(prefix, _LAST_STAMP, 1), F.lit(""))
     iso = F.regexp_replace(F.regexp_replace(stamp, r"\s\|\s", " "), r"^(\d{4})(\d\d)(\d\d)(?=[ T])", "$1-$2-$3")
     ts = F.coalesce(iso, F.regexp_extract(prefix, _LAST_TIME, 1))
-    level = F.upper(F.regexp_extract(prefix, LEVEL, 1))
     logger = F.coalesce(
         F.nullif(F.regexp_extract(prefix, f"({LOGGERS})", 1), F.lit("")),
         F.nullif(F.regexp_extract(trailing_logger, rf"^({LOGGERS})", 1), F.lit("")),
@@ -121,7 +138,8 @@ def split_with(value: Column, weak: str | None = None) -> Column:
     )
     thread = F.regexp_extract(prefix, _THREAD, 1)
     names = F.create_map(*[F.lit(x) for pair in _LEVEL_NAMES.items() for x in pair])
-    return F.array(ts, F.coalesce(names[level], level), logger, F.trim(thread), F.lit(""), F.ltrim(message))
+    level = _once(F.upper(F.regexp_extract(prefix, LEVEL, 1)), lambda level: F.coalesce(names[level], level))
+    return F.array(ts, level, logger, F.trim(thread), F.lit(""), F.ltrim(message))
 
 
 WEAK_GATE_CHARS = 16

@@ -89,12 +89,15 @@ def first_record_text(entry: dict) -> str | None:
 
 def layout_hint(entry: dict) -> str | None:
     """A hint to name the layout (or an export's columns) when most of a file is not understood,
-    or the order of its ``dd/MM/yyyy`` dates, which none of them shows (``date_order``)."""
+    when its Kafka lines were read by their text alone (``layouts.anchor``) with no time, or the
+    order of its ``dd/MM/yyyy`` dates, which none of them shows (``date_order``)."""
     if entry.get("date_order") == UNKNOWN_DATE_ORDER and entry.get("unparsed"):
         return ("its dates between slashes never pass 12, so day and month cannot be told apart: name the layout, "
                 "e.g. --layout '%d{dd/MM/yyyy HH:mm:ss.SSS} [%thread] %-5level %logger - %msg' (or MM/dd/yyyy)")
     if entry.get("kind") == "log" and entry.get("lines") and (entry.get("unparsed") or 0) > HINT_SHARE * entry["lines"]:
         return "most lines not understood: name the layout (--layout PATTERN) or an export's columns (--columns time=..,message=..)"
+    if entry.get("kind") == "log" and not entry.get("layout") and entry.get("records") and (entry.get("undated_records") or 0) >= entry["records"]:
+        return "its Kafka lines were read by their text, but no time in them was understood: name the layout (--layout PATTERN)"
     return None
 
 

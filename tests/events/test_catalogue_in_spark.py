@@ -93,7 +93,8 @@ def test_spark_finds_every_templates_gates_in_the_literal_hash_table_and_no_othe
     """``gate_candidates``: Python puts each gate in the bucket of its key's CRC-32 and Spark
     looks it up by its own; a key of non-ASCII text, or of a word no template starts with,
     finds nothing else."""
-    gates = {(first_word(t) or ANY_WORD, logger, order) for order, t in precedence(TEMPLATES) for logger in ("", *t.loggers)}
+    gates = {(first_word(t) or ANY_WORD, logger, order) for order, t in precedence(TEMPLATES)
+             for logger in (t.loggers if t.needs_logger else ("", *t.loggers))}
     keys = sorted({(word, logger) for word, logger, _ in gates}) + [("Zurückgesetzt", ""), ("Revoking", "Zürich")]
     found = spark.createDataFrame(keys, "word string, logger string").select(
         "word", "logger", F.explode(gate_candidates(F.col("word"), F.col("logger"), TEMPLATES)).alias("gate")
