@@ -90,6 +90,8 @@ def analyze(
     small = SMALL_INCIDENT if is_small_incident(inputs.files) else {}
     with releasing_checkpoints(spark, keep=json_to is not None), counting_jobs(spark) as jobs, sql_settings(spark, small):
         result = _analysis_of(spark, inputs.logs, inputs.dumps, layout, columns)
+        if c.contract_checked():
+            result = c.checked(result)
         if json_to is None:
             result = materialised(result)
         else:
@@ -150,6 +152,7 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
               + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps])
     return {
         "tool_version": __version__,
+        "contract_version": c.CONTRACT_VERSION,
         "inputs": inputs,
         "accounting": accounting,
         "events_by_type": dict(sorted(by_type.items())),

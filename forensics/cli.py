@@ -213,6 +213,23 @@ def format_findings(findings: Iterable[dict]) -> list[str]:
     return lines
 
 
+OFFSETS = click.option("--offsets", "offsets", multiple=True, metavar="PATH",
+                       help="Offset dump file (kafka-consumer-groups.sh, kafka-dump-log.sh, ...); repeatable.")
+TZ = click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+HOSTS = click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
+LAYOUT = click.option("--layout", default=None, metavar="PATTERN",
+                      help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
+COLUMNS = click.option("--columns", default=None, metavar="ROLE=COLUMN,...",
+                       help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not "
+                            "tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.")
+MASTER = click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]].")
+DEBUG = click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+REDACT = click.option("--redact", is_flag=True,
+                      help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
+REDACT_TOPICS = click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
+"""The options several commands share, declared once."""
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="forensics")
 def main() -> None:
@@ -221,13 +238,13 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file (kafka-consumer-groups.sh, ...); repeatable.")
-@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@OFFSETS
+@TZ
 @click.option("--tz-source", multiple=True, metavar="GLOB=ZONE", help="Time zone for the files or host matching GLOB; repeatable.")
-@click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
-@click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
-@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.")
-@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]].")
+@HOSTS
+@LAYOUT
+@COLUMNS
+@MASTER
 @click.option("--json", "json_out", default=None, metavar="FILE|-", help="Write the machine-readable result to FILE, or - for stdout.")
 @click.option("--quiet", is_flag=True, help="No summary on stdout.")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors, Spark's start-up output and the number of Spark jobs.")
@@ -252,12 +269,12 @@ def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
-@click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
-@click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
-@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.")
-@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@TZ
+@HOSTS
+@LAYOUT
+@COLUMNS
+@MASTER
+@DEBUG
 def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
     """Say what was recognised in each file at PATHS: layout, wrappers, a record split into fields, where every line went."""
 
@@ -279,17 +296,17 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file; repeatable.")
-@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
+@OFFSETS
+@TZ
 @click.option("--title", default=None, help="Report title [default: from the paths; with --redact, their pseudonyms, and a given title is masked].")
 @click.option("--group", default=None, help="Show only this consumer group.")
-@click.option("--redact", is_flag=True, help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
-@click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
-@click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
-@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.")
-@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
+@REDACT
+@REDACT_TOPICS
+@LAYOUT
+@COLUMNS
+@MASTER
 @click.option("-o", "--output", "out", required=True, metavar="FILE.html", help="The HTML report; .json, .ipynb and .manifest.json go beside it.")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@DEBUG
 def report(paths, offsets, tz, title, group, redact, redact_topics, layout, columns, master, out, debug) -> None:
     """Analyse PATHS and write one self-contained HTML report (no network needed to view it)."""
 
@@ -313,11 +330,11 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
 @main.command()
 @click.argument("dirs", nargs=-1, required=True)
 @click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", help="Directory for the reports and index.html.")
-@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
-@click.option("--redact", is_flag=True, help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
-@click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
-@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@TZ
+@REDACT
+@REDACT_TOPICS
+@MASTER
+@DEBUG
 def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
     """Write one HTML report per incident directory in DIRS, and an index.html linking them."""
 
@@ -345,14 +362,14 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--offsets", "offsets", multiple=True, metavar="PATH", help="Offset dump file (kafka-consumer-groups.sh, ...); repeatable.")
-@click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
-@click.option("--layout", default=None, metavar="PATTERN", help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
-@click.option("--columns", default=None, metavar="ROLE=COLUMN,...", help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.")
+@OFFSETS
+@TZ
+@LAYOUT
+@COLUMNS
 @click.option("--analysis", "analysis_json", default=None, metavar="FILE", help="Plan from a saved `forensics analyze --json` result instead of PATHS (no Spark).")
-@click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [default local[*]].")
+@MASTER
 @click.option("-o", "--output", "outdir", required=True, metavar="DIR", help="Directory for plan.md, the --from-file CSV per group and recovery.json.")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@DEBUG
 def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, debug) -> None:
     """Write the recovery plan of every loss and duplication at PATHS (or in --analysis FILE):
     plan.md with every command in order and a --from-file CSV per consumer group. Nothing is executed."""
@@ -395,6 +412,16 @@ def warm_up(debug) -> None:
         click.echo(f"Class archive written to {archive}")
 
     _run(debug, action)
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of the result analyze --json writes: its stable contract."""
+    import json
+
+    from .contract import result_schema
+
+    click.echo(json.dumps(result_schema(), indent=2))
 
 
 WARM_UP_BUNDLES = ("skipped_restore", "backward_commit", "out_of_range_reset")

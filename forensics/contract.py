@@ -7,8 +7,18 @@ The field names are a stable contract: add, never rename or drop.
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
+from functools import lru_cache
+from importlib import resources
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
+
+CONTRACT_VERSION = "1.0"
+"""The version of the result's contract (``result.schema.json``), written as ``contract_version``.
+Its minor grows when fields are added; names are never renamed or dropped, so the major stays."""
+CHECK_ENV = "FORENSICS_CHECK_CONTRACT"
+"""Set (to anything but empty or 0), every analysis checks its result against the schema as it
+is built and read (``checked``): the test suite sets it, so that every analysis it runs is checked."""
 
 GROUP = "group"
 """The JSON's name of the model tables' ``group_id`` (``rebalances``, ``ownership``, ``findings``)."""
@@ -120,3 +130,48 @@ def _write_rows(texts: Iterable[str], handle: TextIO, pad: str) -> None:
 def _indented(value, pad: str, indent: int) -> str:
     """``value`` as indented JSON whose lines after the first start at ``pad``."""
     return json.dumps(value, indent=indent, default=str).replace("\n", "\n" + pad)
+
+
+@lru_cache(maxsize=1)
+def result_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of the ``--json`` result, shipped in the package: what each
+    field holds, the names every result carries, the detectors' and verdicts' names."""
+    return json.loads(resources.files(__package__).joinpath("result.schema.json").read_text(encoding="utf-8"))
+
+
+def contract_checked() -> bool:
+    """Whether ``CHECK_ENV`` asks analyses to check their results."""
+    return os.environ.get(CHECK_ENV, "") not in ("", "0")
+
+
+class ContractViolation(AssertionError):
+    """A result that does not hold to ``result_schema``: a bug of the toolkit, never of the input."""
+
+
+def checked(result: dict) -> dict:
+    """``result`` checked against ``result_schema``: its fields at once, the rows of each ``Rows``
+    list as they are read (the rows stay streamed). Needs ``jsonschema`` (a test dependency)."""
+    import jsonschema
+
+    schema = result_schema()
+    validator = jsonschema.Draft202012Validator(schema)
+    now = {key: [] if isinstance(value, Rows) else value for key, value in result.items()}
+    _raise_first(validator.iter_errors(now), "the result")
+    items = {key: jsonschema.Draft202012Validator(schema["properties"][key]["items"]) for key, value in result.items() if isinstance(value, Rows)}
+    return {key: _checked_rows(value, key, items[key]) if key in items else value for key, value in result.items()}
+
+
+def _checked_rows(rows: Rows, key: str, validator) -> Rows:
+    def produce() -> Iterator[dict]:
+        for index, row in enumerate(rows):
+            _raise_first(validator.iter_errors(row), f"{key}[{index}]")
+            yield row
+
+    return Rows(produce=produce)
+
+
+def _raise_first(errors, where: str) -> None:
+    error = next(iter(errors), None)
+    if error is not None:
+        path = "/".join(str(p) for p in error.absolute_path)
+        raise ContractViolation(f"{where}{'/' + path if path else ''}: {error.message[:300]}")

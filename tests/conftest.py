@@ -16,6 +16,7 @@ threads 158-169 CPU-s instead of 194-199 (CPU read per JVM thread from ``/proc``
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ DATA = Path(__file__).parent / "data"
 CLI_SAMPLE = DATA / "cli" / "kafka-7672"
 """A hand-written KAFKA-7672 incident (two hosts, logback and gzipped log4j) with fixed counts."""
 TEST_SPLIT_BYTES = 256 * 1024
+os.environ["FORENSICS_CHECK_CONTRACT"] = "1"  # contract.CHECK_ENV: every analysis of the suite, and of its CLI runs, is checked
 
 
 @pytest.fixture(scope="session")

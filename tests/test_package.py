@@ -112,7 +112,7 @@ def test_the_wheel_holds_every_module_the_notebooks_and_the_data(package):
     assert modules - names == set(), "add the missing subpackages to [tool.setuptools] packages in pyproject.toml"
     shipped = {f"forensics/notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert shipped and shipped <= names
-    assert {"forensics/spark/log4j2.properties", "forensics/catalogue/templates.yaml", "forensics/report/templates/forensics_report/index.html.j2"} <= names
+    assert {"forensics/spark/log4j2.properties", "forensics/result.schema.json", "forensics/catalogue/templates.yaml", "forensics/report/templates/forensics_report/index.html.j2"} <= names
 
 
 def test_forensics_report_runs_from_the_installed_package(package):
