@@ -236,11 +236,14 @@ EVENT_FIELDS = StructType(
         StructField("epoch", _I),
         StructField("config_kind", _S),
         StructField("member_count", _I),
+        StructField("task_role", _S),
     ]
 )
 """Typed fields an event may carry (null where its line does not say). On the coordinator's lines
 ``generation`` is what the line names (``old generation N`` of ``preparing_rebalance`` leads to
-N+1), ``member_count`` the members it counts and ``coordinator`` its ``__consumer_offsets-P``."""
+N+1), ``member_count`` the members it counts and ``coordinator`` its ``__consumer_offsets-P``.
+``task_role`` is ``standby`` or ``active`` where a Streams line's task prefix says which
+(``standby-task [0_1]`` against ``task``/``stream-task [0_1]``)."""
 
 EVENTS_SCHEMA = StructType(
     [
@@ -445,7 +448,7 @@ RESTORES_SCHEMA = _table(
     ("last_checkpoint_thread", _S), ("last_checkpoint_evidence", EVIDENCE_LINE), ("opened_ts", _T),
     ("running_ts", _T), ("previous_host", _S), ("previous_thread", _S), ("previous_released_ts", _T),
     ("same_instance", _B), ("gap_ms", _L), ("source_file", _S), ("opened_line", _L),
-    ("evidence", EVIDENCE_TYPE, False), ("previous_evidence", EVIDENCE_LINE),
+    ("evidence", EVIDENCE_TYPE, False), ("previous_evidence", EVIDENCE_LINE), ("standby", _B),
 )
 COMMITS_SCHEMA = _table(
     ("group_id", _S), ("topic", _S), ("partition", _I), ("ts", _T), ("kind", _S), ("offset", _L), ("strategy", _S),

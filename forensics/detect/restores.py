@@ -45,6 +45,11 @@ def _changelog_text() -> Column:
     return F.concat_ws("-", F.col(s.TOPIC), F.col(s.PARTITION).cast("string"))
 
 
+def _active() -> Column:
+    """An episode of an active task: not one opened as a standby replica only (``restores.standby``)."""
+    return ~F.coalesce(F.col("standby"), F.lit(False))
+
+
 @rows_from("restores")
 def skipped_restore(model: Model) -> DataFrame:
     """A task whose changelog was reset (no checkpoint under exactly-once, store wiped) went
@@ -53,10 +58,14 @@ def skipped_restore(model: Model) -> DataFrame:
     task back on a thread that once restored it skipped the restore).
 
     The range is [reset offset, changelog end offset); the end comes from the episode's own
-    restore lines, else from the offset dumps. Without either the records are unknown.
+    restore lines, else from the offset dumps. Without either the records are unknown. A standby
+    replica (``restores.standby``) without a checkpoint starts from the changelog's beginning and
+    never restores: not a skipped restore.
     """
     reset = (F.col("checkpoint_found") == F.lit(False)) | F.col("reset_offset").isNotNull() | F.col("store_wiped")
-    skipped = model.restores.where(reset & (F.col("restore_completed") == F.lit(False)) & F.col("changelog").isNotNull())
+    skipped = model.restores.where(
+        reset & (F.col("restore_completed") == F.lit(False)) & F.col("changelog").isNotNull() & _active()
+    )
     with_end = _with_dump_end(skipped, model.offsets)
     start = F.coalesce(F.col("reset_offset"), F.col("restore_from"), F.lit(0))
     end = F.coalesce(F.col("restore_to"), F.col("_dump.end"))
@@ -89,7 +98,7 @@ def redundant_restore(model: Model) -> DataFrame:
     second part). Nothing is lost; the restore's time and records are wasted.
     """
     raced = model.restores.where(
-        (F.col("checkpoint_found") == F.lit(False)) & (F.col("restore_completed") == F.lit(True)) & F.col("same_instance")
+        (F.col("checkpoint_found") == F.lit(False)) & (F.col("restore_completed") == F.lit(True)) & F.col("same_instance") & _active()
         & (F.col("previous_thread") != F.col("thread")) & (F.col("gap_ms") <= CHECKPOINT_RACE_MS) & F.col("changelog").isNotNull()
     )
     start = F.coalesce(F.col("restore_from"), F.col("reset_offset"), F.lit(0))

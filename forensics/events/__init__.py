@@ -241,6 +241,7 @@ def typed_fields() -> tuple[Column, ...]:
         "epoch": cap["epoch"].try_cast("int"),
         "config_kind": cap["config_kind"],
         "member_count": cap["member_count"].try_cast("int"),
+        "task_role": F.when(prefix["task"].isNotNull(), F.when(prefix["standby"].isNotNull(), F.lit("standby")).otherwise(F.lit("active"))),
     }
     return tuple(values[field.name].cast(s.as_ddl(field.dataType)).alias(field.name) for field in s.EVENT_FIELDS.fields)
 

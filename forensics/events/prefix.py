@@ -3,7 +3,8 @@
 ``[Consumer instanceId=I, clientId=C, groupId=G] `` (instanceId with static membership, 2.3+),
 ``[Worker clientId=C, groupId=G] `` (a Kafka Connect worker in its cluster's group),
 ``[Producer clientId=C, transactionalId=T] ``, ``stream-client [C] `` (no space in 1.0),
-``stream-thread [T] `` then ``task|stream-task|standby-task [0_1] ``, and
+``stream-thread [T] `` then ``task|stream-task|standby-task [0_1] `` (``standby`` set for a
+standby task's, whose log context StandbyTask and StandbyTaskCreator open so since 2.6), and
 ``state-updater [U] `` (4.x restoration). 2.0/2.1 lines may lack the space after the thread.
 The group coordinator's (broker) prefixes: ``[GroupCoordinator 1]: `` and ``[GroupMetadataManager
 brokerId=1] `` (Scala coordinator, 1.0-3.9), ``[GroupCoordinator id=1 topic=__consumer_offsets
@@ -23,7 +24,7 @@ from ..layouts.librdkafka import DECORATED, LOG_CALLBACK
 
 PREFIX_FIELDS = (
     "prefix_kind", "instance_id", "client_id", "group_id", "transactional_id",
-    "stream_client", "stream_thread", "state_updater", "task", "coordinator_topic", "coordinator_partition", "rest",
+    "stream_client", "stream_thread", "state_updater", "standby", "task", "coordinator_topic", "coordinator_partition", "rest",
 )
 _NOT = r"[^,\]\x01]*"
 _KINDS = "|".join((*CLIENT_KINDS, WORKER_KIND))
@@ -40,7 +41,7 @@ PREFIX = (
     r"(?:stream-client \[([^\]\x01]*)\] ?)?"
     r"(?:(?:global-)?stream-thread \[([^\]\x01]*)\] ?)?"
     r"(?:state-updater \[([^\]\x01]*)\] ?)?"
-    r"(?:(?:task|stream-task|standby-task) \[([^\]\x01]*)\] ?)?"
+    r"(?:(?:task|stream-task|(standby)-task) \[([^\]\x01]*)\] ?)?"
     rf"{_BROKER}(.*)$"
 )
 _TEMPLATE = SEP.join(f"${n}" for n in range(1, len(PREFIX_FIELDS) + 1))

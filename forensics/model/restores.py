@@ -69,10 +69,34 @@ def task_episodes(members: DataFrame) -> DataFrame:
         first_stated(s.SOURCE_FILE, s.LINE).alias(s.SOURCE_FILE),  # the file of opened_line
         F.min(s.LINE).alias("opened_line"),
         F.collect_set(F.when(F.col(s.EVENT_TYPE).isin(*TASK_OPENED) & (F.col(s.EVENT_TYPE) != "streams:task:created"), F.col("changelog"))).alias("_changelogs"),
-        F.max((F.col(s.EVENT_TYPE) == "streams:checkpoint:missing").cast("int")).alias("_missing"),
-        F.max((F.col(s.EVENT_TYPE) == "streams:checkpoint:loaded").cast("int")).alias("_loaded"),
+        *_by_role("_missing", F.col(s.EVENT_TYPE) == "streams:checkpoint:missing"),
+        *_by_role("_loaded", F.col(s.EVENT_TYPE) == "streams:checkpoint:loaded"),
+        *_by_role("_opened", F.col(s.EVENT_TYPE).isin(*TASK_OPENED)),
         F.max((F.col(s.EVENT_TYPE) == "streams:store:wiped").cast("int")).alias("_wiped"),
     )
+
+
+def _standby_line() -> Column:
+    """A line of a standby task (its ``standby-task [0_1]`` prefix: the event's ``task_role``)."""
+    return F.coalesce(F.col("task_role") == "standby", F.lit(False))
+
+
+def _by_role(name: str, condition: Column) -> tuple[Column, Column]:
+    """``name`` (1 where a line of an active task, or of no stated role, meets ``condition``)
+    and ``name_standby`` (1 where a standby task's line does): a standby replica and the active
+    task it becomes log the same lines under the same task id."""
+    standby = _standby_line()
+    return (
+        F.max((condition & ~standby).cast("int")).alias(name),
+        F.max((condition & standby).cast("int")).alias(f"{name}_standby"),
+    )
+
+
+def opened_as_standby() -> Column:
+    """An episode whose task was opened only as a standby replica (num.standby.replicas): it
+    applies its changelog continuously and never restores, so "did not find checkpoint offset"
+    there is a standby starting from the changelog's beginning, not a skipped restore."""
+    return (F.col("_opened_standby") == 1) & F.coalesce(F.col("_opened") == 0, F.lit(True))
 
 
 def changelog_activity(members: DataFrame) -> DataFrame:
@@ -158,7 +182,8 @@ def restore_episodes(members: DataFrame) -> DataFrame:
     true: "initialized from checkpoint"; null: not logged), ``store_wiped``,
     ``reset_offset`` (the restore consumer's reset), ``restore_from``/``restore_to``,
     ``records_restored``, ``restore_completed`` (true: restore finished or the task logged
-    "Restored and ready to run"; false: the task's thread went RUNNING with neither),
+    "Restored and ready to run"; false: the task's thread went RUNNING with neither; null for a
+    standby), ``standby`` (the task was opened as a standby replica only: ``opened_as_standby``),
     ``last_checkpoint_offset``/``_ts``/``_thread``/``_evidence`` (the last ``Writing checkpoint``
     line of this host for the changelog partition at or before the task opened here, by any
     thread: the offset a restore from the local state could start from; ``checkpoint_found``
@@ -195,12 +220,15 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         F.col("_task_evidence"), F.coalesce(F.col("_changelog_evidence"), F.array()),
         F.array(F.when(running.isNotNull(), F.col("running_evidence"))),
     )), lambda e: e.isNotNull())))
+    standby = opened_as_standby()
+    missing = F.when(standby, F.col("_missing_standby")).otherwise(F.col("_missing"))
+    loaded = F.when(standby, F.col("_loaded_standby")).otherwise(F.col("_loaded"))
     return with_previous.select(
         s.GROUP_ID, "host", "thread", F.col(GENERATION_NOW).alias(s.GENERATION), s.TASK, "changelog",
         topic_of(F.col("changelog")).alias(s.TOPIC), partition_of(F.col("changelog")).alias(s.PARTITION),
-        F.when(F.col("_missing") == 1, F.lit(False)).when(F.col("_loaded") == 1, F.lit(True)).alias("checkpoint_found"),
+        F.when(missing == 1, F.lit(False)).when(loaded == 1, F.lit(True)).alias("checkpoint_found"),
         (F.col("_wiped") == 1).alias("store_wiped"),
-        "reset_offset", "restore_from", "restore_to", "records_restored", completed.alias("restore_completed"),
+        "reset_offset", "restore_from", "restore_to", "records_restored", F.when(~standby, completed).alias("restore_completed"),
         "restore_finished_ts",
         F.col("last_checkpoint.offset").alias("last_checkpoint_offset"), F.col("last_checkpoint.ts").alias("last_checkpoint_ts"),
         F.col("last_checkpoint.thread").alias("last_checkpoint_thread"), F.col("last_checkpoint.evidence").alias("last_checkpoint_evidence"),
@@ -209,5 +237,5 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         (F.col("previous_host") == F.col("host")).alias("same_instance"),
         ((F.unix_micros("opened_ts") - F.unix_micros("previous_released_ts")) / 1000).cast("long").alias("gap_ms"),
         s.SOURCE_FILE, "opened_line", evidence.alias("evidence"),
-        F.col("previous_closed_evidence").alias("previous_evidence"),
+        F.col("previous_closed_evidence").alias("previous_evidence"), standby.alias("standby"),
     )

@@ -227,7 +227,10 @@ def restores_table(result: dict) -> pd.DataFrame:
 
 
 def restore_status(restore: dict) -> str:
-    """``RUNNING without restore`` (state lost), ``restored``, ``restore unfinished`` or ``no restore``."""
+    """``standby`` (a standby replica, which never restores), ``RUNNING without restore`` (state
+    lost), ``restored``, ``restore unfinished`` or ``no restore``."""
+    if restore.get("standby"):
+        return "standby"
     reset = restore.get("store_wiped") or restore.get("reset_offset") is not None
     if reset and not restore.get("restore_completed"):
         return "RUNNING without restore"
