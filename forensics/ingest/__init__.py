@@ -131,7 +131,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
             date_order_of=literal_map(known_orders)[F.col("uri")] if known_orders else None,
         )))
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, "not_read")
+    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, "not_read", "first_not_read")
     if text:
         rows = rows.unionByName(_in_file_order(spans, _classify_others(text.stitched, text.facts)), allowMissingColumns=True)
     if exported:
@@ -139,7 +139,7 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     counts, first_records, unparsed = rows_together([
         rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
             F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"),
-            F.sum("not_read").alias("not_read"), F.min(F.when(F.col("not_read") > 0, F.col("line"))).alias("first_not_read"),
+            F.sum("not_read").alias("not_read"), F.min("first_not_read").alias("first_not_read"),
         ),
         _first_records(heads),
         _first_unparsed(rows),
@@ -164,6 +164,8 @@ def _in_file_order(spans: dict[str, tuple[int, int]], rows: DataFrame) -> DataFr
     if not spans:
         return rows
     placed = rows.withColumn("line", in_time_order(spans))
+    if "first_not_read" in rows.columns:
+        placed = placed.withColumn("first_not_read", in_time_order(spans, F.col("first_not_read")))
     if s.LINE_END not in rows.columns:
         return placed
     reversed_file = F.col("uri").isin(*spans)

@@ -168,6 +168,7 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     if not peel:
         return tuple(added), (
             value, F.coalesce("layout", fallback, marked).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
+            F.length(value).alias("width"),
         )
     first = F.substring(value, 1, 1)
     envelope = F.coalesce(F.col("wrapper").isin(*wrappers.ENVELOPES, *wrappers.PIECES), F.lit(False))
@@ -200,6 +201,7 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
         F.when(peeled, F.col("wrapper")).alias("wrapper"),
         F.when(peeled, F.col("w_time")).alias("w_ts"),
         F.when(peeled, F.nullif(F.col("w")[1], F.lit(""))).alias("w_host"),
+        F.length(F.coalesce(F.col("clean"), value)).alias("width"),
     )
 
 
@@ -216,15 +218,16 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     continuations keep their own line number as key; the rest fold into one row per split,
     ``FOLDS`` key, layout and wrapper.
 
-    Returns ``split, k, n, line, value, layout, wrapper, w_ts, w_host, uri, start``: ``n`` lines
-    folded, ``line`` the first of them (within the split), ``value`` the text of a kept line
+    Returns ``split, k, n, line, value, width, layout, wrapper, w_ts, w_host, uri, start``: ``n`` lines
+    folded, ``line`` the first of them (within the split), ``value`` the text of a kept line and
+    ``width`` the width a terminal showed it at (its wrapper's prefix in, colour codes out)
     (null for a fold), and the split's ``uri`` and ``start`` on the row holding its first line
     only. Every aggregate is fixed-width and the key is numbers but for the kept text, so Spark
     aggregates by hash, not by sorting every line, and hashes no file name per line.
     """
     key, folded, counted = _folding(tuple(table.items()), tried.wrappers, tried.loggerless)
-    keyed = recognise(lines, table, tried).select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "uri", "start")
-    return keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "w_ts", "w_host", "uri", "start").agg(*counted)
+    keyed = recognise(lines, table, tried).select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "width", "uri", "start")
+    return keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "width", "w_ts", "w_host", "uri", "start").agg(*counted)
 
 
 @built_once
@@ -260,6 +263,7 @@ def _folding(table_items: tuple, peeled: bool, loggerless: bool) -> tuple[Column
         F.col("wrapper"),
         F.col("line"),
         F.when(kept, value).alias("value"),
+        F.when(kept, F.col("width")).alias("width"),
         F.when(kept, F.col("w_ts")).alias("w_ts"),
         F.when(kept, F.col("w_host")).alias("w_host"),
         F.when(first_line, F.col("uri")).alias("uri"),
@@ -276,7 +280,7 @@ def split_facts(folded: DataFrame) -> DataFrame:
     widths = [F.sum(F.when(width == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
     slashed = (F.col("layout") == "generic") & F.substring("value", 1, 4).contains("/")
     fields = [F.max(F.when(slashed, F.regexp_extract("value", _SLASHED_HEAD, i).try_cast("int"))).alias(f"slashed_{i}") for i in (1, 2)]
-    return folded.withColumn("width", F.length("value")).groupBy("split", "uri", "start", "layout", "wrapper").agg(
+    return folded.withColumn("width", F.coalesce(F.col("width"), F.length("value"))).groupBy("split", "uri", "start", "layout", "wrapper").agg(
         F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths, *fields
     )
 
@@ -357,7 +361,7 @@ def with_continuing_entries(entries: DataFrame, tz: Column, newest_first: Column
     )
 
 
-def in_time_order(spans: Mapping[str, tuple[int, int]]) -> Column:
+def in_time_order(spans: Mapping[str, tuple[int, int]], line: Column | None = None) -> Column:
     """Each row's ``line`` numbered in the order its file's lines were written, where the file
     runs newest first (``spans``: its URI -> the line of its first record head and its last
     line, ``F`` and ``N``): from ``F`` on, ``F + N - line``; the lines above ``F`` (a download's
@@ -366,7 +370,7 @@ def in_time_order(spans: Mapping[str, tuple[int, int]]) -> Column:
     before it, in the order written."""
     first = literal_map({uri: first for uri, (first, _) in spans.items()}, "bigint")[F.col("uri")]
     last = literal_map({uri: last for uri, (_, last) in spans.items()}, "bigint")[F.col("uri")]
-    line = F.col("line")
+    line = F.col("line") if line is None else line
     return F.when(first.isNotNull() & (line >= first), first + last - line).otherwise(line)
 
 
@@ -611,10 +615,46 @@ def joined_text(message: Column, width: Column, wrap: Column, tail: Column) -> C
     def merge(acc: Column, piece: Column) -> Column:
         wrapped = (acc["width"] == wrap) & ~piece["value"].rlike(r"^(\t|  )")  # not an indented line
         text = F.concat(acc["text"], F.when(acc["partial"] | F.coalesce(wrapped, F.lit(False)), F.lit("")).otherwise(F.lit("\n")), piece["value"])
-        return F.struct(text.alias("text"), F.length(piece["value"]).alias("width"), is_partial(piece["wrapper"]).alias("partial"))
+        return F.struct(text.alias("text"), shown_width(piece).alias("width"), is_partial(piece["wrapper"]).alias("partial"))
 
     start = F.struct(message.alias("text"), width.alias("width"), F.lit(False).alias("partial"))
     return F.aggregate(tail, start, merge)["text"]
+
+
+def shown_width(line: Column | None = None) -> Column:
+    """The width at which a terminal showed a line (a ``tail`` piece, else the row's): its
+    ``width`` (its wrapper's prefix in: the terminal wrapped the whole line), else its text's length."""
+    if line is None:
+        return F.coalesce(F.col("width"), F.length("value"))
+    return F.coalesce(line["width"], F.length(line["value"]))
+
+
+def whole_wrapped_heads(table: dict = layouts.LAYOUTS) -> Rewrite:
+    """The rewrite of heads (with their ``tail``) of a file hard-wrapped at a terminal's width
+    (``wrap_width``) whose line is that wide: the pieces that follow, while each one before is
+    that wide and none is indented, are glued to its ``value`` with no line break and taken off
+    its ``tail``, and its ``layout`` is the one the whole line is in (kept where it is in none).
+    The head is then split whole: a wrap inside its logger or its Kafka prefix (``docker compose
+    logs``' ``service  | `` in front) no longer cuts a field."""
+    wrap = F.col("wrap_width")
+
+    def glue(acc: Column, piece: Column) -> Column:
+        takes = acc["open"] & ~piece["value"].rlike(r"^(\t|  )")
+        return F.when(takes, F.struct(
+            F.concat(acc["text"], piece["value"]).alias("text"), shown_width(piece).alias("width"),
+            (shown_width(piece) == wrap).alias("open"), (acc["used"] + 1).alias("used"),
+        )).otherwise(F.struct(acc["text"], acc["width"], F.lit(False).alias("open"), acc["used"]))
+
+    start = F.struct(F.col("value").alias("text"), shown_width().alias("width"), (shown_width() == wrap).alias("open"), F.lit(0).alias("used"))
+    whole = F.when(wrap.isNotNull() & F.col("tail").isNotNull() & (shown_width() == wrap), F.aggregate("tail", start, glue))
+    used = F.coalesce(F.col("wrapped.used"), F.lit(0))
+    line = F.when(used > 0, F.col("wrapped.text"))
+    return (("wrapped", whole),), {
+        "value": F.coalesce(line, F.col("value")),
+        "width": F.when(used > 0, F.col("wrapped.width")).otherwise(F.col("width")),
+        "layout": F.when(used > 0, F.coalesce(layouts.head_layout(line, table), F.col("layout"))).otherwise(F.col("layout")),
+        "tail": F.when(used == 0, F.col("tail")).when(F.size("tail") > used, F.slice("tail", used + 1, F.size("tail"))),
+    }
 
 
 def wrapped_once() -> Column:
@@ -624,7 +664,7 @@ def wrapped_once() -> Column:
     stack-trace text (``CONTINUATION_TEXT``). Its message is then joined with no line break."""
     piece = F.col("tail")[0]["value"]
     return (
-        F.col("wrap_width").isNull() & (F.size("tail") == 1) & F.length("value").isin(*WRAP_WIDTHS)
+        F.col("wrap_width").isNull() & (F.size("tail") == 1) & shown_width().isin(*WRAP_WIDTHS)
         & ~piece.rlike(r"^(\t|  )") & ~piece.rlike(CONTINUATION_TEXT)
     )
 
@@ -753,7 +793,9 @@ def assemble_records(
     for column in WRAPPER_FIELDS:
         if column not in stitched.columns:
             stitched = stitched.withColumn(column, F.lit(None).cast("string"))
-    steps = _assembly(tuple(table.items()), partial_lines, date_order_of is not None)
+    if "width" not in stitched.columns:
+        stitched = stitched.withColumn("width", F.lit(None).cast("int"))
+    steps = _assembly(tuple(table.items()), partial_lines, date_order_of is not None, wrap_of is not None)
     per_file = {"wrap_width": wrap_of, "file_host": host_of, "file_tz": tz_of, "file_source": source_of, "date_order": date_order_of}
     heads = stitched.where(F.col("layout").isNotNull()).select(
         "*", *[(F.lit(None).cast(FILE_COLUMNS[name]) if column is None else column).alias(name) for name, column in per_file.items()]
@@ -791,18 +833,22 @@ class Assembly(NamedTuple):
     bucket: Column
     record: tuple[Column, ...]
     """The record's columns, as ``stitched`` rows' ``uri`` and ``line`` and ``schema.RECORDS_SCHEMA``,
-    and ``not_read``: its lines that carry a Kafka mark where the record is no Kafka record."""
+    and ``not_read``: its lines that carry a Kafka mark where the record is no Kafka record, the first
+    of them ``first_not_read`` (a continuation line's, where the head holds no mark)."""
 
 
 @built_once
-def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
+def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: bool = False) -> Assembly:
     """``assemble_records``' columns for a layout table (its items), with pieces of lines or not,
-    with a date order for some file or not. Built once (``spark.built_once``): splitting and
+    with a date order for some file or not, with a file hard-wrapped or not. Built once (``spark.built_once``): splitting and
     dating the fields of every layout take hundreds of calls into the JVM to build."""
     table = dict(table_items)
     piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
     second = second_head_lines()
-    rewrites = ((whole_head_lines(table),) if partial_lines else ()) + ((second,) if second else ()) + (split_anchor_heads(),)
+    rewrites = (
+        ((whole_head_lines(table),) if partial_lines else ()) + ((whole_wrapped_heads(table),) if wrapped else ())
+        + ((second,) if second else ()) + (split_anchor_heads(),)
+    )
     parts = F.col("parts")
     ts_text = F.nullif(parts[0], F.lit(""))
     glued = F.col("wrap_width").isNotNull()
@@ -816,7 +862,7 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
             "\n", F.regexp_replace(first_piece, SPLIT_AFTER_HEAD, ""), F.concat_ws("\n", F.slice("tail.value", 2, F.size("tail"))),
         ))
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
-        .otherwise(joined_text(parts[5], F.length("value"), F.col("wrap_width"), F.col("tail")))
+        .otherwise(joined_text(parts[5], shown_width(), F.col("wrap_width"), F.col("tail")))
         .alias("text"),
         (in_date_order(ts_text, F.col("date_order")) if dated else ts_text).alias("ts_text"),
     )
@@ -837,12 +883,14 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
     anchor_day = F.when((anchored[0] != "") & ~is_time_of_day(anchored[0]), anchored[0])
     record_time = F.when(is_anchored, any_to_utc(F.coalesce(anchor_day, F.col("w_ts")), F.col("file_tz"))).otherwise(ts)
     bucket = F.col("bucket")
-    not_read = F.when(bucket != s.RECORDS, kafka_marked(F.col("value")).cast("int") + F.coalesce(
-        F.size(F.filter("tail", lambda piece: kafka_marked(piece["value"]))), F.lit(0),
-    )).otherwise(F.lit(0))
+    marked_tail = F.filter("tail", lambda piece: kafka_marked(piece["value"]))
+    not_read = F.when(bucket != s.RECORDS, kafka_marked(F.col("value")).cast("int") + F.coalesce(F.size(marked_tail), F.lit(0))).otherwise(F.lit(0))
+    first_not_read = F.when(bucket != s.RECORDS, F.coalesce(
+        F.when(kafka_marked(F.col("value")), F.col("line")), F.array_min(F.transform(marked_tail, lambda piece: piece["line"])),
+    ))
     return Assembly(
         tail_rows=F.col("layout").isNull() & F.col("head_line").isNotNull(),
-        tail=(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper))).alias("tail")),
+        tail=(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper, "width"))).alias("tail")),
         rewrites=rewrites,
         parts=layouts.split_fields(F.col("layout"), F.col("value"), table),
         text=text,
@@ -869,6 +917,7 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool) -> Assembly:
             F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
             F.when(is_anchored, anchor_text).otherwise(message).alias(s.MESSAGE),
             not_read.alias("not_read"),
+            first_not_read.alias("first_not_read"),
         ),
     )
 
@@ -895,4 +944,4 @@ def classify_others(stitched: DataFrame, first_head: Column, file_layout: Column
         F.when(~continues, reason).alias("reason"),
         F.col("value").alias("sample"),
         F.when(F.col("head_line").isNull() & kafka_marked(F.col("value")), F.lit(1)).otherwise(F.lit(0)).alias("not_read"),
-    )
+    ).withColumn("first_not_read", F.when(F.col("not_read") > 0, F.col("line")))

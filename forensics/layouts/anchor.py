@@ -171,12 +171,19 @@ def sniff(sample_lines) -> bool:
 to_utc = c.any_to_utc
 
 
+FRAME = r"at [\w$.<>/-]+\((?:[\w$.-]+\.(?:java|scala|kt|groovy):\d+|Native Method|Unknown Source)\)"
+"""A stack frame that names its source: ``at o.a.k.X.y(X.java:1311)``, ``(Native Method)``."""
 STACK_TEXT = (
     rf"^\s+(?:at \S|\.\.\. \d+ )|^\s*(?:Caused by: |Suppressed: |\.\.\. \d+ more|{c.EXCEPTION_LINE})"
     r"|(?:^|\s)at [\w$.<>/-]+\([^()\n]*\)\s*$|(?:^|\s)\.\.\. \d+ (?:more|common frames omitted)\s*$"
+    rf"|^(?!.*(?:{CONTEXT}))(?:|.*?(?:[\s\"',]|\\t|#011))(?:{FRAME}|Caused by: |Suppressed: )|^(?!.*(?:{CONTEXT})).*?[\",](?:{c.EXCEPTION_LINE})"
 )
-"""Stack-trace text, also behind a prefix (a wrapper's, a shipper's): it belongs to the record above
-it, whatever Kafka class it names, and is no Kafka mark."""
+"""Stack-trace text, also behind a prefix (a wrapper's, a shipper's) and inside a wrapper that
+escapes its tab (Docker's and a shipper's JSON ``\\tat``, rsyslog's ``#011at``, a CSV field), a
+frame followed by its jar (logback's ``~[kafka-clients-3.6.1.jar:?]``), an exception's first
+line as a JSON or CSV field of its own (an export storing each line as an entry): it belongs to the record
+above it, whatever Kafka class it names, and is no Kafka mark. A line holding a log-context prefix
+too (a JSON record with its ``stack_trace``) is the record itself."""
 _PY_MARK = re.compile(MARK)
 _PY_STACK = re.compile(STACK_TEXT)
 
