@@ -81,6 +81,10 @@ EPOCH_BUMPED = "coordinator:group:epoch_bumped"
 TARGET_ASSIGNMENT = "coordinator:group:target_assignment"
 COMPLETIONS = (STABILIZED, EMPTY, EPOCH_BUMPED)
 """Coordinator lines that complete a rebalance into their generation (KIP-848: group epoch)."""
+REACHED = (*COMPLETIONS, TARGET_ASSIGNMENT)
+"""Coordinator lines showing the group reached their generation: the completions, and a target
+assignment computed for a group epoch. A KIP-1071 streams group that fences a member on session
+expiry logs no epoch bump, only the target assignment of the next epoch."""
 MEMBERSHIP = {
     "coordinator:group:member_joined": "joined",
     "coordinator:group:member_failed": "failed",
@@ -320,7 +324,7 @@ def _reason_kind() -> Column:
 def coordinator_signals(members: DataFrame) -> DataFrame:
     """The coordinator's lines that begin or shape a rebalance (``Preparing to rebalance``, KIP-848
     epoch bumps, members joining, failing, leaving, fenced), each with the generation it leads to
-    (``_g``: the first one the coordinator completed at or after it, on its own clock) and, where
+    (``_g``: the first one the coordinator reached at or after it, on its own clock: ``REACHED``) and, where
     it names one, the member (``_member_id``) and how it takes part (``_kind``)."""
     coordinator = members.where(F.col(s.EVENT_TYPE).startswith("coordinator:group:") & F.col(s.GROUP_ID).isNotNull())
     kind = F.coalesce(_reason_kind(), literal_map(MEMBERSHIP)[F.col(s.EVENT_TYPE)])
@@ -328,7 +332,7 @@ def coordinator_signals(members: DataFrame) -> DataFrame:
         "*", kind.alias("_kind"), F.when(kind.isNotNull(), F.col(s.MEMBER_ID)).alias("_member_id"),
         F.when(F.col(s.EVENT_TYPE).isin(PREPARING, EPOCH_BUMPED), coordinator_generation()).alias("_known"),
     )
-    done = coordinator.where(F.col(s.EVENT_TYPE).isin(*COMPLETIONS)).select(
+    done = coordinator.where(F.col(s.EVENT_TYPE).isin(*REACHED)).select(
         s.GROUP_ID, coordinator_generation().alias("_done"), F.col(s.TS).alias("_done_ts")
     )
     line_id = [s.SOURCE_FILE, s.LINE]
