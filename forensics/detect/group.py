@@ -83,14 +83,46 @@ MAX_POLL_STATED = r"(?:maximum poll interval \((\d+) ?ms\)|max\.poll\.interval\.
 poll interval (300000ms) exceeded by 89ms``."""
 
 
+def _first_line(lines_of: DataFrame, name: str) -> DataFrame:
+    """Per member and generation: the time of its first line among ``lines_of`` (``name``, null
+    where untimed) and ``name_seen``."""
+    return lines_of.groupBy(MEMBER, GENERATION_NOW).agg(F.min(s.TS).alias(name), F.lit(True).alias(f"{name}_seen"))
+
+
+def _first_cause(rows: DataFrame, other: DataFrame, name: str, wins_ties: bool) -> DataFrame:
+    """``rows`` (``_per_member``) but the member episodes whose other cause of leaving (``other``:
+    ``_first_line`` as ``name``) came first. ``wins_ties``: a tie or an untimed line keeps the row,
+    else it goes to the other cause."""
+    first = F.col("_at") <= F.col(name) if wins_ties else F.col("_at") < F.col(name)
+    joined = rows.join(other, [MEMBER, GENERATION_NOW], "left")
+    return joined.where(F.col(f"{name}_seen").isNull() | F.coalesce(first, F.lit(wins_ties))).drop(name, f"{name}_seen")
+
+
+def _poll_timeout_lines(members: DataFrame) -> DataFrame:
+    return members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout")
+
+
+def _session_expiries(model: Model) -> DataFrame:
+    """A member's own session-expiry lines (``session_timeout_lines``) and the coordinator's
+    statements that it expired the member (``coordinator_expiries``), in their columns."""
+    members = model.members.where(F.col(MEMBER).isNotNull())
+    own = members.where(session_timeout_lines(members))
+    # without coordinator lines planned away: over the 4M-line corpus, which has none, 0.8 s -> 0.3 s
+    stated = empty_without(coordinator_expiries(model.members), COORDINATOR_LINES, model.event_types)
+    return own.select(*stated.columns).unionByName(stated)
+
+
 @rows_from("consumer:group:poll_timeout")
 def poll_timeout(model: Model) -> DataFrame:
     """A member left its group because more than ``max.poll.interval.ms`` passed between two
     ``poll()`` calls (slow processing of a batch): the group rebalances, and what the member
-    processed but had not committed is processed again by the next owner."""
-    timeouts = model.members.where((F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout") & F.col(MEMBER).isNotNull())
+    processed but had not committed is processed again by the next owner. A member whose session
+    the coordinator had expired before (frozen process: both timers ran out) is reported as
+    ``session_timeout``."""
+    timeouts = _poll_timeout_lines(model.members.where(F.col(MEMBER).isNotNull()))
     stated = F.coalesce(*[F.nullif(F.regexp_extract(s.MESSAGE, MAX_POLL_STATED, i), F.lit("")) for i in (1, 2)])
-    rows = _with_setting(_per_member(timeouts, stated=stated), model, "max.poll.interval.ms")
+    expired = _first_line(_session_expiries(model), "_expired_at")
+    rows = _with_setting(_first_cause(_per_member(timeouts, stated=stated), expired, "_expired_at", True), model, "max.poll.interval.ms")
     return _timeout_finding(
         rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", "went longer than max.poll.interval.ms between two poll() calls and left the group",
         "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
@@ -145,14 +177,10 @@ def session_timeout(model: Model) -> DataFrame:
     (process paused by GC, network partition, heartbeat thread starved), told by the member's
     own lines or by the coordinator's (broker log: also for a member whose log is missing); a
     member that had already left on a poll timeout in the same generation is reported as
-    ``poll_timeout``."""
-    members = model.members.where(F.col(MEMBER).isNotNull())
-    polled = members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout").select(MEMBER, GENERATION_NOW).distinct()
-    own = members.where(session_timeout_lines(members))
-    # without coordinator lines planned away: over the 4M-line corpus, which has none, 0.8 s -> 0.3 s
-    stated = empty_without(coordinator_expiries(model.members), COORDINATOR_LINES, model.event_types)
-    expired = own.select(*stated.columns).unionByName(stated).join(polled, [MEMBER, GENERATION_NOW], "left_anti")
-    rows = _with_setting(_per_member(expired), model, "session.timeout.ms")
+    ``poll_timeout``. One frozen past both timeouts (SIGSTOP) is expired first and logs its poll
+    timeout only when it runs again: a session timeout."""
+    polled = _first_line(_poll_timeout_lines(model.members.where(F.col(MEMBER).isNotNull())), "_polled_at")
+    rows = _with_setting(_first_cause(_per_member(_session_expiries(model)), polled, "_polled_at", False), model, "session.timeout.ms")
     return _timeout_finding(
         rows, "session_timeout", "session.timeout.ms", "45000 ms since Kafka 3.0, 10000 ms before", "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
         "Find what stalled the client (GC pauses, CPU starvation, network); raise session.timeout.ms or use static membership "
