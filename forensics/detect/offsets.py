@@ -80,7 +80,9 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
 
     The range starts at the log start when a ``kafka-dump-log`` dump shows it (exact), else at
     offset 0 (``exact`` false: an upper bound, the start may have been deleted by retention).
-    Where the logs prove the reset but not its offset, the finding is unmeasured
+    librdkafka names the offset on a later line (``Offset END request for T [p] returned offset
+    N``) than its reset (``offset reset (at offset INVALID) to offset END``): that offset is the
+    reset's. Where the logs prove the reset but not its offset, the finding is unmeasured
     (``_unresolved_latest_resets``).
     """
     commits = model.commits
@@ -88,9 +90,13 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
     marked = commits.select(
         "*",
         F.lag("kind").over(before).alias("_previous_kind"),
+        F.lag(s.OFFSET).over(before).alias("_previous_at"),
         F.lag(line()).over(before).alias("_previous_line"),
     )
-    resets = marked.where((F.col("kind") == c.RESET) & (F.col("_previous_kind") == c.NO_COMMITTED_OFFSET))
+    logical_before = (F.col("_previous_kind") == c.RESET) & F.col("_previous_at").isNull()
+    resets = marked.where(
+        (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & ((F.col("_previous_kind") == c.NO_COMMITTED_OFFSET) | logical_before)
+    )
     latest_configured = _settings_by_group(model, "auto.offset.reset")
     resets = resets.join(latest_configured, F.col(s.GROUP_ID) == F.col("_group"), "left")
     latest = F.lower(F.col("strategy")) == "latest"
@@ -153,11 +159,21 @@ def _strategy_lines(model: Model) -> DataFrame:
     )
 
 
+def _next_placed(commits: DataFrame) -> Column:
+    """The member's next row of the partition that names an offset (``kind``, ``offset``): where a
+    reset to a logical offset (librdkafka's ``to offset END``) went, when a reset row follows with
+    the offset (``Offset END request .. returned offset N``), after any repeated resets of the
+    same query."""
+    following = _member_history(commits).rowsBetween(1, Window.unboundedFollowing)
+    return F.first(F.when(F.col(s.OFFSET).isNotNull(), F.struct("kind", s.OFFSET)), ignorenulls=True).over(following)
+
+
 def _unresolved_latest_resets(model: Model, starts: DataFrame | None) -> DataFrame:
     """Partitions with no committed offset that were reset to their log end where the logs do not
     say to which offset: ``Found no committed offset`` then ``Seeking to LATEST offset`` (or a
     Streams thread's ``consume from latest offset``) with no ``Resetting offset .. to position``
-    line, or librdkafka's ``offset reset (at offset INVALID) to END``. The records before that
+    line, or librdkafka's ``offset reset (at offset INVALID) to END`` with no later line naming
+    where it went (``_next_placed``). The records before that
     offset were never consumed, but their range is unknown: ``exact`` false, ``offset_to`` null
     (``offset_from``: the log start where a ``kafka-dump-log`` dump shows it), and ``missing``
     names the log end at the reset."""
@@ -165,9 +181,10 @@ def _unresolved_latest_resets(model: Model, starts: DataFrame | None) -> DataFra
     after = _member_history(commits)
     nxt = F.lead(F.struct("kind", s.OFFSET)).over(after)
     prev = F.lag(F.struct("kind", line().alias("evidence"))).over(after)
-    marked = commits.select("*", nxt.alias("_next"), prev.alias("_prev"))
+    marked = commits.select("*", nxt.alias("_next"), prev.alias("_prev"), _next_placed(commits).alias("_placed"))
     unresolved = (F.col("kind") == c.NO_COMMITTED_OFFSET) & ~F.coalesce(F.col("_next.kind") == c.RESET, F.lit(False))
-    logical = (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNull() & F.coalesce(F.col("strategy").rlike(TO_LATEST), F.lit(False))
+    resolved = F.coalesce(F.col("_placed.kind") == c.RESET, F.lit(False))
+    logical = (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNull() & F.coalesce(F.col("strategy").rlike(TO_LATEST), F.lit(False)) & ~resolved
     candidates = marked.where(unresolved | logical)
     stated = _strategy_lines(model)
     later = F.coalesce(F.col("_s_ts") >= F.col(s.TS), (F.col("_s_file") == F.col(s.SOURCE_FILE)) & (F.col("_s_line") > F.col(s.LINE)))
