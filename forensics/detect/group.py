@@ -13,6 +13,7 @@ from ..model.members import (
     MEMBER,
     MEMBER_ID_OF_CLIENT,
     epoch_fenced,
+    member_order,
     member_unknown,
 )
 from ..model.rebalances import COORDINATOR_LINES, coordinator_signals, member_names
@@ -61,7 +62,7 @@ def _with_setting(rows: DataFrame, model: Model, key: str) -> DataFrame:
     return rows.join(_setting(model, key), on, "left")
 
 
-def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str, what: str, remedy: str) -> DataFrame:
+def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str, what: str | Column, remedy: str) -> DataFrame:
     """A timeout's finding; the setting's value from the client's config block, else as the
     client's own line states it (``_stated``: librdkafka's MAXPOLL line names the interval)."""
     stated = F.concat(F.col("_stated"), F.lit(" ms, as its own line states"))
@@ -70,7 +71,7 @@ def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str,
         rows, detector,
         severity="warning", verdict="delay", group=F.col(s.GROUP_ID), host=F.col(s.HOST), member=F.col(MEMBER),
         start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
-        explanation=F.format_string("%s %s (%s = %s), so group %s rebalanced without it %s.", F.col(MEMBER), F.lit(what),
+        explanation=F.format_string("%s %s (%s = %s), so group %s rebalanced without it %s.", F.col(MEMBER), what if isinstance(what, Column) else F.lit(what),
                                     F.lit(setting), value, text(F.col(s.GROUP_ID), "(unknown)"),
                                     F.when(F.col("_at").isNotNull(), F.concat(F.lit("from "), F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")))
                                     .otherwise(F.concat(F.lit("from untimed line "), place(F.col("_first"))))),
@@ -98,8 +99,31 @@ def _first_cause(rows: DataFrame, other: DataFrame, name: str, wins_ties: bool) 
     return joined.where(F.col(f"{name}_seen").isNull() | F.coalesce(first, F.lit(wins_ties))).drop(name, f"{name}_seen")
 
 
+SILENT_LEAVE = "it left the group with no reason stated and rejoined while still subscribed, as aiokafka does only when max_poll_interval_ms ran out"
+"""How a poll timeout is known from ``silent_leaves``."""
+
+
+def silent_leaves(members: DataFrame) -> DataFrame:
+    """A member's leave that states no reason, followed by its own rejoin (``(Re-)joining group``)
+    with no subscription line between: it left while still subscribed and not closing. aiokafka
+    leaves so only when ``max_poll_interval_ms`` passed without a ``getone()``/``getmany()``
+    (its heartbeat routine; close() and unsubscribe() leave too, but no rejoin follows without a
+    new subscription) and logs no poll-timeout line of its own."""
+    kinds = ("consumer:group:leave", "consumer:group:join_started", "consumer:subscribed")
+    rows = members.where(F.col(MEMBER).isNotNull() & F.col(s.EVENT_TYPE).isin(*kinds))
+    following = Window.partitionBy(MEMBER).orderBy(*member_order()).rowsBetween(1, Window.unboundedFollowing)
+    after = F.first(F.when(F.col(s.EVENT_TYPE) != "consumer:group:leave", F.col(s.EVENT_TYPE)), ignorenulls=True).over(following)
+    return rows.withColumn("_after", after).where(
+        (F.col(s.EVENT_TYPE) == "consumer:group:leave") & F.col("reason").isNull() & (F.col("_after") == "consumer:group:join_started")
+    ).drop("_after")
+
+
 def _poll_timeout_lines(members: DataFrame) -> DataFrame:
-    return members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout")
+    """The members' poll-timeout lines (``_kind`` null) and, in a member's generation with none,
+    its ``silent_leaves`` (``_kind`` ``SILENT_LEAVE``)."""
+    stated = members.where(F.col(s.EVENT_TYPE) == "consumer:group:poll_timeout").withColumn("_kind", F.lit(None).cast("string"))
+    inferred = silent_leaves(members).join(stated.select(MEMBER, GENERATION_NOW).distinct(), [MEMBER, GENERATION_NOW], "left_anti")
+    return stated.unionByName(inferred.withColumn("_kind", F.lit(SILENT_LEAVE)))
 
 
 def _session_expiries(model: Model) -> DataFrame:
@@ -112,19 +136,24 @@ def _session_expiries(model: Model) -> DataFrame:
     return own.select(*stated.columns).unionByName(stated)
 
 
-@rows_from("consumer:group:poll_timeout")
+@rows_from("consumer:group:poll_timeout", "consumer:group:leave")
 def poll_timeout(model: Model) -> DataFrame:
     """A member left its group because more than ``max.poll.interval.ms`` passed between two
     ``poll()`` calls (slow processing of a batch): the group rebalances, and what the member
     processed but had not committed is processed again by the next owner. A member whose session
     the coordinator had expired before (frozen process: both timers ran out) is reported as
-    ``session_timeout``."""
+    ``session_timeout``. Without a poll-timeout line, a ``silent_leaves`` line tells it."""
     timeouts = _poll_timeout_lines(model.members.where(F.col(MEMBER).isNotNull()))
     stated = F.coalesce(*[F.nullif(F.regexp_extract(s.MESSAGE, MAX_POLL_STATED, i), F.lit("")) for i in (1, 2)])
     expired = _first_line(_session_expiries(model), "_expired_at")
-    rows = _with_setting(_first_cause(_per_member(timeouts, stated=stated), expired, "_expired_at", True), model, "max.poll.interval.ms")
+    episodes = _per_member(timeouts, kind=F.col("_kind"), stated=stated)
+    rows = _with_setting(_first_cause(episodes, expired, "_expired_at", True), model, "max.poll.interval.ms")
+    what = F.concat(
+        F.lit("went longer than max.poll.interval.ms between two poll() calls and left the group"),
+        F.when(F.col("_kind").isNotNull(), F.concat(F.lit(" (no line says so: "), F.col("_kind"), F.lit(")"))).otherwise(F.lit("")),
+    )
     return _timeout_finding(
-        rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", "went longer than max.poll.interval.ms between two poll() calls and left the group",
+        rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", what,
         "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
     )
 
