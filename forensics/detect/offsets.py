@@ -83,7 +83,8 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
     librdkafka names the offset on a later line (``Offset END request for T [p] returned offset
     N``) than its reset (``offset reset (at offset INVALID) to offset END``): that offset is the
     reset's. Where the logs prove the reset but not its offset, the finding is unmeasured
-    (``_unresolved_latest_resets``).
+    (``_unresolved_latest_resets``). A reset that names neither its strategy nor follows a
+    no-committed-offset line is read by ``_unstated_resets``.
     """
     commits = model.commits
     before = _member_history(commits)
@@ -92,16 +93,19 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
         F.lag("kind").over(before).alias("_previous_kind"),
         F.lag(s.OFFSET).over(before).alias("_previous_at"),
         F.lag(line()).over(before).alias("_previous_line"),
+        _committed_before(commits).alias("_committed_before"),
     )
     logical_before = (F.col("_previous_kind") == c.RESET) & F.col("_previous_at").isNull()
-    resets = marked.where(
-        (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & ((F.col("_previous_kind") == c.NO_COMMITTED_OFFSET) | logical_before)
-    )
+    after_no_commit = F.coalesce((F.col("_previous_kind") == c.NO_COMMITTED_OFFSET) | logical_before, F.lit(False))
+    stated = (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & after_no_commit
+    resets = marked.where(stated | _unstated_resets()).withColumn("_unstated", ~stated)
     latest_configured = _settings_by_group(model, "auto.offset.reset")
     resets = resets.join(latest_configured, F.col(s.GROUP_ID) == F.col("_group"), "left")
-    latest = F.lower(F.col("strategy")) == "latest"
-    by_config = F.col("strategy").isNull() & F.array_contains(F.coalesce(F.col("_values"), F.array()), "latest")
-    resets = resets.where(latest | by_config)
+    latest = F.coalesce(F.lower(F.col("strategy")) == "latest", F.lit(False))
+    configured = F.coalesce(F.col("_values"), F.array())
+    by_config = F.col("strategy").isNull() & F.array_contains(configured, "latest")
+    unknown = F.col("_unstated") & (F.size(configured) == 0)
+    resets = resets.where(latest | by_config | unknown).withColumn("_unstated", unknown & ~latest & ~by_config)
     starts = _log_start(model.offsets)
     resets = _with_log_start(resets, starts)
     start = F.coalesce(F.col("_log_start.start"), F.lit(0))
@@ -110,7 +114,36 @@ def reset_to_latest_gap(model: Model) -> DataFrame:
     return _measured_latest_gaps(gaps, exact).unionByName(_unresolved_latest_resets(model, starts))
 
 
+def _committed_before(commits: DataFrame) -> Column:
+    """Whether the group committed the partition, or a member resumed it from a commit, before
+    this row (logs or offset dumps)."""
+    earlier = Window.partitionBy(*PARTITION_KEY).orderBy("sequence").rowsBetween(Window.unboundedPreceding, -1)
+    committed = F.col("kind").isin(*c.COMMITTED_KINDS, c.POSITION_FROM_COMMIT)
+    return F.coalesce(F.max(committed.cast("int")).over(earlier) == 1, F.lit(False))
+
+
+def _unstated_resets() -> Column:
+    """A reset to a known offset that names no strategy, of a partition the group had never
+    committed, as the member's first word on it (kafka-python 2.2+: ``Resetting offset for
+    partition P to offset N.``, whatever auto_offset_reset said; its out-of-range line comes
+    first when that was the cause). With no committed offset it went to the log end (latest),
+    unless N was the log start then (earliest): a dump's log start below N rules that out."""
+    first_word = F.col("_previous_kind").isNull() | (F.col("_previous_kind") == c.NO_COMMITTED_OFFSET)
+    return (
+        (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & F.col("strategy").isNull() & first_word & ~F.col("_committed_before")
+    )
+
+
 def _measured_latest_gaps(gaps: DataFrame, exact: Column) -> DataFrame:
+    """``reset_to_latest_gap`` findings of the resets in ``gaps`` (``_from``, ``_unstated``)."""
+    how = F.when(
+        F.col("_unstated") & ~exact,
+        F.format_string(" (at most: the reset does not name its strategy; had auto.offset.reset been earliest, %d was the log "
+                        "start then and nothing was skipped; a kafka-get-offsets --time -2 or kafka-dump-log dump decides)", F.col(s.OFFSET)),
+    ).when(exact, F.lit("")).otherwise(
+        F.lit(" (at most: the log start is not in the offset dumps; add a kafka-dump-log or kafka-get-offsets --time -2 dump)")
+    )
+    strategy = F.when(F.col("_unstated"), F.lit("reset with no strategy named, so to the log end unless at the log start"))
     return findings(
         gaps, "reset_to_latest_gap",
         severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
@@ -118,10 +151,10 @@ def _measured_latest_gaps(gaps: DataFrame, exact: Column) -> DataFrame:
         host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
         evidence=lines(one(F.col("_previous_line")), one(line(number="strategy_line")), one(line()), one(F.col("_log_start.evidence"))),
         explanation=F.format_string(
-            "Group %s had no committed offset for %s, so %s started at the log end (auto.offset.reset=latest), offset %d: "
+            "Group %s had no committed offset for %s, so %s started at the log end (%s), offset %d: "
             "records [%d, %d) were never consumed%s.",
-            text(F.col(s.GROUP_ID), "(unknown)"), _tp(), text(F.col(MEMBER), "its consumer"), F.col(s.OFFSET), F.col("_from"), F.col(s.OFFSET),
-            F.when(exact, F.lit("")).otherwise(F.lit(" (at most: the log start is not in the offset dumps; add a kafka-dump-log or kafka-get-offsets --time -2 dump)")),
+            text(F.col(s.GROUP_ID), "(unknown)"), _tp(), text(F.col(MEMBER), "its consumer"),
+            F.coalesce(strategy, F.lit("auto.offset.reset=latest")), F.col(s.OFFSET), F.col("_from"), F.col(s.OFFSET), how,
         ),
         kafka_reference="auto.offset.reset=latest; partitions added while producers write to them",
         remedy=LATEST_REMEDY,

@@ -1,0 +1,50 @@
+"""kafka-python 2.2+ logs a reset's offset but not its strategy (``Resetting offset for partition
+P to offset N.``) and no configuration: a first reset of a partition the group never committed
+went to the log end unless N was the log start. Reported as at most [0, N), exact where a dump
+shows the log start below N; nothing where the dump shows N is the log start, or the group had
+committed the partition."""
+
+from __future__ import annotations
+
+from tests.detect.test_seed_cases import analyse, keys, write
+
+def py(ts: str, logger: str, text: str) -> str:
+    return f"2025-01-10 12:{ts} INFO kafka.{logger} {text}"
+
+
+def assigned(ts: str, partition: int) -> str:
+    return py(ts, "coordinator.consumer", f"Setting newly assigned partitions {{TopicPartition(topic='parcels', partition={partition})}} for group depot")
+
+
+def reset(ts: str, partition: int, offset: int) -> str:
+    return py(ts, "consumer.fetcher", f"Resetting offset for partition TopicPartition(topic='parcels', partition={partition}) to offset {offset}.")
+
+
+def dump(path, start: int):
+    path.write_text(
+        f"Dumping /var/lib/kafka/data/parcels-6/{start:020d}.log\nLog starting offset: {start}\n"
+        f"baseOffset: {start} lastOffset: {start + 9} count: 10 baseSequence: 0 lastSequence: 9 producerId: -1 producerEpoch: -1 "
+        "partitionLeaderEpoch: 0 isTransactional: false isControl: false position: 0 CreateTime: 1736512000000 size: 300 "
+        "magic: 2 compresscodec: none crc: 1 isvalid: true\n"
+    )
+    return path
+
+
+def gaps(found: list[dict]) -> list[tuple]:
+    return keys([f for f in found if f["detector"] == "reset_to_latest_gap"])
+
+
+def test_a_reset_with_no_strategy_of_an_uncommitted_partition_is_at_most_a_gap(spark, tmp_path):
+    logs = write(tmp_path / "logs", {"sorter-1": [assigned("00:00,100", 6), reset("00:00,200", 6, 44)]})
+    found = analyse(spark, logs)
+    assert gaps(found) == [("reset_to_latest_gap", "depot", "parcels", 6, None, 0, 44, 44, "loss", None, False)]
+    assert "does not name its strategy" in found[0]["explanation"]
+    assert gaps(analyse(spark, logs, [dump(tmp_path / "below.txt", 20)])) == [
+        ("reset_to_latest_gap", "depot", "parcels", 6, None, 20, 44, 24, "loss", None, True)]
+    assert gaps(analyse(spark, logs, [dump(tmp_path / "at.txt", 44)])) == []
+
+
+def test_no_gap_once_the_group_had_resumed_the_partition_from_a_commit(spark, tmp_path):
+    resumed = py("00:00,300", "consumer.fetcher", "Resetting offset for partition TopicPartition(topic='parcels', partition=6) to the committed offset 12")
+    logs = write(tmp_path, {"sorter-2": [assigned("00:00,200", 6), resumed], "sorter-1": [assigned("00:05,000", 6), reset("00:05,100", 6, 44)]})
+    assert gaps(analyse(spark, logs)) == []
