@@ -32,7 +32,7 @@ cannot be a Kafka client record by itself (a Kafka logger, full or abbreviated a
 Quarkus's ``org.apa.kaf.``, a log-context prefix such as ``stream-thread [``, ``Kafka
 version:`` and the like, librdkafka's ``[thrd:main]`` in an application's own layout). Each
 needle is one more scan of every line, so they are few and short."""
-CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll timeout")
+CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll timeout", "subscribed topics")
 """The words of kafka-python's and aiokafka's lines (``PYTHON_CLIENT_MESSAGE``) and franz-go's
 (``; group: ``), and the ``"groupId"`` a KafkaJS JSON line names where a custom log creator left
 out its ``logger``: their only mark where the layout names no logger. Scanned for only where the
@@ -61,7 +61,7 @@ PYTHON_CLIENT_MESSAGE = (
     r"(?:Setting newly|Revoking previously) assigned partitions\b|"
     r"(?:Heartbeat|OffsetCommit|Auto offset commit|(?:Pre-rebalance o|O)ffset commit)(?: failed)?(?: for group |: )|"
     r"Heartbeat (?:session|poll) expired|Consumer poll timeout has expired|Discovered coordinator \S+ for group |"
-    r"Marking the coordinator dead \(node |Skipping heartbeat: no active group: |"
+    r"Marking the coordinator dead \(node |Skipping heartbeat: no active group: |Updating subscribed topics to: |"
     r"[^\n]*(?:TopicPartition\(topic='|OffsetAndMetadata\(offset=)"
 )
 """kafka-python's and aiokafka's group and offset lines by their words alone (``catalogue``'s PY
@@ -164,7 +164,7 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     behind = wrappers.prefixed_wrapper(value, prefixed) if peel and prefixed else none
     added = [("prefixed", behind), ("layout", F.when(F.col("prefixed").isNull(), layouts.head_layout(value, exact)))]
     fallback = layouts.head_layout(value, table, layouts.FALLBACK) if try_fallback else F.lit(None).cast("string")
-    marked = dated_kafka_line(value)
+    marked = dated_kafka_line(value) if anchor.NAME in table else none
     if not peel:
         return tuple(added), (
             value, F.coalesce("layout", fallback, marked).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
@@ -569,8 +569,12 @@ def kafka_lines(
     """
     value = F.col("value")
     heads = recognise(marked, table, tried).where(F.col("layout").isNotNull())
+    split = layouts.split_fields(F.col("layout"), value, table)
+    if anchor.NAME in table:
+        heads = anchor.with_fields(heads, value, F.col("layout") == anchor.NAME, "anchor_parts", anchor.weak_marks()[1])
+        split = F.coalesce(F.col("anchor_parts"), split)
     parts = F.col("parts")
-    parsed = heads.withColumn("parts", layouts.split_fields(F.col("layout"), value, table)).select(
+    parsed = heads.withColumn("parts", split).select(
         source_of.alias(s.SOURCE_FILE), F.coalesce("w_host", host_of).alias(s.HOST), F.col("line").alias(s.LINE), F.col("layout").alias(s.LAYOUT),
         record_ts(F.col("layout"), F.nullif(parts[0], F.lit("")), F.col("w_ts"), tz_of, table).alias(s.TS),
         layouts._common.normalise_level(parts[1]).alias(s.LEVEL), F.nullif(parts[2], F.lit("")).alias(s.LOGGER),
@@ -804,9 +808,11 @@ def assemble_records(
     joined = heads.join(tails, ["uri", "head_line"], "left")
     for rewrite in steps.rewrites:
         joined = rewritten(joined, rewrite)
-    with_text = joined.withColumn("parts", steps.parts).select("*", *steps.text)
+    weak = anchor.weak_marks()[1]
+    joined = anchor.with_fields(joined, F.col("value"), F.col("layout") == anchor.NAME, "anchor_parts", weak)
+    with_text = joined.withColumn("parts", F.coalesce(F.col("anchor_parts"), steps.parts)).select("*", *steps.text)
     with_logger = with_text.withColumn("closing", steps.closing).select("*", *steps.logger)
-    anchored = with_logger.withColumn("anchored", steps.anchored)
+    anchored = anchor.with_fields(with_logger, F.col("value"), steps.anchored, "anchored", weak)
     return anchored.withColumn("bucket", steps.bucket).select(*steps.record)
 
 
@@ -828,8 +834,8 @@ class Assembly(NamedTuple):
     closing: Column
     logger: tuple[Column, ...]
     anchored: Column
-    """A head that its layout read as another logger's record but that carries a Kafka mark
-    (``kafka_marked``): its fields read again around the mark (``layouts.anchor``), else null."""
+    """Whether a head that its layout read as another logger's record carries a Kafka mark
+    (``kafka_marked``): its fields are then read again around the mark (``anchor.with_fields``)."""
     bucket: Column
     record: tuple[Column, ...]
     """The record's columns, as ``stitched`` rows' ``uri`` and ``line`` and ``schema.RECORDS_SCHEMA``,
@@ -896,7 +902,7 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
         text=text,
         closing=F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text"))),
         logger=logger,
-        anchored=F.when(~relevant & (F.col("layout") != anchor.NAME) & kafka_marked(F.col("value")), anchor.split(F.col("value"))),
+        anchored=~relevant & (F.col("layout") != anchor.NAME) & kafka_marked(F.col("value")),
         bucket=F.when(is_anchored, F.lit(s.RECORDS)).when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS)),
         record=(
             F.col("uri"),

@@ -53,10 +53,11 @@ class Recognisers:
     def table(self, table: dict) -> dict:
         """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
         look (``records.kafka_lines``): the exact layouts seen in the samples, ``generic`` when
-        the fallback is tried, all when wrappers are (their inner lines were not sampled)."""
+        the fallback is tried, all when wrappers are (their inner lines were not sampled). Not the
+        anchor (``layouts.anchor``): lines only it reads are ingest's records, not the first look's."""
         if self.seen is None or self.wrappers:
             return table
-        keep = self.seen | {layouts.anchor.NAME} | ({layouts.FALLBACK} if self.fallback else set())
+        keep = self.seen | ({layouts.FALLBACK} if self.fallback else set())  # no anchor: ingest's floor
         return {name: layout for name, layout in table.items() if name in keep}
 
 

@@ -97,7 +97,7 @@ def split_fields(layout_name: Column, value: Column, table: dict = LAYOUTS) -> C
         template = literal_map({name: pair[1] for name, pair in by_regex.items()})[layout_name]
         expr = F.when(layout_name.isin(*by_regex), split_by_regex(value, regex, template))
     for name, layout in table.items():
-        if name not in by_regex:
+        if name not in by_regex and hasattr(layout, "split"):  # the anchor's come from anchor.with_fields
             expr = (F.when if expr is None else expr.when)(layout_name == name, layout.split(value))
     return expr
 

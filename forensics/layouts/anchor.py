@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from . import _common as c
@@ -94,7 +94,7 @@ _TRAILING = (
 )
 """A message's closing column: `` | class.method(File.java:583)`` or `` (logger)`` (the logger,
 groups 2, 3), or Python's ``, %(module)s-%(funcName)s-%(lineno)d``."""
-_OPENING_DECORATION = r"^(?:\s|>|\*\*|`|\||\"|')+"
+_DECORATION_PIECE = r"(?:\s|>|\*\*|`|\||\"|')"
 """A paste's opening decoration: indentation, a markdown quote, bold, a backtick, a table's ``|``, a quote."""
 
 
@@ -102,24 +102,40 @@ def _open(weak: str | None) -> str:
     return f"{c.KAFKA_OPENINGS}|\\[thrd:|{KAFKA_EXCEPTION}|{c.KAFKAJS_NAMESPACE}" + (f"|{weak}" if weak else "")
 
 
-def _once(value: Column, body) -> Column:
-    """``body(value)`` with ``value`` computed once per row. Spark's generated code repeats a
-    subexpression at each of its uses; nested uses of these regexes grew one projection past the
-    JVM's 64 KB method limit, and Spark logged the failed compile before running it interpreted."""
-    return F.transform(F.array(value), body)[0]
+def marked_line(value: Column, weak: str | None = None) -> Column:
+    """``value`` as ``prefix SEP message``, split before its Kafka mark: an opening (a log-context
+    prefix, ``[thrd:``, an exception, ``weak``), else after a Kafka logger, else at its start
+    past a paste's decoration. Each step reads the one before it once, so each regex appears
+    once in the generated code; a step applies only where no earlier one placed ``SEP``."""
+    clean = F.regexp_replace(value, _LOST_ESC, "")
+    opened = F.regexp_replace(clean, rf"(?s)^(.*?)((?:{_open(weak)}).*)$", f"$1{c.SEP}$2")
+    unsplit = rf"(?s)^(?![\s\S]*{c.SEP})"
+    by_logger = F.regexp_replace(opened, rf"{unsplit}(.*?(?:{LOGGERS}){_AFTER_LOGGER})(.*)$", f"$1{c.SEP}$2")
+    return F.regexp_replace(by_logger, rf"{unsplit}{_DECORATION_PIECE}*", c.SEP)
+
+
+def with_fields(frame: DataFrame, value: Column, where: Column, out: str, weak: str | None = None) -> DataFrame:
+    """``frame`` with column ``out``: the fields (``FIELDS`` order) of ``value`` anchored on its
+    Kafka mark where ``where`` holds, else null. Built in projections of their own: Spark leaves a
+    column that the next projection reads more than once where it is, so each regex runs once per
+    row and no projection's generated code grows past the JVM's limits (one expression that
+    repeated its regexes at each use did, and whole-stage code generation gave up on it)."""
+    split, rest, closed = (f"_{out}_{name}" for name in ("split", "rest", "closed"))
+    return (
+        frame.withColumn(split, F.when(where, F.split(marked_line(value, weak), c.SEP, 2)))
+        .withColumn(rest, F.regexp_replace(F.col(split)[1], _DECORATION, ""))
+        .withColumn(closed, F.regexp_replace(F.col(rest), _TRAILING, f"$1{c.SEP}$2$3"))
+        .withColumn(out, F.when(F.col(split).isNotNull(), _fields(F.col(split)[0], F.col(rest), F.col(closed))))
+        .drop(split, rest, closed)
+    )
 
 
 def split_with(value: Column, weak: str | None = None) -> Column:
-    """The fields of a line anchored on its Kafka mark (``FIELDS`` order); ``weak``: an
-    alternation of further openings (``WEAK_MARKS``) tried where the line failed every layout."""
-    clean = F.regexp_replace(value, _LOST_ESC, "")
-    opened = F.regexp_replace(clean, rf"(?s)^(.*?)((?:{_open(weak)}).*)$", f"$1{c.SEP}$2")
-    by_logger = F.regexp_replace(clean, rf"(?s)^(.*?(?:{LOGGERS}){_AFTER_LOGGER})(.*)$", f"$1{c.SEP}$2")
-    bare = F.concat(F.lit(c.SEP), F.regexp_replace(clean, _OPENING_DECORATION, ""))
-    marked = _once(opened, lambda o: _once(by_logger, lambda b: F.when(o.contains(c.SEP), o).when(b.contains(c.SEP), b).otherwise(bare)))
-    return _once(F.split(marked, c.SEP, 2), lambda split: _once(split[0], lambda prefix: _once(
-        F.regexp_replace(split[1], _DECORATION, ""), lambda rest: _once(
-            F.regexp_replace(rest, _TRAILING, f"$1{c.SEP}$2$3"), lambda closed: _fields(prefix, rest, closed)))))
+    """The fields of one line anchored on its Kafka mark (``FIELDS`` order), as one expression:
+    for a few rows, as in tests; a table's rows take ``with_fields``."""
+    split = F.split(marked_line(value, weak), c.SEP, 2)
+    rest = F.regexp_replace(split[1], _DECORATION, "")
+    return _fields(split[0], rest, F.regexp_replace(rest, _TRAILING, f"$1{c.SEP}$2$3"))
 
 
 def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
@@ -137,9 +153,9 @@ def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
         F.lit(""),
     )
     thread = F.regexp_extract(prefix, _THREAD, 1)
+    level = F.upper(F.regexp_extract(prefix, LEVEL, 1))
     names = F.create_map(*[F.lit(x) for pair in _LEVEL_NAMES.items() for x in pair])
-    level = _once(F.upper(F.regexp_extract(prefix, LEVEL, 1)), lambda level: F.coalesce(names[level], level))
-    return F.array(ts, level, logger, F.trim(thread), F.lit(""), F.ltrim(message))
+    return F.array(ts, F.coalesce(names[level], level), logger, F.trim(thread), F.lit(""), F.ltrim(message))
 
 
 WEAK_GATE_CHARS = 16
@@ -158,10 +174,6 @@ def weak_marks() -> tuple[tuple[str, ...], str]:
     needles = tuple(sorted({t.gate.strip() for t in templates}))
     openings = sorted({t.gate.strip() for t in templates if t.gate_at_start}, key=len, reverse=True)
     return needles, "|".join(re.escape(text) for text in openings)
-
-
-def split(value: Column) -> Column:
-    return split_with(value, weak_marks()[1])
 
 
 def sniff(sample_lines) -> bool:
