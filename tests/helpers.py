@@ -87,3 +87,22 @@ def analysed_with_model(spark, paths: list[str]) -> tuple[dict, object]:
     finally:
         analyze.build_model = build_model
     return result, built[-1]
+
+
+_LAB_RESULTS: dict[str, dict] = {}
+
+
+def lab_run_analysed(spark, run_dir: Path | str) -> dict:
+    """A lab run's analysis as ``forensics analyze --json`` writes it, once per test session:
+    tests/lab compares it with the run's truth and the Kafka 4.x class tests read its findings."""
+    import io
+    import json
+
+    from forensics.analyze import analyze
+
+    key = str(Path(run_dir).resolve())
+    if key not in _LAB_RESULTS:
+        out = io.StringIO()
+        analyze(spark, [key], json_to=out)
+        _LAB_RESULTS[key] = json.loads(out.getvalue())
+    return _LAB_RESULTS[key]

@@ -13,7 +13,7 @@ import pytest
 from forensics.detect import DETECTORS
 from forensics.detect.kafka4 import CLASSES
 from forensics.simulate.truth import by_bundle, compare, key, relative
-from tests.helpers import analysed_with_model
+from tests.helpers import analysed_with_model, lab_run_analysed
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "kafka4_classes"
@@ -95,7 +95,7 @@ def test_no_class_fires_on_the_samples(samples_analysis):
 
 @pytest.mark.parametrize("run", SILENT_RUNS)
 def test_no_class_fires_on_real_kafka_4_runs(spark, run):
-    result, _ = analysed_with_model(spark, [str(ROOT / run)])
+    result = lab_run_analysed(spark, ROOT / run)
     assert [key(f) for f in result["findings"] if f["detector"] in CLASSES] == []
 
 

@@ -7,8 +7,6 @@ xfail(strict=True) with the difference's name, so that the fix turns it into a f
 """
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from lab import truth
 from lab.compare import compare, known_differences
 from lab.run import RUNS, run_dirs
+from tests.helpers import lab_run_analysed
 
 CLIENTS = {"java-consumer", "kafka-streams", "librdkafka", "kafka-python", "aiokafka", "kafkajs", "franz-go", "sarama", "broker"}
 RUN_DIRS = run_dirs()
@@ -68,11 +67,7 @@ def test_truth_is_what_the_journals_say(run_dir):
 
 @pytest.mark.parametrize("run_dir", list(_params()))
 def test_analysis_agrees_with_truth(spark, run_dir):
-    from forensics.analyze import analyze
-
-    out = io.StringIO()
-    analyze(spark, [str(run_dir)], json_to=out)
-    result = json.loads(out.getvalue())
+    result = lab_run_analysed(spark, run_dir)
     skipped = {Path(i["path"]).name for i in result["inputs"] if (i.get("problem") or "").startswith("skipped")}
     assert "truth.json" in skipped and not any(
         Path(i["path"]).parent.name == "journal" and not (i.get("problem") or "").startswith("skipped") for i in result["inputs"])
