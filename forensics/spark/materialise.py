@@ -171,7 +171,7 @@ def materialised_together(frames: Sequence) -> list:
 def kept_with_rows(frame) -> tuple[object, list]:
     """A small table (a row per host, say) computed by one job: kept as ``materialise`` keeps
     it, in the driver as a local relation in one partition, and its rows, which the driver reads
-    from that relation with no job (``materialise`` and then ``collect`` took two)."""
+    from that relation with no job (``materialise`` and then ``collect`` would be two)."""
     spark = frame.sparkSession
     if handles.known_empty(frame):
         return frame, []

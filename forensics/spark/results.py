@@ -112,11 +112,9 @@ class TableReads:
         table's rows as JSON text), a new one at each call. Apart, where the executors write to
         this machine's disk, the first call has Spark write the values of every table of texts
         registered and not written yet (``written_together``: one job, where a table read one
-        piece at a time had cost a job per piece and one to count them), and every call streams
-        the files: the driver's JVM holds no task result of them. An analysis of the 4M-line
-        benchmark corpus and one of the 16M-line corpus each ran 23 Spark jobs, where a job per
-        table had run 31, and reading the tables in pieces 37 and 55; the JSON the same, byte
-        for byte."""
+        piece at a time would cost a job per piece and one to count them), and every call
+        streams the files: the driver's JVM holds no task result of them, and the number of jobs
+        does not grow with the input."""
         if not self._to_files:
             read = self.of(frame)
             return lambda: (row[0] for row in read())

@@ -31,8 +31,8 @@ INTERPRETED: Mapping[str, str] = {
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
 """Runtime settings under which queries run interpreted, with no generated code. Spark compiles
-each stage's generated Java before it runs it; an analysis runs some 100-200 jobs of several
-stages each, and on a small incident compiling them costs more than running them
+each stage's generated Java before it runs it; an analysis runs many jobs of several stages
+each, and on a small incident compiling them costs more than running them
 (docs/performance.md, "Execution modes")."""
 SORTED_AGGREGATION: Mapping[str, str] = {"spark.sql.execution.useObjectHashAggregateExec": "false"}
 """Runtime settings under which ``collect_list`` / ``collect_set`` aggregate by sorting instead
