@@ -51,10 +51,7 @@ FEW_EVENTS = 1_000_000
 """Up to this many events and offset dump rows, the model and the detectors of an incident
 too large to run as a small one still run in one partition (``ONE_PARTITION``, with generated
 code): a few jobs instead of one per adaptive query stage. The model is a chain of windows and
-joins over the whole event table, which does not spread over cores: on the 4M-line benchmark
-corpus (204,447 events) it built in 29-33 s either way, in 8 jobs instead of 83. The whole
-analysis, one run each in a new process: 4M lines 50 jobs instead of 191-193 (97 s against
-109-122 s), 16M lines (818,370 events) 49 instead of 198 (297 s against 291 s); the JSON the same."""
+joins over the whole event table, which gains nothing from more partitions."""
 
 
 def analyze(
@@ -185,8 +182,8 @@ def _events_counted(records: DataFrame) -> tuple[DataFrame, dict[str, int]]:
 @built_once
 def _counts_by_type() -> tuple[Column, ...]:
     """The aggregates ``_events_counted`` observes, named: a count per event type of the
-    catalogue and the count of all events, built once (``spark.built_once``; some 250 calls
-    into the JVM)."""
+    catalogue and the count of all events, built once (``spark.built_once``: each is a few
+    calls into the JVM)."""
     counts = {**{event_type: F.count_if(F.col(s.EVENT_TYPE) == event_type) for event_type in s.EVENT_TYPES}, _ALL_EVENTS: F.count(F.lit(1))}
     return tuple(count.alias(name) for name, count in counts.items())
 
@@ -226,8 +223,8 @@ JSON_TEXT = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", "timeZone": "UTC
 
 def _json_rows(reads: TableReads, frame: DataFrame) -> Rows:
     """The rows of a model table (``frame``, ordered, with the JSON's columns) as JSON text made
-    by Spark, a struct as an object, read as ``_rows`` reads them: on the 4M-line corpus'
-    130,000 rows, Python's conversion of Spark's rows to dicts and then to JSON took about 10 s."""
+    by Spark, a struct as an object, read as ``_rows`` reads them: Python then never converts
+    Spark's rows to dicts and those to JSON, row by row."""
     return Rows(texts=reads.texts_of(frame.select(_json_text(frame.columns))))
 
 
@@ -262,9 +259,8 @@ def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
     group's config blocks (``FACT_SETTINGS``); ``ownership``, its group's topics and hosts;
     ``commits``, its partition's commits of ``FACT_KINDS`` (any group's: a reset to the earliest
     offset shows the log start). Each plan is then made as its finding is read, and the driver
-    never holds the facts of every group at once (the 16M-line corpus' findings ask for 2,018
-    plans, and the facts of all its groups took some 16 MiB of Python objects). Findings known to
-    be none get the column with no join planned."""
+    never holds the facts of every group at once, which on a large incident are many Python
+    objects. Findings known to be none get the column with no join planned."""
     if known_empty(findings):
         return findings.withColumn(RECOVERY_FACTS, F.lit(None).cast(f"struct<{','.join(f'{n}:array<string>' for n in FACT_TABLES)}>"))
     damage = findings.where(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS))

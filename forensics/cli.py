@@ -395,8 +395,9 @@ def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, deb
 @main.command("warm-up")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors and the JVM's output.")
 def warm_up(debug) -> None:
-    """Record the classes Spark loads into a class-data archive (~170 MB, in the user's cache
-    directory), which later commands start from, 2-3 s sooner. Run once after install."""
+    """Record the classes Spark loads into a class-data archive (in the user's cache directory),
+    which later commands map instead of loading the classes from the jars, so they start sooner.
+    Run once after install."""
 
     def action() -> None:
         import tempfile

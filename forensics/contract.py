@@ -92,7 +92,7 @@ class Rows:
 
 def row_text(row) -> str:
     """A row of a list as one line of JSON, in ASCII (``json.dumps``' default), with no padding:
-    Python's C encoder, about ten times faster than the indenting one."""
+    ``json.dumps`` uses its C encoder only where nothing is indented."""
     return json.dumps(row, separators=(",", ":"), default=str)
 
 
@@ -105,7 +105,7 @@ def write_json(fields: Iterable[tuple[str, object]], handle: TextIO, indent: int
     """The JSON object of ``fields`` (key, value pairs, read in order) written to ``handle``,
     indented by ``indent``, followed by a newline; each item of a ``Rows`` or list value on a
     line of its own (``row_text``: ``grep`` finds a whole row), written as it is read (the text
-    of a long list, such as the 16M corpus' findings, is never held whole)."""
+    of a long list is never held whole)."""
     pad = " " * indent
     handle.write("{")
     empty = True

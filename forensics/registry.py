@@ -33,8 +33,8 @@ def next_value(value: Column, partition: list, order: list[str], after_current: 
     """The first non-null ``value`` at or (``after_current``) after each row, in ``order`` within
     ``partition``: ``first(value, ignorenulls)`` over the rows that follow, computed as the last
     non-null value of a running frame in the reverse order. Spark recomputes a frame that ends at
-    ``unboundedFollowing`` for every row (O(n²) in a partition's rows: 25,000 events of one file
-    took minutes); the running frame is one pass."""
+    ``unboundedFollowing`` for every row (O(n²) in a partition's rows, one file's events); the
+    running frame is one pass."""
     reverse = Window.partitionBy(*partition).orderBy(*[F.col(name).desc() for name in order])
     return F.last(value, ignorenulls=True).over(reverse.rowsBetween(Window.unboundedPreceding, -1 if after_current else Window.currentRow))
 

@@ -131,7 +131,7 @@ def _session_expiries(model: Model) -> DataFrame:
     statements that it expired the member (``coordinator_expiries``), in their columns."""
     members = model.members.where(F.col(MEMBER).isNotNull())
     own = members.where(session_timeout_lines(members))
-    # without coordinator lines planned away: over the 4M-line corpus, which has none, 0.8 s -> 0.3 s
+    # without coordinator lines an empty relation, planned away: no work where the logs have none
     stated = empty_without(coordinator_expiries(model.members), COORDINATOR_LINES, model.event_types)
     return own.select(*stated.columns).unionByName(stated)
 

@@ -82,8 +82,8 @@ def gate_candidates(token: Column, logger: Column, templates: tuple[Template, ..
     """The gates (``GATE_FIELDS``) of the templates whose first word is ``token`` and that allow
     ``logger``: one row per template and logger class it allows (and one with logger "" for
     records whose layout names none), looked up in a literal hash table of ``GATE_BUCKETS``
-    buckets by the CRC-32 of the key, which Python and Spark compute alike. A broadcast join
-    against a table of the gates cost a Spark job per analysis to build the broadcast."""
+    buckets by the CRC-32 of the key, which Python and Spark compute alike: a broadcast join
+    against a table of the gates would cost a Spark job per analysis to build the broadcast."""
     bucket = F.crc32(_gate_key(token, logger)) % GATE_BUCKETS
     entries = _literal(_gate_buckets(templates), f"array<array<struct<{GATE_FIELDS}>>>")[bucket]
     return F.filter(entries, lambda gate: (gate["t_word"] == token) & (gate["t_logger"] == logger))
@@ -183,8 +183,7 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
 PARTITION_LISTS = (s.PARTITIONS, "added_partitions", "revoked_partitions", "owned_partitions")
 """The captures that are lists of partitions, parsed by one ``fields.partition_list`` over the
 array of the four (``partition_lists``) instead of one each: its expression reads every client's
-notation, and Spark analyses and optimises it once, not four times. In a warm session the
-events' select and its optimisation took 177 ms instead of 365 ms (medians of 5)."""
+notation, and Spark analyses and optimises it once, not four times."""
 
 
 def _captured(name: str) -> Column:

@@ -64,8 +64,8 @@ def config_table(settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS)
     settings among ``keys`` as a map (a key logged twice in one block keeps its greatest value).
 
     Columns: ``source_file``, ``line``, ``host``, ``kind``, ``client_id``, ``group_id``,
-    ``application_id``, ``settings`` (in key order). Blocks are grouped in Spark: the 16M-line benchmark
-    corpus holds 26,005 of them, read back a partition at a time."""
+    ``application_id``, ``settings`` (in key order). Blocks are grouped in Spark, not in Python:
+    a large incident holds many of them, read back a partition at a time."""
     block = [s.SOURCE_FILE, s.LINE, s.HOST, "config_kind", s.CLIENT_ID, s.GROUP_ID, "application_id"]
     values = settings.where(F.col("key").isin(*keys)).groupBy(*block, "key").agg(F.max("value").alias("value"))
     blocks = values.groupBy(*block).agg(F.map_from_entries(F.array_sort(F.collect_list(F.struct("key", "value")))).alias("settings"))

@@ -89,7 +89,7 @@ def split_fields(layout_name: Column, value: Column, table: dict = LAYOUTS) -> C
 
     The layouts split by one regex (``SPLIT``) share one ``regexp_replace`` whose regex and
     template are looked up by layout: its code is generated once. A branch of regex code per
-    layout made the records' projection too large a method for the JIT to compile."""
+    layout would make the records' projection too large a method for the JIT to compile."""
     by_regex = {name: layout.SPLIT for name, layout in table.items() if hasattr(layout, "SPLIT")}
     expr = None
     if by_regex:

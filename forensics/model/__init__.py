@@ -77,8 +77,8 @@ def build_model(
     (``spark.materialised_together``), whose independent stages run at once; not ``at_once``,
     a job each, one after another (``spark.room_to_run_at_once``: a small local heap). Their
     plans, and the detectors' (``detect``), are made at once (``spark.concurrently``), each
-    analysed by the driver in a thread of its own: a cold analysis of ``sample_logs/`` took
-    19.4-21.1 s instead of 20.2-23.6 s (5 alternated pairs).
+    analysed by the driver in a thread of its own, so that Spark's planning of one overlaps
+    another's.
     """
     tables: dict[str, DataFrame | None] = {"offsets": offsets}
 

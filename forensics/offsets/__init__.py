@@ -152,10 +152,7 @@ def kinds_present(paths: Sequence[str]) -> tuple[str, ...] | None:
     file, or cannot be read whole (a damaged gzip), or the files hold more than ``MARKED_BYTES``.
 
     Each kind parsed costs Spark the analysis and the optimisation of its plan over the lines,
-    whether the lines hold its rows or not: on ``sample_logs/`` (a ``kafka-dump-log.sh`` and a
-    ``kafka-get-offsets.sh`` dump), with the two kinds present instead of all six, a cold
-    analysis took 17.1-18.0 s instead of 19.3-19.8 s, its driver JVM 24.2 CPU-seconds instead
-    of 27.7 (3 alternated pairs, medians)."""
+    whether the lines hold its rows or not, so a kind whose marker no file holds is not parsed."""
     found: set[str] = set()
     budget = MARKED_BYTES
     for path in paths:
