@@ -151,8 +151,7 @@ class Incident:
 
     def each_finding(self) -> Html:
         """Every finding's drill-down (``finding(i)``), damage first; the evidence lines of all
-        of them read together, each file once: read finding by finding, the 2,330 findings of
-        the 4M-line benchmark corpus read their files 2,330 times (about 50 ms each)."""
+        of them read together, each file once, not once per finding."""
         findings = self.result.get("findings") or []
         order = tables.findings_table(self.result)["#"].tolist() if findings else []
         texts = self._cited(e for f in findings for e in _drilldown_evidence(f))
@@ -167,8 +166,8 @@ class Incident:
     def _read_every_cited(self) -> None:
         """Read every line the views of the whole incident cite (``every_cited``), one pass per
         file, before a view asks for its own: ``evidence.cited_lines`` then answers each view from
-        what it read. On the 4M-line corpus each of five views read the files again (0.2-0.75 s
-        each). A view that cites a line not among them reads again."""
+        what it read, where each view would read the files again. A view that cites a line not
+        among them reads again."""
         if not self.redacted:
             cited_lines(every_cited(self.full))
 

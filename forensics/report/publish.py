@@ -41,8 +41,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 KERNEL = "python3"
 CELL_TIMEOUT_S = 600
 RENDERING_MODULES = ("papermill", "nbconvert")
-"""What ``execute`` and ``to_html`` import: some 2.5 s in a new process, which the CLI spends
-while the driver JVM starts (``cli.imported_meanwhile``)."""
+"""What ``execute`` and ``to_html`` import: slow to import in a new process, so the CLI imports
+them while the driver JVM starts (``cli.imported_meanwhile``)."""
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
 """The report kernel's command line: its own warnings off the command's stderr (ipykernel 7
 warns at every start that its local TCP sockets are not encrypted)."""
@@ -126,12 +126,9 @@ def report_kernel(cwd: Path) -> Iterator[object]:
     """A report kernel started in ``cwd`` now, to boot while the caller works on
     (``report_incident`` analyses meanwhile); killed on leaving: ``execute`` has had the reply of
     every cell by then, outputs included, and nothing is left for a clean shutdown to wait for.
-    A kernel that papermill starts when the notebook's run begins and shuts down after it took
-    its time out of every report: ``report_incident`` on ``sample_logs/`` in a warm session, 8
-    alternated rounds, ran the notebook in 2.09 s instead of 2.67 s (medians), the analysis
-    meanwhile 7.64 s against 7.69 s. (Importing ``forensics.report`` into the kernel as it
-    boots moved the import's time into the analysis: 1.64 s against 1.91 s, 7.37 s against
-    7.09 s.)"""
+    A kernel that papermill starts when the notebook's run begins, and shuts down after it, adds
+    its start and its shutdown to every report. ``forensics.report`` is not imported into the
+    kernel as it boots: that moves the import's time into the analysis running beside it."""
     from jupyter_core.utils import run_sync
 
     cwd.mkdir(parents=True, exist_ok=True)
@@ -229,10 +226,9 @@ def focusable(html: str) -> str:
 @cache
 def _report_exporter():
     """nbconvert's ``HTMLExporter`` without its last step, which parses the whole page with
-    BeautifulSoup and prints it again to add the attributes ``focusable`` adds: on the 4M-line
-    corpus' report (24.5 MB of HTML, 351k tags) that step took 12 of the page's 14.8 s.
-    Registers the two filters ``HTMLExporter`` registers before rendering, then renders as
-    its base class does."""
+    BeautifulSoup and prints it again to add the attributes ``focusable`` adds: on a large
+    report, most of the page's time. Registers the two filters ``HTMLExporter`` registers before
+    rendering, then renders as its base class does."""
     from nbconvert import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
     from nbconvert.filters.highlight import Highlight2HTML
