@@ -11,7 +11,8 @@ from pyspark.sql import functions as F
 from forensics.errors import ForensicsError
 from forensics.layouts import json_lines, librdkafka, log4j, logback
 from forensics.layouts._common import FIELDS
-from forensics.layouts.pattern import SAMPLE, compile_layout, family, looks_like_layout_pattern
+from forensics.layouts.pattern import compile_layout, family, looks_like_layout_pattern
+from forensics.layouts.pattern.pieces import SAMPLE
 
 MSG = "[Consumer clientId=c-1, groupId=g] (Re-)joining group"
 CC = "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
