@@ -22,7 +22,9 @@ from .ingest import InputFile, Inputs, ingest_files, route_inputs, text_bytes
 from .model import Model, build_model
 from .offsets import OffsetDumps, read_offsets_accounted, sniff_file
 from .package import __version__
-from .recovery import DAMAGE_VERDICTS, FACT_FIELDS, FACT_KINDS, FACT_SETTINGS, facts_of, recovery_for
+from .recovery import facts_of, recovery_for
+from .recovery.facts import FACT_FIELDS, FACT_KINDS, FACT_SETTINGS
+from .recovery.planning import DAMAGE_VERDICTS
 from .spark import (
     IN_THE_DRIVER,
     INTERPRETED,

@@ -377,7 +377,7 @@ def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, deb
     def action() -> None:
         if bool(analysis_json) == bool(paths or offsets):
             raise ForensicsError("Give log paths / --offsets dumps, or --analysis FILE (one of the two).", "See `forensics plan --help`.")
-        from .report.recovery import write_plan
+        from .report.recovery_plans import write_plan
 
         if analysis_json:
             from .report.data import read_result

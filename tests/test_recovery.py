@@ -1,4 +1,4 @@
-"""Recovery plans (``forensics.recovery``, ``forensics.report.recovery``, ``forensics plan``).
+"""Recovery plans (``forensics.recovery``, ``forensics.report.recovery_plans``, ``forensics plan``).
 
 Pure tests on hand-written findings, and one ``forensics plan`` run on three sample bundles
 (a lost range, a duplicated range and a skipped restore) on the suite's warm Spark session.
@@ -22,7 +22,7 @@ from forensics.recovery import (
     plan_items,
     reset_rows_by_group,
 )
-from forensics.report.recovery import (
+from forensics.report.recovery_plans import (
     STEP_ORDER,
     plan_files,
     plan_markdown,
@@ -145,7 +145,7 @@ def test_the_config_table_keeps_every_setting_the_plans_read():
     """The plans read the ``config`` table of the analysis; a setting it does not keep reaches no
     plan (``bootstrap.servers`` and ``state.dir`` once did not)."""
     from forensics.events.config import RELEVANT_SETTINGS
-    from forensics.recovery import FACT_SETTINGS
+    from forensics.recovery.facts import FACT_SETTINGS
 
     assert set(FACT_SETTINGS) <= set(RELEVANT_SETTINGS)
 

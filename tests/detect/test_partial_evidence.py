@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 
-from forensics.recovery import attach_recovery, offsets_partition
+from forensics.recovery import attach_recovery
+from forensics.recovery.commands import offsets_partition
 from forensics.report.tables import offset_range
 from tests.detect.test_seed_cases import POSITION, SEEK, analyse, consumer, keys, write
 from tests.model.conftest import generation, line

@@ -17,19 +17,9 @@ import pandas as pd
 
 from ..errors import ForensicsError
 from ..package import __version__
-from ..recovery import (
-    CSV_PREFIX,
-    DEDUPLICATE,
-    KINDS,
-    MANUAL,
-    RECONSUME,
-    RESTORE_STATE,
-    UNRECOVERABLE,
-    csv_file_name,
-    csv_text,
-    plan_items,
-    reset_rows_by_group,
-)
+from ..recovery import csv_file_name, csv_text, plan_items, reset_rows_by_group
+from ..recovery.commands import CSV_PREFIX
+from ..recovery.planning import DEDUPLICATE, KINDS, MANUAL, RECONSUME, RESTORE_STATE, UNRECOVERABLE
 from .escape import esc
 from .tables import offset_range, when, where
 from .views import Html, table_html
