@@ -19,6 +19,7 @@ from .. import schema as s
 from ..model import Model
 from ..spark import concurrently
 from ._finding import all_of
+from .backward_commits import backward_commit
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
 from .kafka4 import (
@@ -29,12 +30,8 @@ from .kafka4 import (
     stale_epoch_commit,
     stuck_revocation,
 )
-from .offsets import (
-    backward_commit,
-    out_of_range_reset,
-    reprocessing,
-    reset_to_latest_gap,
-)
+from .reprocessing import reprocessing
+from .resets import out_of_range_reset, reset_to_latest_gap
 from .restores import redundant_restore, skipped_restore
 
 DETECTORS = {
