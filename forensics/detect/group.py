@@ -7,6 +7,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..model import Model
+from ..model.coordinator import COORDINATOR_LINES, coordinator_signals, member_names
 from ..model.members import (
     FENCED_OR_UNKNOWN,
     GENERATION_NOW,
@@ -16,7 +17,6 @@ from ..model.members import (
     member_order,
     member_unknown,
 )
-from ..model.rebalances import COORDINATOR_LINES, coordinator_signals, member_names
 from ..registry import earliest, first_stated, latest
 from ..sources import empty_without, rows_from
 from ._finding import at, findings, line, lines, place, text

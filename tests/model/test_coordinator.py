@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 from forensics.analyze import analyze
 from forensics.detect import detect, findings_json
 from forensics.events.prefix import split_prefix
-from forensics.model.rebalances import coordinator_trigger
+from forensics.model.triggers import coordinator_trigger
 from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import rows
 
