@@ -10,6 +10,7 @@ from . import figures, tables
 from .data import analyse, check_window, groups, read_result, redact_with, select
 from .escape import esc
 from .evidence import cited_lines
+from .plotting import Figure
 from .views import Html, Table, rows_html
 
 MAX_DRILLDOWN_LINES = 200
@@ -179,19 +180,19 @@ class Incident:
         return Table(tables.restores_table(self.result), "Kafka Streams task restores", empty="no Kafka Streams restores")
 
     # --- figures ------------------------------------------------------------------------------
-    def timeline(self) -> figures.Figure:
+    def timeline(self) -> Figure:
         self._read_every_cited()
         return figures.ownership_timeline(self.result, redact=self.redacted)
 
-    def rebalance_phases(self) -> figures.Figure:
+    def rebalance_phases(self) -> Figure:
         self._read_every_cited()
         return figures.rebalance_phases(self.result, redact=self.redacted)
 
-    def committed_offsets(self) -> figures.Figure:
+    def committed_offsets(self) -> Figure:
         self._read_every_cited()
         return figures.committed_offsets(self.result, redact=self.redacted)
 
-    def restore_progress(self) -> figures.Figure:
+    def restore_progress(self) -> Figure:
         return figures.restore_progress(self.result, redact=self.redacted)
 
     def explorer(self):

@@ -32,7 +32,7 @@ from ..errors import ForensicsError
 from ..ingest.paths import sha256_file
 from ..package import NOTEBOOKS, __version__
 from .escape import esc
-from .figures import BOOTSTRAP_JS
+from .plotting import BOOTSTRAP_JS
 from .tables import headline
 from .views import STYLE
 

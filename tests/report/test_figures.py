@@ -4,6 +4,7 @@ first, and each figure opens as its dropdown's entry for the first group shows i
 from __future__ import annotations
 
 from forensics.report import figures
+from forensics.report.group_menu import MENU_GROUPS
 from forensics.report.incident import Incident
 
 
@@ -34,16 +35,16 @@ def _finding(group: str, verdict: str, i: int) -> dict:
 
 
 def test_a_figure_of_many_groups_holds_the_first_ones_and_says_how_many_it_left_out():
-    result = many_groups(figures.MENU_GROUPS + 12, damaged=figures.MENU_GROUPS + 7)
+    result = many_groups(MENU_GROUPS + 12, damaged=MENU_GROUPS + 7)
     for figure in (figures.ownership_timeline(result), figures.rebalance_phases(result)):
         spec = figure.spec()
         buttons = spec["layout"]["updatemenus"][0]["buttons"]
         shown = [b["label"] for b in buttons[:-1]]
         assert buttons[-1]["label"] == "all groups"
-        assert shown == [_group(figures.MENU_GROUPS + 7), *(_group(i) for i in range(figures.MENU_GROUPS - 1))], \
+        assert shown == [_group(MENU_GROUPS + 7), *(_group(i) for i in range(MENU_GROUPS - 1))], \
             "the group with a loss, then the others by their first finding"
         assert spec["layout"]["updatemenus"][0]["active"] == 0, "it opens on the group with a loss"
-        assert f"({figures.MENU_GROUPS} of {figures.MENU_GROUPS + 12} groups, worst first)" in spec["layout"]["title"]["text"]
+        assert f"({MENU_GROUPS} of {MENU_GROUPS + 12} groups, worst first)" in spec["layout"]["title"]["text"]
         drawn = {y.split(" · ")[0] for trace in spec["data"] for y in trace.get("y") or [] if y}
         assert drawn == set(shown)
         assert all(len(b["args"][0]["visible"]) == len(spec["data"]) for b in buttons)
