@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from forensics.ingest import records as records_module  # noqa: E402
 from forensics.simulate import FAULTS, generate_incident  # noqa: E402
-from forensics.simulate.consumer_stories import APPS, SERVICES, STORES  # noqa: E402
+from forensics.simulate.context import APPS, SERVICES, STORES  # noqa: E402
 from forensics.simulate.logfile import render_record  # noqa: E402
 from forensics.simulate.noise import Noise  # noqa: E402
 

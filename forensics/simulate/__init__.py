@@ -17,7 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import consumer_stories as cs
+from . import member_failure_stories as ms
 from . import streams_stories as ss
+from .context import APPS, Ctx
+from .streams_app import STREAMS_APPS
 from .versions import in_range
 from .world import Incident, incident_tag
 
@@ -30,10 +33,10 @@ FAULTS: dict[str, tuple] = {
     "reset_to_latest_gap": (cs.reset_to_latest_gap, [v for v in CONSUMER_VERSIONS if in_range(v, "2.3-3.9")], False),
     "out_of_range_reset": (cs.out_of_range_reset, CONSUMER_VERSIONS, False),
     "backward_commit": (cs.backward_commit, CONSUMER_VERSIONS, False),
-    "reprocessing": (cs.reprocessing, CONSUMER_VERSIONS, False),
-    "rebalance_storm": (cs.rebalance_storm, CONSUMER_VERSIONS, False),
-    "poll_timeout": (cs.poll_timeout, [v for v in CONSUMER_VERSIONS if in_range(v, "2.1-3.9")], False),
-    "session_timeout": (cs.session_timeout, [v for v in CONSUMER_VERSIONS if in_range(v, "2.0-3.9")], False),
+    "reprocessing": (ms.reprocessing, CONSUMER_VERSIONS, False),
+    "rebalance_storm": (ms.rebalance_storm, CONSUMER_VERSIONS, False),
+    "poll_timeout": (ms.poll_timeout, [v for v in CONSUMER_VERSIONS if in_range(v, "2.1-3.9")], False),
+    "session_timeout": (ms.session_timeout, [v for v in CONSUMER_VERSIONS if in_range(v, "2.0-3.9")], False),
     "fenced": (ss.fenced, ["2.6.3", "2.8.2", "3.4.1", "3.6.1", "3.9.0"], True),
     "risky_config": (cs.risky_config, CONSUMER_VERSIONS, False),
     "healthy_control": (ss.healthy_streams, ["2.8.2", "3.4.1", "3.7.1", "3.9.0"], True),
@@ -100,14 +103,14 @@ def generate_incident(out_dir, seed: int, faults: list[str], scale: int = 1, kaf
     fixed = dict(fixed or {})
     t0 = _epoch_ms(fixed["t0"]) if "t0" in fixed else _epoch_ms("2023-01-02T00:00:00") + rng.randint(0, 600) * 86_400_000 + rng.randint(0, 20) * 3_600_000
     inc = Incident(seed=seed, scale=max(1, int(scale)))
-    apps = rng.sample(cs.APPS, len(cs.APPS))
-    sapps = rng.sample(ss.STREAMS_APPS, len(ss.STREAMS_APPS))
+    apps = rng.sample(APPS, len(APPS))
+    sapps = rng.sample(STREAMS_APPS, len(STREAMS_APPS))
     for i, (fault, version) in enumerate(zip(faults, versions)):
         story, allowed, streams = FAULTS[fault]
         if version not in allowed and not any(in_range(version, a.rsplit(".", 1)[0]) for a in allowed):
             raise ValueError(f"fault {fault} cannot be told in Kafka {version} (supported: {allowed})")
         app = fixed.get("package") or (sapps[i % len(sapps)] if streams else apps[i % len(apps)])
-        ctx = cs.Ctx(inc, random.Random(f"forensics-simulate:{seed}:{i}:{fault}"), version, layout,
+        ctx = Ctx(inc, random.Random(f"forensics-simulate:{seed}:{i}:{fault}"), version, layout,
                      tag if len(faults) == 1 else f"{tag}{i}", t0 + i * 1_800_000, app, fixed)
         story(ctx)
     inc.finish_noise()
