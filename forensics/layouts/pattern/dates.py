@@ -76,7 +76,6 @@ FLEX_T = ("ISO8601",)
 
 _NUMBER_SAMPLES = {"y": "2024", "M": "03", "d": "11", "D": "071", "H": "14", "k": "14", "K": "02",
                    "h": "02", "m": "02", "s": "17"}
-_TEXT_SAMPLES = {"MMM": "Mar", "MMMM": "March", "E": "Mon", "EEEE": "Monday"}
 DATE_LETTERS = "yMLdDHhkKmsSnaEzZXx"
 
 
