@@ -108,7 +108,7 @@ class Redactor:
         ordered = sorted(self.names, key=len, reverse=True)  # longest first: a client id before its group
         self._pattern = re.compile("|".join(re.escape(name) for name in ordered)) if ordered else None
 
-    def learn(self, names: Iterable[str], kind: str = "path") -> "Redactor":
+    def learn(self, names: Iterable[str], kind: str = "path") -> Redactor:
         """Also mask ``names`` (as ``kind`` unless already known) in later ``text`` calls."""
         self.names = {**{name: kind for name in names}, **self.names}
         self._compile()

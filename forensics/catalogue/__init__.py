@@ -80,7 +80,7 @@ def literal_gate(pattern: str) -> tuple[str, bool]:
     return text, pattern.startswith("^") and offset == 1
 
 
-def first_word(template: "Template") -> str | None:
+def first_word(template: Template) -> str | None:
     """The first word every message of the template starts with, when the pattern fixes it."""
     runs = _top_level_runs(template.pattern)
     if not runs or runs[0][1] != 1 or not template.pattern.startswith("^"):

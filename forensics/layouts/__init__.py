@@ -23,12 +23,24 @@ from pyspark.sql import functions as F
 
 from ..registry import literal_map, registry
 from . import (
-    anchor, dotnet_console, generic, json_lines, jul, librdkafka, log4j, logback, logfmt, message_only, ruby_logger, spark, spring_boot, structlog_console,
+    anchor,
+    dotnet_console,
+    generic,
+    json_lines,
+    jul,
+    librdkafka,
+    log4j,
+    logback,
+    logfmt,
+    message_only,
+    ruby_logger,
+    spark,
+    spring_boot,
+    structlog_console,
     tomcat,
 )
 from ._common import FIELDS
 from ._common import split_fields as split_by_regex
-
 
 LAYOUTS: dict[str, ModuleType] = registry(
     "NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, tomcat, spark, dotnet_console, logfmt, structlog_console, generic,

@@ -40,7 +40,7 @@ class Model:
     offsets: DataFrame | None = None
     event_types: frozenset[str] | None = None
 
-    def cache(self) -> "Model":
+    def cache(self) -> Model:
         """The same model with every table cached (they are small; each is reused)."""
         return Model(*[frame.cache() for frame in self._frames()], offsets=self.offsets, event_types=self.event_types)
 

@@ -16,20 +16,20 @@ from pyspark.sql.types import StringType, StructField
 from ..layouts._common import iso_to_utc
 from ..registry import literal_map
 from ..schema import (  # noqa: F401 (re-exported for the dump modules; the table is defined in schema.py)
-    SOURCE_FILE,
-    LINE,
-    SNAPSHOT_TS,
-    KIND,
-    OFFSETS_SCHEMA,
-    DESCRIBE_OFFSETS,
-    DESCRIBE_MEMBERS,
-    DESCRIBE_STATE,
     CONSUMER_OFFSETS_COMMIT,
-    LOG_OFFSETS,
+    DESCRIBE_MEMBERS,
+    DESCRIBE_OFFSETS,
+    DESCRIBE_STATE,
     DUMP_LOG_BATCH,
+    KIND,
+    LINE,
+    LOG_OFFSETS,
+    OFFSETS_SCHEMA,
     ROW_KINDS,
+    SNAPSHOT_TS,
+    SOURCE_FILE,
+    as_ddl,
 )
-from ..schema import as_ddl
 
 # Columns of the prepared lines every ``parse`` receives (see ``offsets.prepare_lines``).
 VALUE = "value"

@@ -25,7 +25,7 @@ class Incident:
     params: dict = field(default_factory=dict)
 
     # --- narrowing --------------------------------------------------------------------------
-    def select(self, group=None, window=None, topic=None, partition=None, detectors=None) -> "Incident":
+    def select(self, group=None, window=None, topic=None, partition=None, detectors=None) -> Incident:
         """The same incident narrowed to a group, time window, topic/partition and detectors."""
         narrowed = select(self.full, group=group, window=window, topic=topic, partition=partition, detectors=detectors)
         params = {**self.params, "group": group, "window": None if window is None else tuple(window)}
