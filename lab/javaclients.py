@@ -9,6 +9,7 @@ INFO, and the commit loggers at DEBUG only where a scenario asks (`debug_commits
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -219,3 +220,25 @@ def producer(version: str, run_dir: Path, scratch: Path, *, bootstrap: str, topi
     args.update({k.replace("_", "."): v for k, v in settings.items()})
     (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
     return JavaProcess("LabProducer", version, run_dir, scratch, name, args)
+
+
+def transactor(version: str, run_dir: Path, scratch: Path, name: str, *, bootstrap: str, topic: str, output: str,
+               group: str, transactional_id: str, **settings) -> JavaProcess:
+    """A LabTransactor member `name` (consume-transform-produce under exactly-once, see
+    LabTransactor.java): its attempts go to `journal/attempts-<name>.jsonl`; what took effect is
+    `output` read with read_committed (`dump_committed`)."""
+    args = {"bootstrap": bootstrap, "topic": topic, "output": output, "group": group, "member": name,
+            "transactional.id": transactional_id,
+            "journal": str(Path(run_dir) / "journal" / f"attempts-{name}.jsonl")}
+    args.update({k.replace("_", "."): v for k, v in settings.items()})
+    (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
+    return JavaProcess("LabTransactor", version, run_dir, scratch, name, args)
+
+
+def dump_committed(version: str, bootstrap: str, output: str, out: Path) -> list[dict]:
+    """`output` read from its start with read_committed: the records (journal entries the
+    transactors forwarded) whose transactions committed."""
+    subprocess.run(["java", "-Xmx192m", "-cp", classpath(version), "LabTransactor", "mode=dump",
+                    f"bootstrap={bootstrap}", f"output={output}", f"out={out}"],
+                   check=True, capture_output=True, timeout=120)
+    return [json.loads(line) for line in Path(out).read_text().splitlines() if line.strip()]

@@ -6,6 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -29,9 +33,15 @@ import org.slf4j.LoggerFactory;
  *   async     commitAsync() after each batch, commitSync() on close
  *   deferred  commitSync(Map) of every offset it ever processed, on the lab's `commit` command,
  *             never forgetting revoked partitions (seed 003's zombie; alpakka-kafka #1121)
+ *   worker    each batch handed to a worker thread; the poll loop commitAsync(Map)s what the
+ *             worker finished, and on revocation commits what is finished without waiting for
+ *             the batches in hand: a batch finished after the revocation is committed late,
+ *             for a partition the member no longer owns (the poll loop pauses its partitions
+ *             while two batches wait)
  * Control commands (one per line in `control`): `sleep MS` (the handler stalls on its next
- * record), `commit` (deferred commit now), `commit-assign` (the deferred offsets committed by a
- * second consumer of the same group.id through assign()+commitSync), `stop` (close).
+ * record, or `sleep MS P` on its next record of partition P), `commit` (deferred commit now), `commit-assign` (the deferred offsets committed by a
+ * second consumer of the same group.id through assign()+commitSync), `commit-owned` (the
+ * deferred offsets of the partitions it owns now, commitSync), `stop` (close).
  * Status lines on stdout let the lab sequence its faults.
  */
 public final class LabConsumer {
@@ -83,6 +93,10 @@ public final class LabConsumer {
         Control control = new Control(args.get("control", null));
         AtomicBoolean stopping = new AtomicBoolean();
         Map<TopicPartition, Long> processed = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        Map<TopicPartition, Long> done = new ConcurrentHashMap<>();  // worker mode: finished, not yet committed
+        ThreadPoolExecutor worker = commit.equals("worker")
+            ? new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>()) : null;
+        long[] stall = new long[] {0, -1};  // worker mode: stall ms, and the partition to stall on (-1: any)
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props);
         Thread main = Thread.currentThread();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -101,6 +115,14 @@ public final class LabConsumer {
                     if (commit.equals("sync") && commitOnRevoke && !partitions.isEmpty()) {
                         try {
                             consumer.commitSync(offsetsOf(processed, partitions));
+                        } catch (RuntimeException e) {
+                            log.warn("Commit of revoked partitions {} failed: {}", partitions, e.toString());
+                        }
+                    }
+                    if (commit.equals("worker") && !partitions.isEmpty()) {
+                        Map<TopicPartition, OffsetAndMetadata> finished = finishedOf(done, partitions);
+                        try {
+                            if (!finished.isEmpty()) consumer.commitSync(finished);
                         } catch (RuntimeException e) {
                             log.warn("Commit of revoked partitions {} failed: {}", partitions, e.toString());
                         }
@@ -133,10 +155,17 @@ public final class LabConsumer {
                 for (String command : control.next()) {
                     String[] words = command.split("\\s+");
                     switch (words[0]) {
-                        case "sleep": stallMs = Long.parseLong(words[1]); break;
+                        case "sleep":
+                            stallMs = Long.parseLong(words[1]);
+                            synchronized (stall) {
+                                stall[0] = stallMs;
+                                stall[1] = words.length > 2 ? Long.parseLong(words[2]) : -1;
+                            }
+                            break;
                         case "stop": stopping.set(true); break;
                         case "commit": commitDeferred(consumer, processed); break;
                         case "commit-assign": commitByAssign(props, processed); break;
+                        case "commit-owned": commitOwned(consumer, processed); break;
                         default: log.warn("Unknown lab command {}", command);
                     }
                 }
@@ -146,6 +175,19 @@ public final class LabConsumer {
                     records = consumer.poll(Duration.ofMillis(200));
                 } catch (WakeupException e) {
                     break;
+                }
+                if (worker != null) {
+                    stallMs = 0;
+                    if (!records.isEmpty()) handOff(worker, records, consumer, journal, member, delay, stall, done);
+                    backPressure(consumer, worker);
+                    Map<TopicPartition, OffsetAndMetadata> finished = finishedOf(done, null);
+                    if (!finished.isEmpty()) {
+                        consumer.commitAsync(finished, (offsets, error) -> {
+                            if (error != null) log.warn("Async commit of {} failed: {}", offsets, error.toString());
+                            else status("async-committed " + offsets);
+                        });
+                    }
+                    continue;
                 }
                 for (ConsumerRecord<String, String> record : records) {
                     if (stallMs > 0) {
@@ -179,6 +221,16 @@ public final class LabConsumer {
                 }
             }
             status("closing");
+            if (worker != null) {
+                worker.shutdown();
+                worker.awaitTermination(30, TimeUnit.SECONDS);
+                Map<TopicPartition, OffsetAndMetadata> finished = finishedOf(done, null);
+                try {
+                    if (!finished.isEmpty()) consumer.commitSync(finished);
+                } catch (RuntimeException e) {
+                    log.warn("Final commit failed: {}", e.toString());
+                }
+            }
             if (commit.equals("async")) {
                 try {
                     consumer.commitSync();
@@ -211,6 +263,18 @@ public final class LabConsumer {
         }
     }
 
+    /** The deferred offsets of the partitions the member owns now: a correct commit. */
+    static void commitOwned(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> processed) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = offsetsOf(processed, consumer.assignment());
+        try {
+            consumer.commitSync(offsets);
+            status("committed " + offsets);
+        } catch (RuntimeException e) {
+            log.error("Commit of {} failed: {}", offsets, e.toString());
+            status("commit-failed " + e);
+        }
+    }
+
     /** The deferred offsets committed by a standalone consumer (assign(), no group membership). */
     static void commitByAssign(Properties props, Map<TopicPartition, Long> processed) {
         Properties standalone = new Properties();
@@ -228,5 +292,60 @@ public final class LabConsumer {
             log.error("Commit of {} through assign() failed: {}", offsets, e.toString());
             status("commit-failed " + e);
         }
+    }
+
+    /** Worker mode: the batch processed on the worker thread, journaled with the generation it
+     *  was polled in; finished offsets go to `done` for the poll loop to commit. */
+    static void handOff(ThreadPoolExecutor worker, ConsumerRecords<String, String> records, KafkaConsumer<String, String> consumer,
+                        Journal journal, String member, long delay, long[] stall, Map<TopicPartition, Long> done) {
+        int generation = consumer.groupMetadata().generationId();
+        List<ConsumerRecord<String, String>> batch = new ArrayList<>();
+        records.forEach(batch::add);
+        status("polled " + batch.size() + " gen=" + generation);
+        worker.submit(() -> {
+            for (ConsumerRecord<String, String> record : batch) {
+                long stallMs = 0;
+                synchronized (stall) {
+                    if (stall[0] > 0 && (stall[1] < 0 || stall[1] == record.partition())) {
+                        stallMs = stall[0];
+                        stall[0] = 0;
+                    }
+                }
+                try {
+                    if (stallMs > 0) {
+                        status("stalling " + stallMs);
+                        Thread.sleep(stallMs);
+                        status("stalled");
+                    } else if (delay > 0) {
+                        Thread.sleep(delay);
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                journal.write("{\"member\":" + Journal.quote(member) + ",\"generation\":" + generation
+                    + ",\"topic\":" + Journal.quote(record.topic()) + ",\"partition\":" + record.partition()
+                    + ",\"offset\":" + record.offset() + "}");
+                done.merge(new TopicPartition(record.topic(), record.partition()), record.offset() + 1, Math::max);
+            }
+            status("finished " + batch.size());
+        });
+    }
+
+    /** Pause fetching while two batches wait for the worker, resume when it has caught up. */
+    static void backPressure(KafkaConsumer<String, String> consumer, ThreadPoolExecutor worker) {
+        int waiting = worker.getQueue().size();
+        if (waiting >= 2 && consumer.paused().size() < consumer.assignment().size()) consumer.pause(consumer.assignment());
+        else if (waiting == 0 && !consumer.paused().isEmpty()) consumer.resume(consumer.paused());
+    }
+
+    /** The finished offsets (of `only`, or all), taken out of `done`. */
+    static Map<TopicPartition, OffsetAndMetadata> finishedOf(Map<TopicPartition, Long> done, Collection<TopicPartition> only) {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (TopicPartition tp : new ArrayList<>(done.keySet())) {
+            if (only != null && !only.contains(tp)) continue;
+            Long offset = done.remove(tp);
+            if (offset != null) out.put(tp, new OffsetAndMetadata(offset));
+        }
+        return out;
     }
 }
