@@ -183,9 +183,9 @@ def rebalance_storm(run_dir, client, version):
             c3.start()
             c3.wait_status(r"^assigned gen=\d+ \[.+\]", after=before, timeout=60)
             time.sleep(1.5)
+            after = len(members[0].statuses())
             c3.stop()
-            members[0].wait_status(r"^assigned gen=\d+ .* now \[.+, .+\]", after=len(members[0].statuses()) - 1,
-                                   timeout=30)
+            members[0].wait_status(r"^assigned gen=\d+ .* now \[.+, .+\]", after=after, timeout=30)
             time.sleep(1)
         lab.dump_group(members=True)
         producer.command("stop")
