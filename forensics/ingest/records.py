@@ -434,7 +434,7 @@ def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> Dat
     failed = F.col("layout").isNull() & F.col("head_line").isNull()
     value = F.col("value")
     needles, _ = anchor.weak_marks()
-    weak = F.exists(F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle))  # one expression, not 300 nested ORs
+    weak = contains_any(value, anchor.weak_gate()) & F.exists(F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle))
     order = Window.partitionBy("uri").orderBy("line")
     broken = value.rlike(STAMP_ONLY) | (F.size(F.split(value, r"\[")) > F.size(F.split(value, r"\]")))  # a line a paste broke: its head goes on below
     after_stamp = F.coalesce((F.lag("line").over(order) == F.col("line") - 1) & F.lag(broken).over(order), F.lit(False))

@@ -15,6 +15,7 @@ neither. Runs on lines that already failed, so its regexes never touch a clean l
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 from pyspark.sql import Column, DataFrame
@@ -174,6 +175,28 @@ def weak_marks() -> tuple[tuple[str, ...], str]:
     needles = tuple(sorted({t.gate.strip() for t in templates}))
     openings = sorted({t.gate.strip() for t in templates if t.gate_at_start}, key=len, reverse=True)
     return needles, "|".join(re.escape(text) for text in openings)
+
+
+WEAK_GATE_GRAM = 5
+"""The length of the pieces of ``weak_gate``."""
+
+
+@lru_cache(maxsize=1)
+def weak_gate() -> tuple[str, ...]:
+    """Pieces of ``WEAK_GATE_GRAM`` characters (no space) such that each of ``weak_marks``' texts
+    holds one: a line that holds none holds no mark, and a few substring scans spare it the
+    hundreds of the marks (chosen greedily, each piece the one in most texts not yet covered)."""
+    texts = weak_marks()[0]
+    pieces_of = {t: {t[i:i + WEAK_GATE_GRAM] for i in range(len(t) - WEAK_GATE_GRAM + 1)} - {""} for t in texts}
+    pieces_of = {t: {p for p in pieces if " " not in p} or {t} for t, pieces in pieces_of.items()}
+    gate: list[str] = []
+    uncovered = set(texts)
+    while uncovered:
+        counts = Counter(p for t in uncovered for p in pieces_of[t])
+        best = min(counts, key=lambda p: (-counts[p], p))
+        gate.append(best)
+        uncovered = {t for t in uncovered if best not in pieces_of[t]}
+    return tuple(gate)
 
 
 def sniff(sample_lines) -> bool:

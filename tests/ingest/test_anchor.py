@@ -85,3 +85,13 @@ def test_another_loggers_line_ends_the_kafka_record_above_it(anchored):
         assert "polling" not in records[(name, 1)][s.MESSAGE]
     assert records[("wrapped_once.log", 2)][s.MESSAGE].endswith("parcels-0, parcels-1, parcels-2, parcels-3")
     assert result.accounting[KAFKA_NOT_READ] == 0
+
+
+def test_every_weak_mark_holds_a_piece_of_the_gate():
+    """The floor scans a line for the catalogue's fixed texts only where it holds a gate piece
+    (``anchor.weak_gate``): a text holding none would never be looked for."""
+    from forensics.layouts import anchor
+
+    gate = anchor.weak_gate()
+    assert gate and len(gate) < len(anchor.weak_marks()[0]) / 4
+    assert [text for text in anchor.weak_marks()[0] if not any(piece in text for piece in gate)] == []
