@@ -43,7 +43,8 @@ def reprocessing(model: Model) -> DataFrame:
     committed offset" after the failing member's last successful commit or own resume (where
     its processing started; commits may be logged at DEBUG only), by another member or by the
     same member in another generation; the failure may come before it or after it (a stalled
-    member commits late). The verdict is ``expected`` under at-least-once and
+    member commits late). A failing member with no commit or resume of its own (a standalone
+    ``assign()`` committer of the group's id) is paired with the first resume after its failure. The verdict is ``expected`` under at-least-once and
     ``duplication`` when the group is configured for exactly-once (``processing.guarantee``).
     """
     commits = model.commits
@@ -57,7 +58,7 @@ def reprocessing(model: Model) -> DataFrame:
         *[F.col(key).alias(f"_f_{key}") for key in PARTITION_KEY],
         F.struct(
             F.col(s.OFFSET).alias("offset"), F.col(MEMBER).alias("member"), F.col("sequence").alias("sequence"),
-            F.coalesce(F.col("_epoch.sequence"), F.lit(0)).alias("after"),
+            F.coalesce(F.col("_epoch.sequence"), F.col("sequence")).alias("after"),
             F.coalesce(F.col("_epoch.generation"), F.col(s.GENERATION)).alias("generation"),
             line().alias("evidence"),
         ).alias("_failure"),
