@@ -180,7 +180,7 @@ class Broker:
     def _log_flag(self, config: Path) -> str:
         return f"-Dlog4j2.configurationFile={config}" if self.major >= 4 else f"-Dlog4j.configuration=file:{config}"
 
-    def start(self) -> "Broker":
+    def start(self) -> Broker:
         self._cp = maven.classpath(broker_jars(self.version))
         self.data = Path(tempfile.mkdtemp(prefix="forensics-lab-broker-"))
         self.server_log.parent.mkdir(parents=True, exist_ok=True)
@@ -274,7 +274,7 @@ class Broker:
             shutil.rmtree(self.data, ignore_errors=True)
             self.data = None
 
-    def __enter__(self) -> "Broker":
+    def __enter__(self) -> Broker:
         return self.start()
 
     def __exit__(self, *exc) -> None:

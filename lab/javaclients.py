@@ -119,7 +119,7 @@ class JavaProcess:
         self.starts = 0
         self.killed = False
 
-    def start(self) -> "JavaProcess":
+    def start(self) -> JavaProcess:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.scratch.mkdir(parents=True, exist_ok=True)
         self.control.write_text("")

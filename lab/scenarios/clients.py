@@ -113,7 +113,7 @@ class ClientLab:
         self.members: dict[str, Member] = {}
         self.producers: list[subprocess.Popen] = []
 
-    def __enter__(self) -> "ClientLab":
+    def __enter__(self) -> ClientLab:
         (self.run_dir / "offsets").mkdir(parents=True, exist_ok=True)
         self.journal.mkdir(parents=True, exist_ok=True)
         try:

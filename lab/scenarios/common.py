@@ -34,7 +34,7 @@ class Lab:
         self.processes: list[javaclients.JavaProcess] = []
         self.generations: set[int] = set()
 
-    def __enter__(self) -> "Lab":
+    def __enter__(self) -> Lab:
         (self.run_dir / "offsets").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "journal").mkdir(parents=True, exist_ok=True)
         try:

@@ -240,7 +240,7 @@ class StreamsLab:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            raise RuntimeError(f"{instance} did not close within {timeout:.0f} s")
+            raise RuntimeError(f"{instance} did not close within {timeout:.0f} s") from None
 
     def close(self) -> None:
         helper = self.helper
@@ -470,7 +470,8 @@ def _run(run_dir: Path, version: str, scenario_name: str, steps, *, guarantee: s
 def healthy_rolling_restart(run_dir: Path, client: str, version: str) -> dict:
     """Two instances; each in turn stopped cleanly and restarted while records flow: a control."""
     def steps(lab: StreamsLab) -> str:
-        lab.start("s1"); lab.start("s2")
+        lab.start("s1")
+        lab.start("s2")
         lab.wait_state(["s1", "s2"])
         lab.produce(RECORDS)
         lab.wait_processed()
@@ -492,7 +493,8 @@ def instance_killed(run_dir: Path, client: str, version: str) -> dict:
     expires s2 takes its tasks and restores their stores from the changelogs (a full restore on
     another instance: needed, not redundant). Nothing is lost or processed twice."""
     def steps(lab: StreamsLab) -> str:
-        lab.start("s1"); lab.start("s2")
+        lab.start("s1")
+        lab.start("s2")
         lab.wait_state(["s1", "s2"])
         lab.produce(RECORDS)
         lab.wait_processed()
@@ -544,7 +546,8 @@ def standby_promotion(run_dir: Path, client: str, version: str) -> dict:
     """num.standby.replicas=1 on two instances: s1 is killed after its last commit and s2 promotes
     its standbys of s1's tasks to active, restoring only what the standbys had not yet applied."""
     def steps(lab: StreamsLab) -> str:
-        lab.start("s1"); lab.start("s2")
+        lab.start("s1")
+        lab.start("s2")
         lab.wait_state(["s1", "s2"])
         lab.produce(RECORDS)
         lab.wait_processed()

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
-from aiokafka import AIOKafkaConsumer
-
 from _common import Journal, Stop, basic_logging, consumer_arguments
+from aiokafka import AIOKafkaConsumer
 
 
 def generation(consumer: AIOKafkaConsumer) -> int | None:
@@ -37,7 +36,7 @@ async def consume(args, stop: Stop) -> None:
     try:
         while not stop.requested:
             batches = await consumer.getmany(timeout_ms=500)
-            for partition, records in batches.items():
+            for records in batches.values():
                 for record in records:
                     journal.processed(record.topic, record.partition, record.offset, generation(consumer))
                     if args.slow_ms and not stalled and journal.count >= args.slow_after:

@@ -5,9 +5,8 @@ Logs through Python's logging as an application that calls basicConfig(level=...
 """
 from __future__ import annotations
 
-from kafka import KafkaConsumer
-
 from _common import Journal, Slowness, Stop, basic_logging, consumer_arguments
+from kafka import KafkaConsumer
 
 
 def generation(consumer: KafkaConsumer) -> int | None:
@@ -37,7 +36,7 @@ def main() -> None:
     try:
         while not stop.requested:
             batches = consumer.poll(timeout_ms=500)
-            for partition, records in batches.items():
+            for records in batches.values():
                 for record in records:
                     journal.processed(record.topic, record.partition, record.offset, generation(consumer))
                     slowness.step(journal.count)

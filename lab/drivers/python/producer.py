@@ -11,9 +11,8 @@ import json
 import os
 import time
 
-from confluent_kafka import KafkaException, Producer
-
 from _common import Stop
+from confluent_kafka import KafkaException, Producer
 
 
 def main() -> None:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from confluent_kafka import Consumer
-
 from _common import Journal, Slowness, Stop, basic_logging, consumer_arguments
+from confluent_kafka import Consumer
 
 
 def main() -> None:
