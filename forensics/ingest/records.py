@@ -436,7 +436,7 @@ def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> Dat
     needles, _ = anchor.weak_marks()
     weak = contains_any(value, anchor.weak_gate()) & F.exists(F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle))
     order = Window.partitionBy("uri").orderBy("line")
-    broken = value.rlike(STAMP_ONLY) | (F.size(F.split(value, r"\[")) > F.size(F.split(value, r"\]")))  # a line a paste broke: its head goes on below
+    broken = value.rlike(STAMP_ONLY) | leaves_bracket_open(value)  # a line a paste broke: its head goes on below
     after_stamp = F.coalesce((F.lag("line").over(order) == F.col("line") - 1) & F.lag(broken).over(order), F.lit(False))
     stamp_first = value.rlike(STAMP_ONLY) & F.coalesce(F.lead(kafka_marked(value)).over(order) & (F.lead("line").over(order) == F.col("line") + 1), F.lit(False))
     layout = (
@@ -704,13 +704,20 @@ STAMP_ONLY = rf"^\s*(?:{anchor.STAMP}|\d{{4}}-\d\d-\d\d)\s*$"
 after it (``anchor_floor`` joins the line below to it, ``split_anchor_heads``)."""
 
 
+def leaves_bracket_open(text: Column) -> Column:
+    """Whether ``text`` opens more ``[`` than it closes (a log-context prefix a paste broke after
+    its ``clientId=..,``), colour codes that lost their ESC byte (``[32mINFO[0m``) not counted."""
+    plain = F.regexp_replace(text, anchor.LOST_ESC, "")
+    return F.size(F.split(plain, r"\[")) > F.size(F.split(plain, r"\]"))
+
+
 def split_anchor_heads() -> Rewrite:
     """The rewrite of ``anchor`` heads (with their ``tail``) whose line a paste broke: a head that
     is only a timestamp, or whose text leaves a ``[`` open (a log-context prefix broken after its
     ``clientId=..,``), takes the next lines into its ``value``, joined by a space, while that holds;
     they are taken off the ``tail``. The head is then split as one line."""
     def open_(text: Column) -> Column:
-        return text.rlike(STAMP_ONLY) | (F.size(F.split(text, r"\[")) > F.size(F.split(text, r"\]")))
+        return text.rlike(STAMP_ONLY) | leaves_bracket_open(text)
 
     def join(acc: Column, piece: Column) -> Column:
         text = F.concat(acc["text"], F.lit(" "), F.trim(piece["value"]))

@@ -68,14 +68,18 @@ _LEVEL_NAMES = {
     "DEBU": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WARNI": "WARN", "WARNIN": "WARN", "WARNING": "WARN", "WRN": "WARN",
     "ERRO": "ERROR", "ERR": "ERROR", "SEVERE": "ERROR", "CRIT": "FATAL", "CRITICAL": "FATAL", "NOTICE": "INFO",
 }
-_LOST_ESC = r"\x1b?\[[0-9;]*m"
-"""A colour code, also where a paste lost its ESC byte (``[32mINFO [m``)."""
+LOST_ESC = r"\x1b\[[0-9;]*m|\[\d[\d;]*m|\[m(?![a-z])"
+"""A colour code, also where a paste lost its ESC byte (``[32mINFO [m``; not the ``[m`` of a thread ``[main]``)."""
+_DATE_TIME_GAP = r"(?:[ T_\t]|\s\|\s| {2,4})"
+"""What stands between a date and its time: ``T``, a space, and the separators a paste or a
+pipeline put there (a tab, widened spaces, ``_``, a `` | `` column)."""
 STAMP = (
     rf"(?:\d{{4}}[-/]\d\d[-/]\d\d|\d{{8}}|\d\d[.-]\d\d[.-]\d{{4}}|\d\d? [A-Z][a-z]{{2}} \d{{4}}|[A-Z][a-z]{{2}} \d\d?, \d{{4}} @)"
-    rf"(?:[ T]|\s\|\s)\d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
+    rf"{_DATE_TIME_GAP}\d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"
 )
 """A date and time in the forms the layouts read (``_common.ANY_TIMESTAMP``), and a C/C++ head's
-compact ``yyyymmdd`` date, and a date and time in columns of their own (``2024-03-11 | 14:02:17``)."""
+compact ``yyyymmdd`` date, and a date and time split otherwise: in columns of their own
+(``2024-03-11 | 14:02:17``), by a tab, by spaces a paste widened, by ``_`` (a file name's form)."""
 DATED = rf"^[^\n]{{0,160}}?(?<![\d.:,-]){STAMP}"
 """A line with a date and time in its first characters (``records``: such a line carrying a Kafka
 mark is a record of its own, where it would otherwise continue the record above it)."""
@@ -87,8 +91,13 @@ _THREAD = rf"\[(?!\d)(?!\s*\])(?!{_LEVEL_WORDS}\s*\])((?:[^\[\]\x01]|\[[^\[\]\x0
 _AFTER_LOGGER = rf"(?::\d+|\([\w$]+\.java:\d+\))?\]?[\s:|>\])-]*(?:{_LEVEL_WORDS}(?![A-Za-z0-9])[\s:|>\])-]*)?"
 """What may stand between a logger and its message: a line number, separators, a level (Python's
 ``%(name)s - %(levelname)s - %(message)s``)."""
-_DECORATION = r"(?:\s*(?:\*\*|`|\|))+\s*$"
-"""A paste's closing decoration: markdown's ``**``, a backtick, a table's closing ``|``."""
+_DECORATION = (
+    r"(?:\s*(?:\*\*|`|\|))+\s*$"
+    r"|(?<!\\)\"(?:\s*,\s*\"[\w@.]+\"\s*:\s*(?:\"(?:[^\"\\]|\\.)*\"|[\w.+-]+))*\s*\}\s*$"
+)
+"""A paste's closing decoration: markdown's ``**``, a backtick, a table's closing ``|``; and the end
+of a JSON record the message was a string of (a record no JSON reader took: ``"}``, or ``",
+"host": "a-0"}``)."""
 _TRAILING = (
     r"(?s)^(.*?)(?:\s+\|\s+((?:[\w$]+\.)+[\w$]+)(?:\([\w$]+\.java:\d+\))?|\s+\(((?:[\w$]+\.)+[\w$]+)(?::\d+)?\)"
     r"|, [A-Za-z_][\w.]*-[\w<>]+-\d+)\s*$"
@@ -108,7 +117,7 @@ def marked_line(value: Column, weak: str | None = None) -> Column:
     prefix, ``[thrd:``, an exception, ``weak``), else after a Kafka logger, else at its start
     past a paste's decoration. Each step reads the one before it once, so each regex appears
     once in the generated code; a step applies only where no earlier one placed ``SEP``."""
-    clean = F.regexp_replace(value, _LOST_ESC, "")
+    clean = F.regexp_replace(value, LOST_ESC, "")
     opened = F.regexp_replace(clean, rf"(?s)^(.*?)((?:{_open(weak)}).*)$", f"$1{c.SEP}$2")
     unsplit = rf"(?s)^(?![\s\S]*{c.SEP})"
     by_logger = F.regexp_replace(opened, rf"{unsplit}(.*?(?:{LOGGERS}){_AFTER_LOGGER})(.*)$", f"$1{c.SEP}$2")
@@ -146,7 +155,7 @@ def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
     message = F.when(closed.contains(c.SEP), tail[0]).otherwise(rest)
     trailing_logger = F.when(closed.contains(c.SEP), F.nullif(tail[1], F.lit("")))
     stamp = F.nullif(F.regexp_extract(prefix, _LAST_STAMP, 1), F.lit(""))
-    iso = F.regexp_replace(F.regexp_replace(stamp, r"\s\|\s", " "), r"^(\d{4})(\d\d)(\d\d)(?=[ T])", "$1-$2-$3")
+    iso = F.regexp_replace(F.regexp_replace(stamp, r"(?<=\d)(?:[_\t]|\s\|\s| {2,4})(?=\d\d:)", " "), r"^(\d{4})(\d\d)(\d\d)(?=[ T])", "$1-$2-$3")
     ts = F.coalesce(iso, F.regexp_extract(prefix, _LAST_TIME, 1))
     logger = F.coalesce(
         F.nullif(F.regexp_extract(prefix, f"({LOGGERS})", 1), F.lit("")),
