@@ -228,9 +228,17 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     leading_lines = [first_heads.get(uri, lines_of[uri] + 1) - 1 for uri in untimed]
     stitched = materialise(stitch(kept, first_head, untimed, _block_lines(lines_of.values()), hosts, _block_lines(leading_lines)))
     return _Part(
-        stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=wrap_widths(split_rows, offsets), spans=spans,
+        stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=_wraps(split_rows, offsets, tried), spans=spans,
         date_orders=slashed_date_orders(split_rows, offsets),
     )
+
+
+def _wraps(split_rows, offsets, tried) -> dict[str, int]:
+    """File URI -> the width it was hard-wrapped at: a common width from the lines' facts
+    (``records.wrap_widths``), else any width its samples show (``sampling.wrap_width``)."""
+    sampled = dict(tried.wraps)
+    by_sample = {row["uri"]: sampled[row["key"]] for row in split_rows if row["uri"] is not None and row["key"] in sampled}
+    return {**by_sample, **wrap_widths(split_rows, offsets)}
 
 
 def _block_lines(lengths: Iterable[int]) -> int | None:

@@ -172,19 +172,23 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
         )
     first = F.substring(value, 1, 1)
     envelope = F.coalesce(F.col("wrapper").isin(*wrappers.ENVELOPES, *wrappers.PIECES), F.lit(False))
-    may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin(" ", "\t", "")
+    may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin("\t", "")
+    indented_wrapper = F.col("clean").startswith(" ")  # a wrapper indented by a paste: tried without the indentation
     added += [
         ("clean", F.when(may_wrap, wrappers.strip_ansi(value))),
-        ("wrapper", F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(
-            F.coalesce(wrappers.wrapper_of(F.col("clean")), F.when(F.col("clean") != value, F.lit("ansi")))
-        )),
-        ("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("clean"), F.col("wrapper")))),
+        ("unindented", F.when(indented_wrapper, F.ltrim(F.col("clean"))).otherwise(F.col("clean"))),
+        ("wrapper", F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(F.coalesce(
+            wrappers.wrapper_of(F.col("unindented")), F.when(~indented_wrapper & (F.col("clean") != value), F.lit("ansi")),
+        ))),
+        ("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("unindented"), F.col("wrapper")))),
         ("wrapper", F.when(F.col("w")[3] == "P", F.concat("wrapper", F.lit("_partial"))).otherwise(F.col("wrapper"))),
         ("w_inner", wrappers.strip_ansi(F.col("w")[2])),
         ("w_time", F.nullif(F.col("w")[0], F.lit(""))),
         ("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table))),
         ("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~envelope, fallback)),
         ("continuation", F.when(F.col("inner_layout").isNull(), F.col("w_inner").rlike(CONTINUATION_TEXT))),  # stack-trace text behind a wrapper
+        ("inner_marked", F.when(F.col("fallback").isNull() & ~F.col("continuation"), dated_kafka_line(F.col("w_inner")))
+         if anchor.NAME in table else F.lit(None).cast("string")),  # a Kafka line in no layout behind a wrapper: the anchor reads it, the wrapper names its host
     ]
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
@@ -192,10 +196,11 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~continuation & (F.col("wrapper") != "json_message")
     peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | continuation | dated)))
     peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented | continuation)  # a JSON record stays one unless it holds a line
-    peeled = peeled | envelope  # never part of a record
+    inner_marked = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & F.col("inner_marked").isNotNull() & ~dated & ~envelope
+    peeled = peeled | envelope | inner_marked  # an envelope is never part of a record
     return tuple(added), (
         F.when(peeled, inner).otherwise(value).alias("value"),
-        F.when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
+        F.when(inner_marked, F.col("inner_marked")).when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
         .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only")), F.when(~peeled, marked)))
         .alias("layout"),
         F.when(peeled, F.col("wrapper")).alias("wrapper"),

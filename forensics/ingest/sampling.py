@@ -49,6 +49,9 @@ class Recognisers:
     prefixed: str | None = None
     newest_first: frozenset[str] = frozenset()
     loggerless: bool = True
+    wraps: tuple[tuple[str, int], ...] = ()
+    """(path, width) of the files read whole whose lines were hard-wrapped at a terminal's width
+    (``wrap_width``), at any width: ``records.wrap_widths`` tells only the common ones."""
 
     def table(self, table: dict) -> dict:
         """The layouts of ``table`` that lines of these inputs may be in, for the line-level first
@@ -78,6 +81,7 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     prefixed = set(wrappers.PREFIXED)
     seen: set[str] = set()
     newest_first = set()
+    wraps = []
     for path in paths:
         if not os.path.isfile(path):
             return ALL
@@ -85,6 +89,9 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
         if not lines:
             continue
         sampled = True
+        width = wrap_width(lines) if os.path.getsize(path) <= WHOLE_BYTES and not path.endswith(".gz") else None
+        if width:
+            wraps.append((path, width))
         in_wrapper = any_wrapped(lines)
         if in_wrapper and runs_newest_first(lines):  # its lines are a wrapper's
             newest_first.add(path)
@@ -101,7 +108,23 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
     return Recognisers(
         wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None, newest_first=frozenset(newest_first),
         loggerless=wrapped or needs_fallback or unnamed or not seen or not seen <= {*layouts.NAMED_LOGGERS, layouts.log4j.NAME},
+        wraps=tuple(wraps),
     )
+
+
+WRAP_MIN_LINES = 5
+"""As ``records.WRAP_MIN_LINES``: lines exactly as wide as the widest that tell a file hard-wrapped."""
+MIN_WRAP_WIDTH = 40
+_ANSI = re.compile(wrappers.ANSI)
+
+
+def wrap_width(lines: list[str]) -> int | None:
+    """The width at which a terminal hard-wrapped ``lines`` (a whole file), at any width: at least
+    ``WRAP_MIN_LINES`` of them exactly as wide as the widest (colour codes not counted, as
+    ``records.recognise`` counts a line's width), else None."""
+    widths = [len(_ANSI.sub("", line)) if "\x1b" in line else len(line) for line in lines]
+    widest = max(widths, default=0)
+    return widest if widest >= MIN_WRAP_WIDTH and widths.count(widest) >= WRAP_MIN_LINES else None
 
 
 def names_no_logger(lines: list[str], log4j_heads: list, headed: list[bool]) -> bool:
@@ -151,9 +174,12 @@ a line's match, (a number, else None; its text), compared by number where both h
 
 def any_wrapped(lines: list[str]) -> bool:
     """True where one of ``lines`` may be wrapped (``wrappers.WRAPPERS``): an envelope or pasted
-    JSON record (``{``, ``"``), an ANSI code, or a prefix one of the wrapper regexes reads."""
+    JSON record (``{``, ``"``), an ANSI code, or a prefix one of the wrapper regexes reads, also
+    behind indentation (``records.recognise`` tries wrappers on indented lines too)."""
+    indented = [line.lstrip(" ") for line in lines if line.startswith(" ")]  # a wrapper a paste indented
     return (
-        any(map(_OPENS_JSON, lines)) or "\x1b" in "".join(lines) or any(any(map(regex.match, lines)) for regex in _WRAPPER_REGEXES.values())
+        any(map(_OPENS_JSON, lines)) or "\x1b" in "".join(lines)
+        or any(any(map(regex.match, lines)) or any(map(regex.match, indented)) for regex in _WRAPPER_REGEXES.values())
     )
 
 

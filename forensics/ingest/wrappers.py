@@ -56,6 +56,12 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
   stern's ``--output json`` too, ``{"message":"<line>","nodeName":..,"namespace":..,"podName":..,"containerName":..}``
   (the pod is the host), where ``--timestamps`` puts the kubelet's RFC 3339 time before the line
   (an envelope with no time of its own: that time is the wrapper's);
+- ``name``: a name and a colon before each line, ``orders-1: <line>`` (a tool that tags the lines
+  it merges, a paste's own labels; the name is the host), not an exception's ``a.b.Class: message``
+  nor ``CamelCase: ..``;
+- ``host``: a host's name before a line that opens with a date, a bracket or a JSON record,
+  ``orders-1 {"@timestamp":..}``, ``orders-1 2024-03-11 14:02:17 ..`` (a shipper's or a
+  terminal's prefix; a level word is no host);
 - ``lost_brace``: a JSON record whose opening ``{`` was lost in a paste.
 
 ANSI colour codes (consoles, ``docker compose``) are removed before and after peeling. A piece
@@ -99,6 +105,8 @@ _TANUKI = (
 closed by `` | ``: the level (its own include ``STATUS``, ``ADVICE`` and ``NOTICE``), the thread,
 the prefix (``jvm <n>``, or ``wrapper`` for its own lines), the time (group 1). Its other columns
 (quiet time, uptime, process ids) are not read."""
+_LEVEL_WORD = r"(?i:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|SEVERE|FATAL|CRITICAL)(?![\w.-])"
+"""A level, which a ``name`` or ``host`` prefix never is (``INFO: ..``, java.util.logging's second line)."""
 _LABEL = r"[a-z][a-z0-9-]*"
 """A namespace's or container's name as stern prints it (a DNS label, here opening with a letter)."""
 SHAPES = {
@@ -120,6 +128,8 @@ SHAPES = {
         rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3",
     ),
     "grep": (rf"(?s)^{_GREP_PATH}(?:[:-]\d+(?=[:-](?!\d\d[:-]\d\d)))?[:-](.*)$", "", "$1", "$2"),  # $1: dir/name
+    "name": (rf"(?s)^(?!{_LEVEL_WORD}:|[A-Z][a-z]+[A-Z][A-Za-z]*: )([A-Za-z0-9][\w@-]{{0,62}}(?:\.[a-z0-9][\w@-]{{0,62}})*): (.*)$", "", "$1", "$2"),
+    "host": (rf"(?s)^(?!{_LEVEL_WORD} )([A-Za-z0-9][\w.@-]{{0,62}}) (?=[\[{{\t]|\d{{4}}-\d\d-\d\d)(.*)$", "", "$1", "$2"),
 }
 """Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three.
 The inner line is any text (``(?s)``): Java's ``.`` stops at U+0085, U+2028 and U+2029, which
@@ -128,7 +138,7 @@ WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
 ENVELOPES = ("docker_json", "cri")
 """Wrappers in a shape no application writes: always peeled, and they may cut a line in pieces."""
-NAMING_HOSTS = ("journald", "heroku", "aws_tail", "logcli", "syslog", "compose", "kubectl_prefix", "stern", "json_message", "grep")
+NAMING_HOSTS = ("journald", "heroku", "aws_tail", "logcli", "syslog", "compose", "kubectl_prefix", "stern", "json_message", "grep", "name", "host")
 """Wrappers that name the writer of each line, so that one file may hold several writers' lines."""
 PIECES = tuple(f"{name}_partial" for name in ENVELOPES)
 """Wrappers of a piece of a line, which the next line of the file continues."""
@@ -150,6 +160,7 @@ def wrapper_of(value: Column) -> Column:
     digit = first.between("0", "9")
     iso_t = digit & (F.substring(value, 11, 1) == "T")
     upper = first.between("A", "Z")
+    first_alnum = digit | upper | first.between("a", "z")
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
         gate = {
@@ -157,6 +168,7 @@ def wrapper_of(value: Column) -> Column:
             "logcli": iso_t & value.contains(" {"), "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
             "grep": value.contains(".log") | value.contains(".out") | value.contains(".txt"),
             "jenkins": value.startswith("[") & (F.substring(value, 12, 1) == "T"),
+            "name": value.contains(": "), "host": first_alnum & value.contains(" "),
         }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
