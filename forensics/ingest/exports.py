@@ -223,12 +223,14 @@ def _sniff_headerless(text: str, sep: str, records: list[list[str]], columns: di
     head as wide as the first, its cells quoted (or tab-separated), and the columns told by their
     values (``_roles_by_values``): a time in every row, and a column of Kafka text. Columns are
     named by position, ``1`` the first, which ``--columns time=1,message=4`` names. An ordinary
-    log line is none: its first cell is not quoted, and its commas cut rows of any width."""
+    log line is none: its first cell is not quoted, and its commas cut rows of any width; where
+    every row opens with a whole time cell (an export writes no quotes it does not need), that
+    time's comma is no fraction's (``14:02:17,118``: the next cell opens with a digit)."""
     rows = _complete_records(records, text)
     width = len(rows[0]) if rows else 0
     if width < 2 or any(len(row) != width for row in rows):
         return None
-    quoted = text.lstrip("\ufeff\r\n").startswith('"') or sep == "\t"
+    quoted = text.lstrip("\ufeff\r\n").startswith('"') or sep == "\t" or all(_TIME_VALUE.match(row[0]) and not row[1][:1].isdigit() for row in rows)
     header = tuple(str(i) for i in range(1, width + 1))
     roles = _roles_by_values(header, rows)
     if columns:
