@@ -552,12 +552,18 @@ unparsed): counted, never silent (issue 86). ``kafka_not_read_line``: the first 
 
 def not_read_text(entry: dict) -> str | None:
     """What ``forensics layouts`` and the report say of an input whose Kafka lines were not all
-    read: how many, the first, and the best hint (a layout pattern, or an export's columns)."""
+    read: how many, the first, and the best hint (a layout pattern, or an export's columns).
+    Where a known layout read every line, those lines are in other loggers' records (a broker's
+    ``KafkaConfig`` block naming Kafka classes): a layout pattern would not help, and none is hinted."""
     count = entry.get(KAFKA_NOT_READ) or 0
     if not count:
         return None
-    hint = "--columns time=..,message=.." if entry.get("export") else "--layout PATTERN"
-    return f"{count:,} line{'s' if count != 1 else ''} look like Kafka but were not read (first: line {entry.get('kafka_not_read_line')}); try {hint}"
+    said = f"{count:,} line{'s' if count != 1 else ''} look like Kafka but were not read (first: line {entry.get('kafka_not_read_line')})"
+    if entry.get("export"):
+        return f"{said}; try --columns time=..,message=.."
+    if entry.get("layouts") and not entry.get(s.UNPARSED):
+        return f"{said}; they are in other loggers' records (a config block naming Kafka classes, say), not in an unknown layout"
+    return f"{said}; try --layout PATTERN"
 
 
 def _iso(ts) -> str | None:

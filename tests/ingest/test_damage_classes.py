@@ -83,3 +83,15 @@ def test_a_headerless_csv_export_that_quotes_only_where_it_must(damaged):
     head = records[("headerless_unquoted.csv", 1)]
     assert head[s.HOST] == "pantry-2" and head[s.TS] == datetime(2024, 5, 2, 9, 14, 3, 221000)
     assert events[("headerless_unquoted.csv", 1)][s.PARTITIONS] == ["shelf-0", "shelf-1"]
+
+
+def test_kafka_lines_in_another_loggers_record_get_no_layout_hint():
+    """A broker's ``KafkaConfig`` block names Kafka classes in a layout read whole: a ``--layout``
+    would not read it, so none is hinted; lines in no layout still get the hint."""
+    from forensics.ingest import not_read_text
+
+    read_whole = {KAFKA_NOT_READ: 2, "kafka_not_read_line": 3, "layouts": {"log4j": 40}, s.UNPARSED: 0, "export": None}
+    assert "--layout" not in not_read_text(read_whole) and "other loggers' records" in not_read_text(read_whole)
+    assert not_read_text({**read_whole, s.UNPARSED: 5}).endswith("try --layout PATTERN")
+    assert not_read_text({**read_whole, "export": "csv"}).endswith("try --columns time=..,message=..")
+    assert not_read_text({**read_whole, KAFKA_NOT_READ: 0}) is None
