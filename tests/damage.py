@@ -370,9 +370,14 @@ def run_batch(spark, batch: list[Example], root) -> list[Outcome]:
         docs[str(path)] = (index, doc)
     result = ingest(spark, [str(root / "plain"), str(root / "damaged")])
     events = parse_events(result.records).select(s.SOURCE_FILE, s.LINE, *COMPARED).collect()
+    copies: dict[str, list[str]] = {}  # a file read once for several that hold the same bytes (a composition that changed nothing)
+    for entry in result.inputs:
+        if entry["duplicate_of"]:
+            copies.setdefault(entry["duplicate_of"], []).append(entry["path"])
     spans: dict[str, list[tuple[int, int]]] = {}
     for row in result.records.select(s.SOURCE_FILE, s.LINE, s.LINE_END).collect():
-        spans.setdefault(row[0], []).append((row[1], row[2]))
+        for path in (row[0], *copies.get(row[0], ())):
+            spans.setdefault(path, []).append((row[1], row[2]))
     silent = {}
     for path, line, text in silent_lines(result):
         silent.setdefault(path, []).append((line, text))
@@ -384,13 +389,14 @@ def run_batch(spark, batch: list[Example], root) -> list[Outcome]:
     twins: dict[int, list] = {}
     found: dict[int, dict[int, list]] = {}
     for row in events:
-        path = row[s.SOURCE_FILE]
-        if "/plain/" in path:
-            twins.setdefault(int(Path(path).stem[2:]), []).append((row[s.LINE], fields(row)))
-        elif path in docs:
-            index, doc = docs[path]
-            origin = doc[row[s.LINE] - 1].origin
-            found.setdefault(index, {}).setdefault(origin, []).append(fields(row))
+        for path in (row[s.SOURCE_FILE], *copies.get(row[s.SOURCE_FILE], ())):
+            if "/plain/" in path:
+                twins.setdefault(int(Path(path).stem[2:]), []).append((row[s.LINE], fields(row)))
+            elif path in docs:
+                index, doc = docs[path]
+                origin = doc[row[s.LINE] - 1].origin
+                found.setdefault(index, {}).setdefault(origin, []).append(fields(row))
+
     outcomes = []
     for path, (index, doc) in docs.items():
         example = batch[index]
