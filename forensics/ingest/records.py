@@ -720,15 +720,19 @@ def split_anchor_heads() -> Rewrite:
     """The rewrite of ``anchor`` heads (with their ``tail``) whose line a paste broke: a head that
     is only a timestamp, or whose text leaves a ``[`` open (a log-context prefix broken after its
     ``clientId=..,``), takes the next lines into its ``value``, joined by a space, while that holds;
-    they are taken off the ``tail``. The head is then split as one line."""
+    they are taken off the ``tail``. The head is then split as one line. A line as wide as its
+    file's wrap (``wrap_width``) or a terminal's (``WRAP_WIDTHS``) was cut by a hard wrap, not
+    broken at a space: the next line is glued to it as it is."""
     def open_(text: Column) -> Column:
         return text.rlike(STAMP_ONLY) | leaves_bracket_open(text)
 
     def join(acc: Column, piece: Column) -> Column:
-        text = F.concat(acc["text"], F.lit(" "), F.trim(piece["value"]))
-        return F.when(acc["open"], F.struct(text.alias("text"), open_(text).alias("open"), (acc["used"] + 1).alias("used"))).otherwise(acc)
+        wrapped = (acc["width"] == F.coalesce(F.col("wrap_width"), F.lit(-1))) | acc["width"].isin(*WRAP_WIDTHS)
+        text = F.concat(acc["text"], F.when(wrapped, F.lit("")).otherwise(F.lit(" ")), F.when(wrapped, piece["value"]).otherwise(F.trim(piece["value"])))
+        taken = F.struct(text.alias("text"), open_(text).alias("open"), (acc["used"] + 1).alias("used"), shown_width(piece).alias("width"))
+        return F.when(acc["open"], taken).otherwise(acc)
 
-    start = F.struct(F.col("value").alias("text"), open_(F.col("value")).alias("open"), F.lit(0).alias("used"))
+    start = F.struct(F.col("value").alias("text"), open_(F.col("value")).alias("open"), F.lit(0).alias("used"), shown_width().alias("width"))
     joined = F.when((F.col("layout") == anchor.NAME) & F.col("tail").isNotNull(), F.aggregate("tail", start, join))
     used = F.coalesce(F.col("anchor_joined.used"), F.lit(0))
     return (("anchor_joined", joined),), {

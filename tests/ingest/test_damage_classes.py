@@ -25,6 +25,7 @@ EXPECTED = {
     ("host_json.log", 1): "consumer:group:join_started",
     ("host_json.log", 3): "consumer:group:assigned",
     ("headerless_unquoted.csv", 1): "consumer:group:assigned",
+    ("wrapped_in_prefix.log", 1): "consumer:group:assigned",
 }
 
 
@@ -83,6 +84,14 @@ def test_a_headerless_csv_export_that_quotes_only_where_it_must(damaged):
     head = records[("headerless_unquoted.csv", 1)]
     assert head[s.HOST] == "pantry-2" and head[s.TS] == datetime(2024, 5, 2, 9, 14, 3, 221000)
     assert events[("headerless_unquoted.csv", 1)][s.PARTITIONS] == ["shelf-0", "shelf-1"]
+
+
+def test_a_hard_wrap_inside_the_log_context_prefix_is_glued_without_a_space(damaged):
+    _, events, records = damaged
+    head = records[("wrapped_in_prefix.log", 1)]
+    assert head[s.LINE_END] == 2 and head[s.TS] == datetime(2024, 5, 2, 9, 14, 3, 221000)
+    assert events[("wrapped_in_prefix.log", 1)][s.GROUP_ID] == "larder"
+    assert events[("wrapped_in_prefix.log", 1)][s.PARTITIONS] == ["shelf-0", "shelf-1", "shelf-2", "shelf-3"]
 
 
 def test_kafka_lines_in_another_loggers_record_get_no_layout_hint():
