@@ -22,10 +22,11 @@ from tests.damage import examples, run_batch, source_logs
 
 BATCHES = int(os.environ.get("FORENSICS_DAMAGE_EXAMPLES", "4"))
 BATCH = 50
-MIN_SHARE = 0.5
-"""A ratchet, not the goal (every example): the compositions that still lose records are listed in
-the report of issue 86 (an indented wrapper, a head cut by a wrap inside a wrapper, a shipper's
-JSON wrapped, dates split by a tab or ``_``); raise it as they are fixed."""
+MIN_SHARE = 0.65
+"""A ratchet, not the goal (every example): the compositions that still lose records are mostly a
+hard wrap with a wrapper or a table around the line (a shipper's JSON wrapped, a markdown table's
+cells), a wrapper inside another (a shipper's JSON of Docker's JSON or of kubectl's lines) and
+newest first with a wrap; raise it as they are fixed."""
 SOURCES = source_logs(ROOT)
 
 
