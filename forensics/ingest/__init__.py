@@ -12,9 +12,8 @@ from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Iterable, Mapping
-
 from types import ModuleType
+from typing import Iterable, Mapping
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -26,16 +25,34 @@ from ..layouts._common import any_to_utc
 from ..layouts.pattern import compile_layout
 from ..registry import literal_map
 from ..spark import SORTED_AGGREGATION, in_step_with_cores, materialise, rows_together, sql_settings
+from . import wrappers
+from .exports import SNIFF_CHARS, ExportShape, export_line_counts, read_exports, sniff_export
 from .gzip_check import gzip_problem
 from .paths import InputFile, Inputs, check_time_zone, infer_host, resolve_inputs, route_inputs, text_bytes
 from .read import open_local, place, read_lines, read_splits, readable_paths, spark_key, split_offsets
-from .exports import SNIFF_CHARS, ExportShape, export_line_counts, read_exports, sniff_export
-from .records import BLOCK_LINES, FOLDS, SAMPLE_CHARS, SAMPLES_PER_REASON, assemble_records, classify_others, continue_partials, entry_continues, fold_lines, in_time_order, may_be_kafka_entry, may_be_kafka_line, split_facts, stitch
+from .records import (
+    BLOCK_LINES,
+    FOLDS,
+    SAMPLE_CHARS,
+    SAMPLES_PER_REASON,
+    assemble_records,
+    classify_others,
+    continue_partials,
+    entry_continues,
+    fold_lines,
+    in_time_order,
+    may_be_kafka_entry,
+    may_be_kafka_line,
+    recognise,
+    slashed_date_orders,
+    split_facts,
+    stitch,
+    with_continuing_entries,
+    wrap_widths,
+)
 from .records import kafka_lines as _kafka_lines
-from .records import slashed_date_orders, with_continuing_entries, wrap_widths
-from .records import recognise
 from .sampling import needed_recognisers
-from . import wrappers
+
 
 @dataclass
 class Ingested:

@@ -136,7 +136,7 @@ def infer_host(path: str, root: str | None) -> str:
     return by_name
 
 
-def _distinct_hosts(files: dict[str, "InputFile"], named: set[str]) -> dict[str, "InputFile"]:
+def _distinct_hosts(files: dict[str, InputFile], named: set[str]) -> dict[str, InputFile]:
     """Files whose host came from their file name, in different directories, with the same
     name (``a/broker.log``, ``b/broker.log``) get the directory in their host: two writers are
     never silently merged into one. ``named``: keys whose host the user gave (``--host``)."""

@@ -16,13 +16,24 @@ from pyspark.sql import functions as F
 
 from .. import layouts
 from .. import schema as s
+from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
+from ..layouts import anchor
+from ..layouts._common import (
+    BRACKETED_OPENINGS,
+    EXCEPTION_LINE,
+    FRANZ_GO_MESSAGE,
+    KAFKAJS_MESSAGE,
+    LEVEL_AND_FRANZ_GO,
+    SEP,
+    SLASHED_DATE,
+    any_to_utc,
+    contains_any,
+    in_date_order,
+    is_slashed,
+    is_time_of_day,
+)
 from ..registry import literal_map
 from ..spark import built_once
-from ..contract import DAY_FIRST_ORDER, MONTH_FIRST_ORDER
-from ..layouts._common import (
-    BRACKETED_OPENINGS, EXCEPTION_LINE, FRANZ_GO_MESSAGE, KAFKAJS_MESSAGE, LEVEL_AND_FRANZ_GO, SEP, SLASHED_DATE, any_to_utc, contains_any, in_date_order, is_slashed, is_time_of_day,
-)
-from ..layouts import anchor
 from . import wrappers
 from .sampling import ALL, Recognisers
 
@@ -420,7 +431,7 @@ def kafka_marked(value: Column) -> Column:
     return contains_any(value, KAFKA_MARKERS + MULTI_LINE_MARKERS) & value.rlike(anchor.MARK) & ~value.rlike(anchor.STACK_TEXT)
 
 
-BARE_EXCEPTION = rf"^\W{{0,3}}(?:CommitFailed|RebalanceInProgress|IllegalGeneration|UnknownMemberId|FencedInstanceId|TaskMigrated|ProducerFenced)(?:Exception|Error): "
+BARE_EXCEPTION = r"^\W{0,3}(?:CommitFailed|RebalanceInProgress|IllegalGeneration|UnknownMemberId|FencedInstanceId|TaskMigrated|ProducerFenced)(?:Exception|Error): "
 """A pasted Kafka exception by its simple name, ``CommitFailedException: Commit cannot be completed ..``
 (a qualified one is stack-trace text, ``anchor.STACK_TEXT``, and opens a record only where
 nothing stands above it: ``BARE_HEAD``)."""
