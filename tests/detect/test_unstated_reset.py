@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tests.detect.test_seed_cases import analyse, keys, write
 
+
 def py(ts: str, logger: str, text: str) -> str:
     return f"2025-01-10 12:{ts} INFO kafka.{logger} {text}"
 

@@ -23,7 +23,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -147,7 +147,7 @@ def test_shape_gives_the_plain_twins_findings(analysed, plain, shape):
     assert analysed(shape).findings() == plain.findings(), shape
 
 
-@lru_cache(maxsize=None)
+@cache
 def physical_lines(path: str) -> list[str]:
     """A file's physical lines (ending at LF, CRLF or a lone CR, as ingest counts them)."""
     return re.split(r"\r\n|\r|\n", Path(path).read_bytes().decode("utf-8", errors="replace"))

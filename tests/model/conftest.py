@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from forensics.model import Model
 from tests.helpers import ingest_paths, small_model
 

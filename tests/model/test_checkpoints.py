@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from pyspark.sql import functions as F
+
 from tests.helpers import ingest_paths, small_model
 
 PSM = "(org.apache.kafka.streams.processor.internals.ProcessorStateManager)"

@@ -4,6 +4,7 @@ new owner c2 committed further; the late commit is outside c1's ownership."""
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import generation, line, rows
 

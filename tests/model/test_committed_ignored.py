@@ -7,6 +7,7 @@ zombie commit, nor like the new owner resuming from an old commit)."""
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import generation, line
 

@@ -233,5 +233,5 @@ def test_a_redacted_batch_names_each_incident_by_a_pseudonym(shared):
     index = (out / "index.html").read_text(encoding="utf-8")
     reports = sorted(p.name for p in out.glob("*.html") if p.name != "index.html")
     assert len(reports) == 1 and re.fullmatch(r"path-[0-9a-f]{8}\.html", reports[0])
-    assert f'href="{reports[0]}"' in index and ">{}</a>".format(reports[0][:-5]) in index
+    assert f'href="{reports[0]}"' in index and f">{reports[0][:-5]}</a>" in index
     assert f"Kafka rebalance incident: {reports[0][:-5]}" in (out / reports[0]).read_text(encoding="utf-8")

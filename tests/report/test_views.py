@@ -12,7 +12,7 @@ from forensics.report import load_incident
 from forensics.report.data import redact, select, time_span, to_time
 from forensics.report.escape import esc, script_json
 from forensics.report.evidence import cited_lines
-from forensics.report.publish import check_parameters, content_security_policy, index_html, REPORT_NOTEBOOK
+from forensics.report.publish import REPORT_NOTEBOOK, check_parameters, content_security_policy, index_html
 
 from .conftest import CANARY_CLIENT, SCRIPT_CANARY
 
