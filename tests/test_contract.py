@@ -73,21 +73,21 @@ def test_fields_are_read_in_order_so_a_later_one_can_count_what_came_before():
 
 
 def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
+    """``TableReads`` reads a long table a partition of a few MB at a time, in order, and the
+    scheduler holds none of its jobs (``spark.local_rows``); its jobs, one per partition read, are
+    counted by ``benchmarks/job_counts.py``."""
     from pyspark.sql import functions as F
 
-    from forensics.spark import TableReads, counting_jobs
+    from forensics.spark import TableReads
 
     def table():  # about 10 MB once compressed in the shuffle; a new plan at each call
         return spark.range(300_000).select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h")).orderBy("n")
 
     queries_with_jobs = spark.sparkContext._jsc.sc().dagScheduler().activeQueryToJobs()
-    with counting_jobs(spark) as plain_jobs:
-        plain = sum(1 for _ in table().toLocalIterator(True))
+    plain = sum(1 for _ in table().toLocalIterator(True))
     held = queries_with_jobs.size()
-    with counting_jobs(spark) as jobs:
-        read = [row["n"] for row in TableReads(spark).of(table())()]
+    read = [row["n"] for row in TableReads(spark).of(table())()]
     assert plain == len(read) == 300_000 and read == sorted(read)
-    assert jobs() > plain_jobs() + 1  # a job per partition read: more, smaller partitions than the session's up to 64 MB
     assert queries_with_jobs.size() == held  # the scheduler holds none of the reading's jobs (spark.local_rows)
     assert spark.conf.get("spark.sql.adaptive.advisoryPartitionSizeInBytes") != "4m"  # the settings were the reading's alone
 
@@ -96,20 +96,18 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     """A table kept in one partition (``ONE_PARTITION``, as the model of an incident with few
     events) and read in an order needs no exchange, so it came as one task's result however
     long: ``in_pieces`` splits it into pieces of ``PIECE_ROWS`` rows, in order. A table of other
-    partitions, or one piece long, is read as it is; the rows of the tables of one partition are
-    counted by one job."""
+    partitions, or one piece long, is read as it is; ``one_partition_rows`` counts the rows of
+    the tables of one partition (together: ``benchmarks/job_counts.py`` counts the job)."""
     from pyspark.sql import functions as F
 
     import forensics.spark.results as results_module
-    from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, in_pieces, materialise, one_partition_rows, sql_settings
+    from forensics.spark import ONE_PARTITION, TableReads, in_pieces, materialise, one_partition_rows, sql_settings
 
     monkeypatch.setattr(results_module, "PIECE_ROWS", 100)
     with sql_settings(spark, ONE_PARTITION):
         kept = materialise(spark.range(1_050).select((F.col("id") * 11 % 1_050).alias("n"), F.col("id").cast("string").alias("text")))
     ordered, short, spread = kept.orderBy(F.desc("n")), kept.where("n < 100").orderBy("n"), spark.range(0, 1_050, 1, 3)
-    with counting_jobs(spark) as jobs:
-        assert one_partition_rows([ordered, short, spread]) == [1_050, 100, None]
-    assert jobs() == 1
+    assert one_partition_rows([ordered, short, spread]) == [1_050, 100, None]
     pieces = in_pieces(ordered, 1_050)
     assert ordered.rdd.getNumPartitions() == 1 and pieces.rdd.getNumPartitions() == 11
     assert pieces.rdd.glom().map(len).collect() == [100] * 10 + [50]
@@ -120,12 +118,13 @@ def test_a_long_table_kept_in_one_partition_is_read_in_pieces_in_order(spark, mo
     assert read == [list(range(1_049, -1, -1)), list(range(100))]
 
 
-def test_the_json_texts_of_a_results_tables_are_written_by_one_job_and_streamed_from_files_in_order(spark):
+def test_the_json_texts_of_a_results_tables_are_written_together_and_streamed_from_files_in_order(spark):
     """Apart, on a local master, the first read of a table of JSON texts (``_json_rows``) has
-    Spark write the texts of every table registered and not written yet, by one job however
-    long they are, and every read streams the files in each table's order; a table registered
-    later is written at its own first read, a table spread over partitions too; a text keeps a
-    line separator other than a newline; the files go with the result."""
+    Spark write the texts of every table registered and not written yet, together however long
+    they are, and every read streams the files in each table's order; a table registered later
+    is written at its own first read, a table spread over partitions too; a text keeps a line
+    separator other than a newline; the files go with the result. (The jobs are counted by
+    ``benchmarks/job_counts.py``.)"""
     import gc
     import tempfile
     from pathlib import Path
@@ -133,7 +132,7 @@ def test_the_json_texts_of_a_results_tables_are_written_by_one_job_and_streamed_
     from pyspark.sql import functions as F
 
     from forensics.analyze import _json_rows
-    from forensics.spark import ONE_PARTITION, TableReads, counting_jobs, empty_of, materialise, sql_settings
+    from forensics.spark import ONE_PARTITION, TableReads, empty_of, materialise, sql_settings
 
     odd = "a\u2028b\u0085c\rd ü </script>"
     with sql_settings(spark, ONE_PARTITION):
@@ -146,24 +145,17 @@ def test_the_json_texts_of_a_results_tables_are_written_by_one_job_and_streamed_
     scratch = set(Path(tempfile.gettempdir()).glob("forensics-result-*"))
     reads = TableReads(spark, ONE_PARTITION)
     tables = [_json_rows(reads, frame) for frame in (ordered, empty, none, short)]
-    with counting_jobs(spark) as jobs:
-        first = [json.loads(text) for text in tables[0].texts()]
-    assert jobs() == 1
-    with counting_jobs(spark) as jobs:
-        again = [list(rows) for rows in tables]
-    assert jobs() == 0
+    first = [json.loads(text) for text in tables[0].texts()]
+    (written,) = set(Path(tempfile.gettempdir()).glob("forensics-result-*")) - scratch
+    assert len(list(written.iterdir())) == 1  # every table registered, in one write
+    again = [list(rows) for rows in tables]
     assert first == again[0] and [row["n"] for row in first] == list(range(59_999, -1, -1))
     assert [row["text"] for row in first if row["text"] is not None] == [odd]
     assert again[1] == again[2] == [] and [row["n"] for row in again[3]] == list(range(10))
     late = _json_rows(reads, spread)
-    with counting_jobs(spark) as jobs:
-        assert [row["n"] for row in late] == list(range(3_000))
-    assert jobs() == 1
-    with counting_jobs(spark) as jobs:
-        assert [list(rows) for rows in tables] == again and len(list(late)) == 3_000
-    assert jobs() == 0
-    (written,) = set(Path(tempfile.gettempdir()).glob("forensics-result-*")) - scratch
-    assert len(list(written.iterdir())) == 2
+    assert [row["n"] for row in late] == list(range(3_000))
+    assert [list(rows) for rows in tables] == again and len(list(late)) == 3_000
+    assert len(list(written.iterdir())) == 2  # the late table's own write
     del reads, tables, late
     gc.collect()
     assert not written.exists()

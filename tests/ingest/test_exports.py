@@ -653,23 +653,6 @@ def test_azure_portal_times_are_read_in_the_zone_the_column_names(spark, tmp_pat
     assert result.inputs[0]["undated_records"] == (read_as is None)  # shown, not dated with day and month swapped
 
 
-def test_exports_are_read_by_the_same_spark_jobs_however_many_there_are(spark):
-    """Each export read apart cost five to eight Spark jobs of its own (ten exports 73):
-    read together, the ten csv, tsv, ndjson and JSON exports cost no more than one csv alone."""
-    from forensics.ingest import ingest
-    from forensics.spark import counting_jobs
-
-    files = sorted(str(path) for path in EXPORTS.glob("*.*") if path.suffix != ".md")
-
-    def jobs(paths: list[str]) -> int:
-        with counting_jobs(spark) as count:
-            ingest(spark, paths)
-        return count()
-
-    assert len(files) == 10
-    assert jobs(files) <= jobs([str(EXPORTS / "kibana_discover.csv")])
-
-
 # ----------------------------------------------------------------------------- structured pastes (issue 86)
 
 STRUCTURED = DATA / "structured"
