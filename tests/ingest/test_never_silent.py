@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from pathlib import Path
 
@@ -88,13 +89,14 @@ def silent_lines(result) -> list[tuple[str, int, str]]:
             continue
         path = entry["path"]
         lines = physical_lines(path)
-        spans = records[path]
+        spans = sorted(records[path], key=lambda row: row[s.LINE])
+        starts = [row[s.LINE] for row in spans]
         covered = {n for row in spans for n in range(row[s.LINE], row[s.LINE_END] + 1)}
         uncovered = []
         for number, line in enumerate(lines, 1):
             if number in covered or not anchor.marked(line):
                 continue
-            near = [row for row in spans if abs(row[s.LINE] - number) <= NEAR]
+            near = spans[bisect_left(starts, number - NEAR): bisect_right(starts, number + NEAR)]
             if not any(key in (row[s.MESSAGE] or "") or mark == row[s.LOGGER] for mark, key in _keys(line) for row in near):
                 uncovered.append(number)
         counted = entry[KAFKA_NOT_READ]
