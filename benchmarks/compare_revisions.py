@@ -133,7 +133,9 @@ def main() -> None:
         against = "head/base" if not args.revisions else f"{names[label]}/{names[first]}"
         for clock, times in (("CPU", cpu), ("wall", wall)):
             ratios = [b / a for a, b in zip(times[first], times[label])]
-            print(f"{args.stage} {clock} ratio {against} per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
+            print(
+                f"{args.stage} {clock} ratio {against} per round: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}"
+            )
 
 
 def measure(revisions: list[str | None], labels: list[str], stage: str, files: list[str], rounds: int) -> tuple[dict, dict]:

@@ -40,7 +40,10 @@ from forensics.simulate.noise import Noise  # noqa: E402
 GENERATOR_VERSION = 2
 LAYOUTS = ("log4j", "logback")
 KAFKA_MARKER = "org.apache.kafka."
-HEAD = {"log4j": re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] "), "logback": re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")}
+HEAD = {
+    "log4j": re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] "),
+    "logback": re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} "),
+}
 FIELDS = {
     "log4j": re.compile(r"^\[[^\]]+\] \w+ (?P<message>.*?)(?: \((?P<logger>[\w.$]+)\))?$"),
     "logback": re.compile(r"^\S+ \S+ \w+ +(?P<logger>\S+) +- (?P<message>.*)$"),
@@ -274,7 +277,13 @@ def ensure(out: Path, lines: int, seed: int = 1, hosts: int = 8, kafka_share: fl
     path = out / "manifest.json"
     if path.exists():
         manifest = json.loads(path.read_text())
-        same = (manifest.get("generator_version"), manifest.get("seed"), manifest.get("requested_lines"), manifest.get("hosts"), manifest.get("kafka_share"))
+        same = (
+            manifest.get("generator_version"),
+            manifest.get("seed"),
+            manifest.get("requested_lines"),
+            manifest.get("hosts"),
+            manifest.get("kafka_share"),
+        )
         if same == (GENERATOR_VERSION, seed, lines, hosts, kafka_share):
             return manifest
     shutil.rmtree(out, ignore_errors=True)

@@ -44,16 +44,27 @@ def main(argv=None) -> int:
             for outcome in run_batch(spark, batch, Path(tmp) / f"batch{number}"):
                 total += 1
                 held += outcome.holds
-                events.update(twin=outcome.twin_events, read=outcome.read, counted=outcome.counted, destroyed=outcome.destroyed, lost=len(outcome.lost))
+                events.update(
+                    twin=outcome.twin_events,
+                    read=outcome.read,
+                    counted=outcome.counted,
+                    destroyed=outcome.destroyed,
+                    lost=len(outcome.lost),
+                )
                 for name in outcome.example.composition.names:
                     by_damage[name] += 1
                     failing[name] += not outcome.holds
                 if not outcome.holds:
-                    print(f"FAIL {outcome.example.source}:{outcome.example.start} {outcome.example.composition}: {outcome.lost[:2]}", flush=True)
+                    print(
+                        f"FAIL {outcome.example.source}:{outcome.example.start} {outcome.example.composition}: {outcome.lost[:2]}",
+                        flush=True,
+                    )
             print(f"{total} examples, invariant holds for {held} ({held / total:.1%}), {time.monotonic() - started:.0f} s", flush=True)
     print(f"\nexamples: {total}; invariant holds: {held} ({held / max(total, 1):.1%})")
-    print(f"twin events: {events['twin']}; read again: {events['read']}; counted not read: {events['counted']}; "
-          f"destroyed by a cut: {events['destroyed']}; lost or silent lines: {events['lost']}")
+    print(
+        f"twin events: {events['twin']}; read again: {events['read']}; counted not read: {events['counted']}; "
+        f"destroyed by a cut: {events['destroyed']}; lost or silent lines: {events['lost']}"
+    )
     for name, count in sorted(by_damage.items()):
         print(f"  {name:22} {count:6} examples, {failing[name]:5} failing")
     return 0 if held == total else 1

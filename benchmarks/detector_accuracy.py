@@ -61,8 +61,10 @@ def main(argv=None) -> int:
                 false_by[item[0]] += 1
             if missing or unexpected or evidence:
                 failures.append((name, expected["seed"], [f["fault"] for f in expected["faults"]], missing, unexpected, evidence))
-        print(f"{args.incidents} incidents, {sum(expected_by.values())} expected findings, "
-              f"{result['accounting']['lines']} lines, analysed in {seconds:.1f} s")
+        print(
+            f"{args.incidents} incidents, {sum(expected_by.values())} expected findings, "
+            f"{result['accounting']['lines']} lines, analysed in {seconds:.1f} s"
+        )
         print(f"{'detector':<22}{'expected':>9}{'found':>7}{'recall':>8}{'false +':>9}")
         for detector in sorted(set(expected_by) | set(false_by)):
             hit = expected_by[detector] + found_by[detector]

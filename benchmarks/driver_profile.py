@@ -121,8 +121,9 @@ def main() -> None:
     warm = _analyses(spark, files, args.warm)
     with tempfile.TemporaryDirectory() as scratch:
         data = str(Path(scratch) / "perf.data")
-        recorder = subprocess.Popen(["perf", "record", "-F", str(args.frequency), "-g", "-p", pid, "-o", data],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        recorder = subprocess.Popen(
+            ["perf", "record", "-F", str(args.frequency), "-g", "-p", pid, "-o", data], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(1.0)  # perf attached
         recorded = _analyses(spark, files, args.runs)
         recorder.send_signal(signal.SIGINT)
@@ -130,13 +131,19 @@ def main() -> None:
         symbols = Path(f"/tmp/perf-{pid}.map")  # where the JVM writes its map and perf reads it
         try:
             subprocess.run(["jcmd", pid, "Compiler.perfmap"], check=True, capture_output=True)
-            script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,ip,sym"], check=True, capture_output=True, text=True).stdout
+            script = subprocess.run(
+                ["perf", "script", "-i", data, "-F", "comm,tid,ip,sym"], check=True, capture_output=True, text=True
+            ).stdout
         finally:
             symbols.unlink(missing_ok=True)
     stacks = samples(script)
     total = len(stacks)
-    print(f"analyses of {len(files)} file(s): warm-up {', '.join(f'{s:.2f}' for s in warm)} s; recorded {', '.join(f'{s:.2f}' for s in recorded)} s")
-    print(f"{total} samples of the py4j threads at {args.frequency} Hz: {total / args.frequency / max(args.runs, 1):.2f} CPU-seconds per analysis")
+    print(
+        f"analyses of {len(files)} file(s): warm-up {', '.join(f'{s:.2f}' for s in warm)} s; recorded {', '.join(f'{s:.2f}' for s in recorded)} s"
+    )
+    print(
+        f"{total} samples of the py4j threads at {args.frequency} Hz: {total / args.frequency / max(args.runs, 1):.2f} CPU-seconds per analysis"
+    )
     if not total:
         return
     print("\nphase (innermost on the stack)")

@@ -49,10 +49,17 @@ def check(function: Callable) -> Callable:
 def session():
     from forensics.spark import INTERPRETED, get_session
 
-    return get_session("local[2]", app_name="forensics-job-counts", conf={
-        "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
-        "spark.sql.files.maxPartitionBytes": str(SPLIT_BYTES), "spark.sql.files.openCostInBytes": str(SPLIT_BYTES), **INTERPRETED,
-    })
+    return get_session(
+        "local[2]",
+        app_name="forensics-job-counts",
+        conf={
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.sql.files.maxPartitionBytes": str(SPLIT_BYTES),
+            "spark.sql.files.openCostInBytes": str(SPLIT_BYTES),
+            **INTERPRETED,
+        },
+    )
 
 
 def jobs_of(spark, call: Callable[[], object]) -> tuple[int, object]:
@@ -110,8 +117,9 @@ def materialise_one_job_a_table(spark):
     events = spark.range(40).repartition(3).select(F.col("id"), (F.col("id") % 4).alias("member"))
     for mode in ("one partition", "in the driver"):
         with sql_settings(spark, modes()[mode]):
-            counts[f"{mode}: two tables kept"], (kept, none) = jobs_of(spark, lambda: (
-                materialise(events.where(F.col("id") < 10)), materialise(events.where(F.col("id") > 100))))
+            counts[f"{mode}: two tables kept"], (kept, none) = jobs_of(
+                spark, lambda: (materialise(events.where(F.col("id") < 10)), materialise(events.where(F.col("id") > 100)))
+            )
             counts[f"{mode}: a join with the empty one"], _ = jobs_of(spark, lambda kept=kept, none=none: none.join(kept, "id").collect())
     return counts, all(v == (2 if k.endswith("kept") else 0) for k, v in counts.items()), "2 for two tables, 0 for the join"
 
@@ -125,7 +133,9 @@ def observed_aggregates_in_the_driver(spark):
 
     numbers = spark.range(1000).repartition(3).select("id")
     with sql_settings(spark, modes()["in the driver"]):
-        jobs, _ = jobs_of(spark, lambda: materialise_observed(numbers, [F.count_if(F.col("id") % 2 == 1).alias("odd"), F.max("id").alias("top")]))
+        jobs, _ = jobs_of(
+            spark, lambda: materialise_observed(numbers, [F.count_if(F.col("id") % 2 == 1).alias("odd"), F.max("id").alias("top")])
+        )
     return {"in the driver": jobs}, jobs == 1, "1"
 
 
@@ -140,7 +150,9 @@ def tables_materialised_together(spark):
     numbers = spark.range(30).repartition(3)
     frames = [
         numbers.groupBy((F.col("id") % 3).alias("member")).agg(F.collect_list("id").alias("ids")),
-        numbers.select(F.col("id").cast("string").alias("member")), numbers.where(F.col("id") > 100), empty_of(spark, numbers.schema),
+        numbers.select(F.col("id").cast("string").alias("member")),
+        numbers.where(F.col("id") > 100),
+        empty_of(spark, numbers.schema),
     ]
     counts = {}
     for mode, settings in modes().items():
@@ -157,7 +169,9 @@ def kept_with_rows_costs_a_collect(spark):
 
     from forensics.spark import empty_like, kept_with_rows, sql_settings
 
-    hosts = spark.range(40).repartition(3).select((F.col("id") % 4).alias("host"), F.col("id")).groupBy("host").agg(F.max("id").alias("last"))
+    hosts = (
+        spark.range(40).repartition(3).select((F.col("id") % 4).alias("host"), F.col("id")).groupBy("host").agg(F.max("id").alias("last"))
+    )
     counts, ok = {}, True
     for mode, settings in modes().items():
         with sql_settings(spark, settings):
@@ -192,7 +206,10 @@ def table_reads_in_one_job(spark):
     with sql_settings(spark, modes()["in the driver"]):
         kept = materialise(spark.range(30).select(F.col("id"), (F.col("id") % 3).alias("g")).repartition(3))
         reads = TableReads(spark)
-        readers = [reads.of(table) for table in (kept.orderBy(F.desc("id")), kept.where("g = 1").orderBy("id"), kept.where("id > 99").orderBy("id"))]
+        readers = [
+            reads.of(table)
+            for table in (kept.orderBy(F.desc("id")), kept.where("g = 1").orderBy("id"), kept.where("id > 99").orderBy("id"))
+        ]
         together, _ = jobs_of(spark, lambda: [list(read()) for read in readers] + [list(read()) for read in readers])
         late_reader = reads.of(kept.orderBy("id"))
         late, _ = jobs_of(spark, lambda: list(late_reader()))
@@ -208,7 +225,11 @@ def long_table_read_in_partitions(spark):
     from forensics.spark import TableReads
 
     def table():
-        return spark.range(300_000).select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h")).orderBy("n")
+        return (
+            spark.range(300_000)
+            .select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h"))
+            .orderBy("n")
+        )
 
     plain, _ = jobs_of(spark, lambda: sum(1 for _ in table().toLocalIterator(True)))
     read, _ = jobs_of(spark, lambda: sum(1 for _ in TableReads(spark).of(table())()))
@@ -241,7 +262,12 @@ def json_texts_written_by_one_job(spark):
     with sql_settings(spark, ONE_PARTITION):
         kept = materialise(spark.range(60_000).select((F.col("id") * 7 % 60_000).alias("n")))
     reads = TableReads(spark, ONE_PARTITION)
-    frames = (kept.orderBy(F.desc("n")), kept.where("n < 0").orderBy("n"), empty_of(spark, kept.schema).orderBy("n"), kept.where("n < 10").orderBy("n"))
+    frames = (
+        kept.orderBy(F.desc("n")),
+        kept.where("n < 0").orderBy("n"),
+        empty_of(spark, kept.schema).orderBy("n"),
+        kept.where("n < 10").orderBy("n"),
+    )
     tables = [_json_rows(reads, frame) for frame in frames]
     counts = {"first read": jobs_of(spark, lambda: list(tables[0].texts()))[0]}
     counts["every table again"] = jobs_of(spark, lambda: [list(rows) for rows in tables])[0]
@@ -306,12 +332,22 @@ def analyses_by_plan(spark):
         counts["few events"] = _analysed(spark, larger)
     counts["general"] = _analysed(spark, larger, (analysis, "FEW_EVENTS", 0))
     no_static = lambda session, text_bytes: {}  # noqa: E731
-    counts["few events, adaptive"] = _analysed(spark, larger, (analysis, "in_step_with_cores", no_static), (ingest_package, "in_step_with_cores", no_static))
+    counts["few events, adaptive"] = _analysed(
+        spark, larger, (analysis, "in_step_with_cores", no_static), (ingest_package, "in_step_with_cores", no_static)
+    )
     heap = spark._jvm.java.lang.Runtime.getRuntime().maxMemory()
     counts["few events, tight heap"] = _analysed(spark, larger, (materialising, "HEAP_PER_CONCURRENT_ROW", heap))
-    ok = (counts["small incident"] < counts["few events"] and counts["few events"] * 2 < counts["general"]
-          and counts["few events"] < counts["few events, adaptive"] and counts["few events, tight heap"] == counts["few events"] + 2 + 6)
-    return counts, ok, "small < few events, few events * 2 < general, few events < adaptive, tight heap = few events + 8 (3 tables, 7 lists)"
+    ok = (
+        counts["small incident"] < counts["few events"]
+        and counts["few events"] * 2 < counts["general"]
+        and counts["few events"] < counts["few events, adaptive"]
+        and counts["few events, tight heap"] == counts["few events"] + 2 + 6
+    )
+    return (
+        counts,
+        ok,
+        "small < few events, few events * 2 < general, few events < adaptive, tight heap = few events + 8 (3 tables, 7 lists)",
+    )
 
 
 @check
@@ -356,7 +392,13 @@ def python_lists_in_few_round_trips(spark):
     seq = spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq
     seq(["warm"])
     counts = {}
-    for name, value in (("five", list("abcde")), ("empty", []), ("23", [str(n) for n in range(23)]), ("mixed tuple", ("t", 1, True)), ("with a None", ["a", None, "c"])):
+    for name, value in (
+        ("five", list("abcde")),
+        ("empty", []),
+        ("23", [str(n) for n in range(23)]),
+        ("mixed tuple", ("t", 1, True)),
+        ("with a None", ["a", None, "c"]),
+    ):
         with round_trips() as sent:
             seq(value)
             counts[name] = sent()
@@ -377,9 +419,12 @@ def stamp() -> dict:
         return done.stdout.strip()
 
     return {
-        "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "commit": git("rev-parse", "HEAD"),
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
         "machine": {"node": platform.node(), "system": platform.platform(), "cpus": os.cpu_count()},
-        "python": platform.python_version(), "pyspark": pyspark.__version__, "py4j": py4j.__version__,
+        "python": platform.python_version(),
+        "pyspark": pyspark.__version__,
+        "py4j": py4j.__version__,
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 

@@ -93,7 +93,15 @@ def commands(small: Path, incident: Path, out: Path) -> dict[str, list[str]]:
         "floor small, quick": [python, "-c", FLOOR_QUICK, str(small)],
         "analyze small": [forensics, "analyze", str(small), "--json", str(out / "small.json"), "--quiet"],
         "analyze incident": [forensics, "analyze", str(incident), "--json", str(out / "incident.json"), "--quiet"],
-        "make demo": [forensics, "report", str(ROOT / "sample_logs"), "-o", str(out / "demo" / "report.html"), "--title", "Sample incidents (sample_logs/)"],
+        "make demo": [
+            forensics,
+            "report",
+            str(ROOT / "sample_logs"),
+            "-o",
+            str(out / "demo" / "report.html"),
+            "--title",
+            "Sample incidents (sample_logs/)",
+        ],
         "second analysis": [python, "-c", SECOND, str(small)],
     }
 
@@ -123,7 +131,7 @@ def main(argv=None) -> int:
     mib: dict[str, list[int]] = {name: [] for name in names}
     second_jobs = None
     for round_ in range(args.rounds + 1):
-        order = names[round_ % len(names):] + names[: round_ % len(names)]
+        order = names[round_ % len(names) :] + names[: round_ % len(names)]
         for name in order:
             result = timed(runs[name])
             if name == "second analysis":

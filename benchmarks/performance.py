@@ -223,7 +223,10 @@ REFERENCES = {
 }
 PROJECT = {"T1 kafka_lines": project_lines, "T2 ingest": project_ingest, "T3 analysis": project_analysis}
 IN_MAIN = {k: v for k, v in PROJECT.items() if k != "T3 analysis"}
-WORKER_RUNS = {"local[1]": ("native parse + file + line", "T2 ingest"), "local[2]": ("native parse + file + line", "T2 ingest", "T3 analysis")}
+WORKER_RUNS = {
+    "local[1]": ("native parse + file + line", "T2 ingest"),
+    "local[2]": ("native parse + file + line", "T2 ingest", "T3 analysis"),
+}
 """The analysis runs in the ``local[2]`` worker only, so that its peak memory is its own. The
 reference runs in both, to show how far this machine's two cores speed up plain Spark (T6)."""
 ANALYSIS = "T3 analysis [local[2]]"
@@ -301,7 +304,10 @@ def worker(master: str) -> None:
         started = time.perf_counter()
         count = {**REFERENCES, **PROJECT}[name](spark, files)
         seconds = time.perf_counter() - started
-        print(RESULT + json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks(), "jobs": SPARK_JOBS.pop(name, None)}), flush=True)
+        print(
+            RESULT + json.dumps({"seconds": seconds, "count": count, "memory": memory_peaks(), "jobs": SPARK_JOBS.pop(name, None)}),
+            flush=True,
+        )
 
 
 def memory_peaks() -> dict:
@@ -318,14 +324,20 @@ def memory_peaks() -> dict:
         if re.search(rf"^PPid:\s+{me}$", status, re.M):
             hwm = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
             children[pid] = int(hwm.group(1)) // 1024 if hwm else 0
-    return {"python_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, "largest_child_mib": max(children.values(), default=0)}
+    return {
+        "python_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+        "largest_child_mib": max(children.values(), default=0),
+    }
 
 
 class Worker:
     def __init__(self, master: str):
         self.master = master
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--worker", master], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            [sys.executable, __file__, "--worker", master],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
 
@@ -334,7 +346,7 @@ class Worker:
         self.proc.stdin.flush()
         for line in self.proc.stdout:  # Spark may print to stdout too: only marked lines are results
             if line.startswith(RESULT):
-                return json.loads(line[len(RESULT):])
+                return json.loads(line[len(RESULT) :])
             sys.stderr.write(line)
         raise RuntimeError(f"worker {self.master} died")
 
@@ -359,8 +371,11 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
     twin = corpus.gzip_twin(plain, plain.with_name(label + ".gz"))
     files = [str(plain / f) for f in manifest["files"]]
     gz_files = [str(twin / (f + ".gz")) for f in manifest["files"]]
-    print(f"\n== {label}: {manifest['lines']:,} lines, {manifest['bytes'] / 2**20:,.0f} MiB in {len(files)} files, "
-          f"{manifest['kafka_records']:,} Kafka records, gzip twin {sum(os.path.getsize(f) for f in gz_files) / 2**20:,.0f} MiB", flush=True)
+    print(
+        f"\n== {label}: {manifest['lines']:,} lines, {manifest['bytes'] / 2**20:,.0f} MiB in {len(files)} files, "
+        f"{manifest['kafka_records']:,} Kafka records, gzip twin {sum(os.path.getsize(f) for f in gz_files) / 2**20:,.0f} MiB",
+        flush=True,
+    )
 
     wanted = lambda name: (not args.only or name in args.only) and name not in args.skip  # noqa: E731
     contenders = {k: (v, files) for k, v in {**REFERENCES, **IN_MAIN}.items() if wanted(k)}
@@ -389,7 +404,7 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
             if round_:
                 times[name].append(seconds)
         processes = list(whole.items())
-        for name, command in processes[round_ % 2:] + processes[: round_ % 2]:  # alternated
+        for name, command in processes[round_ % 2 :] + processes[: round_ % 2]:  # alternated
             out = run_process(name, command, analysis_json)
             if out["count"] != expected_count(name, manifest):
                 mismatches.append(f"{name}: counted {out['count']:,}, the corpus has {expected_count(name, manifest):,}")
@@ -410,8 +425,15 @@ def run_size(spark, size: int, rounds: int, args, workers) -> dict:
                 if out.get("jobs") is not None:
                     jobs[key] = out["jobs"]
         print(f"  round {round_ or 'warm-up'}: " + ", ".join(f"{n} {t[-1]:.2f}" for n, t in times.items() if t and round_), flush=True)
-    return {"label": label, "manifest": manifest, "times": times, "memory": memory, "process_mib": process_mib, "jobs": jobs,
-            "mismatches": sorted(set(mismatches))}
+    return {
+        "label": label,
+        "manifest": manifest,
+        "times": times,
+        "memory": memory,
+        "process_mib": process_mib,
+        "jobs": jobs,
+        "mismatches": sorted(set(mismatches)),
+    }
 
 
 def ratio(times: dict, a: str, b: str) -> float | None:
@@ -473,7 +495,9 @@ def main(argv=None) -> int:
     rounds = [int(r) for r in args.rounds.split(",")]
     if len(rounds) not in (1, len(sizes)):
         parser.error("--rounds takes one number, or one per size")
-    results = [run_size(spark, size, n, args, workers) for size, n in zip(sizes, rounds * len(sizes) if len(rounds) == 1 else rounds, strict=True)]
+    results = [
+        run_size(spark, size, n, args, workers) for size, n in zip(sizes, rounds * len(sizes) if len(rounds) == 1 else rounds, strict=True)
+    ]
     for w in workers:
         w.close()
     verdicts = []
@@ -495,10 +519,20 @@ def main(argv=None) -> int:
         for name in ("T1 kafka_lines", "T2 ingest", ANALYSIS):
             if name in small["times"] and name in large["times"]:
                 value = statistics.median(large["times"][name]) / statistics.median(small["times"][name])
-                verdicts.append((f"{large['label']}/{small['label']}", "T4", f"{name} time growth (limit {limit:.2f})", value, value <= limit))
+                verdicts.append(
+                    (f"{large['label']}/{small['label']}", "T4", f"{name} time growth (limit {limit:.2f})", value, value <= limit)
+                )
         for master in large["memory"]:
             p_small, p_large = small["memory"][master]["python_mib"], large["memory"][master]["python_mib"]
-            verdicts.append((f"{large['label']}/{small['label']}", "T4", f"driver Python peak MiB {p_small} -> {p_large} [{master}] (limit +10 %)", p_large / p_small, p_large <= p_small * 1.1))
+            verdicts.append(
+                (
+                    f"{large['label']}/{small['label']}",
+                    "T4",
+                    f"driver Python peak MiB {p_small} -> {p_large} [{master}] (limit +10 %)",
+                    p_large / p_small,
+                    p_large <= p_small * 1.1,
+                )
+            )
         biggest = large["memory"].get("local[2]", {}).get("largest_child_mib")
         if biggest is not None:
             verdicts.append((large["label"], "T4", "largest process MiB, analysis worker local[2] (limit 1024)", biggest, biggest <= 1024))

@@ -22,8 +22,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from forensics.report import load_incident  # noqa: E402
 
-VIEWS = ("summary", "verdict_table", "timeline", "inputs", "accounting", "rebalance_table", "rebalance_phases", "each_rebalance",
-         "findings_table", "each_finding", "committed_offsets", "restore_progress", "unparsed")
+VIEWS = (
+    "summary",
+    "verdict_table",
+    "timeline",
+    "inputs",
+    "accounting",
+    "rebalance_table",
+    "rebalance_phases",
+    "each_rebalance",
+    "findings_table",
+    "each_finding",
+    "committed_offsets",
+    "restore_progress",
+    "unparsed",
+)
 """The incident's views, in the report notebook's order."""
 
 

@@ -52,7 +52,7 @@ def local_path(name: str | None) -> Path | None:
     if not name:
         return None
     if name.startswith("file:"):
-        name = name[len("file:"):].lstrip("/")
+        name = name[len("file:") :].lstrip("/")
         name = "/" + name
     return Path(name).resolve()
 
@@ -78,24 +78,38 @@ def found(fact: dict, excerpt: Path, result: dict, events: set) -> bool:
     if kind == "record":
         return ((excerpt / fact["file"]).resolve(), fact["line"], fact["event_type"]) in events
     if kind == "generation":
-        return any(row.get("group") == fact["group"] and row.get("generation") == fact["generation"]
-                   for row in result.get("rebalances") or [])
+        return any(
+            row.get("group") == fact["group"] and row.get("generation") == fact["generation"] for row in result.get("rebalances") or []
+        )
     if kind == "member":
-        return any(row.get("group") == fact["group"] and fact["member_id"] in (row.get("member_ids") or [])
-                   and fact.get("generation", row.get("generation")) == row.get("generation")
-                   for row in result.get("rebalances") or [])
+        return any(
+            row.get("group") == fact["group"]
+            and fact["member_id"] in (row.get("member_ids") or [])
+            and fact.get("generation", row.get("generation")) == row.get("generation")
+            for row in result.get("rebalances") or []
+        )
     if kind == "commit":
         path = (excerpt / fact["file"]).resolve()
-        return any(local_path(row.get("source_file")) == path and row.get("line") == fact["line"]
-                   and row.get("topic") == fact["topic"] and row.get("partition") == fact["partition"]
-                   and row.get("offset") == fact["offset"]
-                   for row in result.get("commits") or [])
+        return any(
+            local_path(row.get("source_file")) == path
+            and row.get("line") == fact["line"]
+            and row.get("topic") == fact["topic"]
+            and row.get("partition") == fact["partition"]
+            and row.get("offset") == fact["offset"]
+            for row in result.get("commits") or []
+        )
     if kind == "finding":
+
         def matches(row: dict) -> bool:
-            wanted = {"detector": fact["detector"], "topic": fact["topic"], "partition": fact["partition"],
-                      "offset_from": fact["from"], "offset_to": fact["to"]}
-            return all(row.get(key) == value for key, value in wanted.items()
-                       if value is not None or key == "detector")
+            wanted = {
+                "detector": fact["detector"],
+                "topic": fact["topic"],
+                "partition": fact["partition"],
+                "offset_from": fact["from"],
+                "offset_to": fact["to"],
+            }
+            return all(row.get(key) == value for key, value in wanted.items() if value is not None or key == "detector")
+
         return any(matches(row) for row in result.get("findings") or [])
     raise ValueError(f"unknown fact kind {kind!r}")
 
@@ -121,21 +135,47 @@ def score_excerpt(spark, excerpt: Path, scratch: Path) -> dict:
     except Exception as exc:  # an excerpt the toolkit cannot read at all finds nothing; say why
         result, events, error = {}, set(), f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     facts = [{**fact, "found": found(fact, fed, result, events)} for fact in labels["facts"]]
-    alarms = [{"detector": row.get("detector"), "verdict": row.get("verdict"), "topic": row.get("topic"),
-               "partition": row.get("partition"), "from": row.get("offset_from"), "to": row.get("offset_to")}
-              for row in result.get("findings") or [] if row.get("verdict") in DAMAGE]
-    inputs = [{"file": Path(entry["path"]).name, "layout": entry.get("layout"), "wrappers": entry.get("wrappers"),
-               "export": entry.get("export"), "records": entry.get("records"), "unparsed": entry.get("unparsed"),
-               "irrelevant": entry.get("irrelevant")}
-              for entry in result.get("inputs") or [] if entry.get("kind") == "log" and not entry.get("problem")]
+    alarms = [
+        {
+            "detector": row.get("detector"),
+            "verdict": row.get("verdict"),
+            "topic": row.get("topic"),
+            "partition": row.get("partition"),
+            "from": row.get("offset_from"),
+            "to": row.get("offset_to"),
+        }
+        for row in result.get("findings") or []
+        if row.get("verdict") in DAMAGE
+    ]
+    inputs = [
+        {
+            "file": Path(entry["path"]).name,
+            "layout": entry.get("layout"),
+            "wrappers": entry.get("wrappers"),
+            "export": entry.get("export"),
+            "records": entry.get("records"),
+            "unparsed": entry.get("unparsed"),
+            "irrelevant": entry.get("irrelevant"),
+        }
+        for entry in result.get("inputs") or []
+        if entry.get("kind") == "log" and not entry.get("problem")
+    ]
     return {
-        "id": excerpt.name, "client": labels["client"], "family": family(labels["client"]),
-        "shape": labels["shape"], "healthy": labels["healthy"], "source": labels["source"],
-        "facts": facts, "total": len(facts), "found": sum(f["found"] for f in facts),
+        "id": excerpt.name,
+        "client": labels["client"],
+        "family": family(labels["client"]),
+        "shape": labels["shape"],
+        "healthy": labels["healthy"],
+        "source": labels["source"],
+        "facts": facts,
+        "total": len(facts),
+        "found": sum(f["found"] for f in facts),
         "false_alarms": alarms if labels["healthy"] else [],
-        "accounting": result.get("accounting"), "inputs": inputs,
+        "accounting": result.get("accounting"),
+        "inputs": inputs,
         "unrecognised_kafka_samples": (result.get("unrecognised_kafka_samples") or [])[:5],
-        "error": error, "seconds": round(time.monotonic() - started, 1),
+        "error": error,
+        "seconds": round(time.monotonic() - started, 1),
     }
 
 
@@ -161,8 +201,10 @@ def print_table(scores: list[dict], summary: dict) -> None:
             note.append(f"error: {score['error'][:60]}")
         if score["false_alarms"]:
             note.append(f"FALSE ALARM x{len(score['false_alarms'])}")
-        print(f"{score['id'][:44]:44} {score['client'][:24]:24} {score['shape'][:40]:40} "
-              f"{score['total']:>5} {score['found']:>5} {share:>6.2f}  {'; '.join(note)}")
+        print(
+            f"{score['id'][:44]:44} {score['client'][:24]:24} {score['shape'][:40]:40} "
+            f"{score['total']:>5} {score['found']:>5} {share:>6.2f}  {'; '.join(note)}"
+        )
     print()
     for key in ("java/streams", "other clients", "broker/lag-monitor", "overall"):
         if key in summary:
@@ -189,22 +231,25 @@ def main(argv: list[str] | None = None) -> int:
     from forensics.spark import INTERPRETED, get_session
 
     excerpts = sorted(p for p in PASTES.iterdir() if p.is_dir() and (not args.only or args.only in p.name))
-    spark = get_session(args.master, app_name="score-pastes",
-                        conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2", **INTERPRETED})
+    spark = get_session(
+        args.master, app_name="score-pastes", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2", **INTERPRETED}
+    )
     scores = []
     try:
         with tempfile.TemporaryDirectory(prefix="score-pastes-") as scratch:
             for excerpt in excerpts:
                 scores.append(score_excerpt(spark, excerpt, Path(scratch)))
-                print(f"scored {excerpt.name}: {scores[-1]['found']}/{scores[-1]['total']} in {scores[-1]['seconds']} s",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"scored {excerpt.name}: {scores[-1]['found']}/{scores[-1]['total']} in {scores[-1]['seconds']} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         spark.stop()
     summary = totals(scores)
     print_table(scores, summary)
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"totals": summary, "excerpts": scores}, indent=1, default=str) + "\n",
-                                       encoding="utf-8")
+        Path(args.json_out).write_text(json.dumps({"totals": summary, "excerpts": scores}, indent=1, default=str) + "\n", encoding="utf-8")
     return 0
 
 

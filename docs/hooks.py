@@ -31,17 +31,28 @@ def on_files(files, config):
 def catalogue_page() -> str:
     from forensics.catalogue import catalogue_entries
 
-    out = ["# Catalogue reference", "",
-           "Every log template the toolkit reads, by catalogue file, generated from `forensics/catalogue/`.",
-           "The pattern is applied to the message after the log-context prefix; the example is a whole line.", ""]
+    out = [
+        "# Catalogue reference",
+        "",
+        "Every log template the toolkit reads, by catalogue file, generated from `forensics/catalogue/`.",
+        "The pattern is applied to the message after the log-context prefix; the example is a whole line.",
+        "",
+    ]
     for name, title in CATALOGUE_FILES.items():
         entries = catalogue_entries([ROOT / "forensics" / "catalogue" / name])
         out += [f"## {title}", "", f"`{name}`: {len(entries)} templates.", ""]
         for entry in entries:
             loggers = ", ".join(f"`{logger}`" for logger in entry.get("loggers") or []) or "any"
-            out += [f"### {entry['id']}: `{entry['event_type']}`", "",
-                    f"Versions {entry.get('versions', '?')} · level {entry.get('level', '?')} · loggers {loggers}", "",
-                    "```text", str(entry.get("example", "")), "```", ""]
+            out += [
+                f"### {entry['id']}: `{entry['event_type']}`",
+                "",
+                f"Versions {entry.get('versions', '?')} · level {entry.get('level', '?')} · loggers {loggers}",
+                "",
+                "```text",
+                str(entry.get("example", "")),
+                "```",
+                "",
+            ]
             if entry.get("notes"):
                 out += [_plain(str(entry["notes"])), ""]
     return "\n".join(out)
@@ -50,8 +61,7 @@ def catalogue_page() -> str:
 def detectors_page() -> str:
     from forensics.detect import DETECTORS
 
-    out = ["# Detector reference", "",
-           "Each detector's own description, from its docstring in `forensics/detect/`.", ""]
+    out = ["# Detector reference", "", "Each detector's own description, from its docstring in `forensics/detect/`.", ""]
     for name, detector in DETECTORS.items():
         out += [f"## `{name}`", "", inspect.cleandoc(detector.__doc__ or "(no description)"), ""]
     return "\n".join(out)

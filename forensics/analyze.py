@@ -147,8 +147,9 @@ def _analysis_of(spark, logs, dumps, layout, columns) -> dict:
     accounting = dict(ingested.accounting)
     accounting[s.EVENTS] = sum(by_type.values())
     accounting[s.UNRECOGNISED_KAFKA] = accounting[s.RECORDS] - accounting[s.EVENTS]
-    inputs = ([{"kind": "log", **entry} for entry in ingested.inputs]
-              + [{"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps])
+    inputs = [{"kind": "log", **entry} for entry in ingested.inputs] + [
+        {"kind": "offsets", "path": d.path, "host": d.host, "problem": d.problem} for d in dumps
+    ]
     return {
         "tool_version": __version__,
         "contract_version": c.CONTRACT_VERSION,
@@ -288,8 +289,10 @@ def _with_recovery_facts(findings: DataFrame, model: Model) -> DataFrame:
     commits = model.commits.where(F.col("kind").isin(*FACT_KINDS)).join(F.broadcast(partitions), [s.TOPIC, s.PARTITION], "left_semi")
     commits = texts_by(commits, FACT_FIELDS, [s.TOPIC, s.PARTITION], COMMIT_ORDER, "commits")
     joined = (
-        findings.join(config, findings[s.GROUP_ID].eqNullSafe(config["owner"]), "left").drop("owner")
-        .join(owners, findings[s.GROUP_ID].eqNullSafe(owners["owner"]), "left").drop("owner")
+        findings.join(config, findings[s.GROUP_ID].eqNullSafe(config["owner"]), "left")
+        .drop("owner")
+        .join(owners, findings[s.GROUP_ID].eqNullSafe(owners["owner"]), "left")
+        .drop("owner")
         .join(commits, [s.TOPIC, s.PARTITION], "left")
     )
     facts = F.when(F.col(s.VERDICT).isin(*DAMAGE_VERDICTS), F.struct(*FACT_TABLES))
@@ -310,15 +313,23 @@ def _planned(inputs: list[dict]) -> Callable[[dict], dict]:
 
 def _coordinator_json() -> F.Column:
     """A rebalance's ``coordinator``: what the group coordinator's log states (null without it)."""
-    return F.when(F.col("coordinator_host").isNotNull(), F.struct(
-        F.col("coordinator_host").alias("host"), F.col("coordinator_partition").alias("partition"),
-        F.col("coordinator_start_ts").alias("start"), F.col("coordinator_stabilized_ts").alias("stabilized"),
-        F.col("coordinator_assignment_ts").alias("assignment_received"), F.col("coordinator_reason").alias("reason"),
-        F.col("coordinator_member_count").alias("member_count"), F.col("coordinator_leader").alias("leader"),
-        F.col("coordinator_member_ids").alias("member_ids"), F.col("coordinator_joined").alias("joined"),
-        F.col("coordinator_left").alias("left"),
-        F.struct(F.col("coordinator_file").alias("file"), F.col("coordinator_line").alias("line")).alias("evidence"),
-    ))
+    return F.when(
+        F.col("coordinator_host").isNotNull(),
+        F.struct(
+            F.col("coordinator_host").alias("host"),
+            F.col("coordinator_partition").alias("partition"),
+            F.col("coordinator_start_ts").alias("start"),
+            F.col("coordinator_stabilized_ts").alias("stabilized"),
+            F.col("coordinator_assignment_ts").alias("assignment_received"),
+            F.col("coordinator_reason").alias("reason"),
+            F.col("coordinator_member_count").alias("member_count"),
+            F.col("coordinator_leader").alias("leader"),
+            F.col("coordinator_member_ids").alias("member_ids"),
+            F.col("coordinator_joined").alias("joined"),
+            F.col("coordinator_left").alias("left"),
+            F.struct(F.col("coordinator_file").alias("file"), F.col("coordinator_line").alias("line")).alias("evidence"),
+        ),
+    )
 
 
 def _rebalances(reads: TableReads, model: Model) -> Rows:
@@ -327,12 +338,28 @@ def _rebalances(reads: TableReads, model: Model) -> Rows:
     (``member_id``, ``client_id``) it holds that have no log of their own."""
     table = model.rebalances.orderBy(s.GROUP_ID, s.GENERATION)
     renamed = table.select(
-        F.col(s.GROUP_ID).alias(c.GROUP), s.GENERATION, F.col("start_ts").alias("start"), F.col("end_ts").alias("end"),
-        "duration_ms", "trigger", "members", F.col("moved").alias("moved_partitions"), F.col("joined_ts").alias("joined"),
-        "members_joined", "members_left", "leader", "protocol", "protocol_type", "member_ids", "instance_ids",
+        F.col(s.GROUP_ID).alias(c.GROUP),
+        s.GENERATION,
+        F.col("start_ts").alias("start"),
+        F.col("end_ts").alias("end"),
+        "duration_ms",
+        "trigger",
+        "members",
+        F.col("moved").alias("moved_partitions"),
+        F.col("joined_ts").alias("joined"),
+        "members_joined",
+        "members_left",
+        "leader",
+        "protocol",
+        "protocol_type",
+        "member_ids",
+        "instance_ids",
         F.transform("assignments", lambda a: F.struct(a["member"].alias("member"), a["assigned_ts"].alias("at"))).alias("assignments"),
         F.struct(F.col("start_file").alias("file"), F.col("start_line").alias("line")).alias("evidence"),
-        "trigger_source", _coordinator_json().alias("coordinator"), "missing_members", "missing_member_count",
+        "trigger_source",
+        _coordinator_json().alias("coordinator"),
+        "missing_members",
+        "missing_member_count",
     )
     return _json_rows(reads, renamed)
 
@@ -341,8 +368,19 @@ def _ownership(reads: TableReads, model: Model) -> Rows:
     """``ownership``: one entry per partition and owner interval (see ``model.ownership``)."""
     table = model.ownership.orderBy(s.GROUP_ID, s.TOPIC, s.PARTITION, "from_ts")
     renamed = table.select(
-        F.col(s.GROUP_ID).alias(c.GROUP), s.TOPIC, s.PARTITION, s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID,
-        s.INSTANCE_ID, s.GENERATION, F.col("from_ts").alias("from"), F.col("to_ts").alias("to"), "ended",
+        F.col(s.GROUP_ID).alias(c.GROUP),
+        s.TOPIC,
+        s.PARTITION,
+        s.TASK,
+        s.HOST,
+        s.CLIENT_ID,
+        s.THREAD,
+        s.MEMBER_ID,
+        s.INSTANCE_ID,
+        s.GENERATION,
+        F.col("from_ts").alias("from"),
+        F.col("to_ts").alias("to"),
+        "ended",
         F.struct(F.col(s.SOURCE_FILE).alias("file"), "from_line", "to_line").alias("evidence"),
     )
     return _json_rows(reads, renamed)
@@ -352,9 +390,7 @@ def _unrecognised(records: DataFrame, events: DataFrame) -> list[dict]:
     """The first Kafka records no catalogue template matched (to show gaps in the catalogue)."""
     missing = records.join(events.select(s.SOURCE_FILE, s.LINE), [s.SOURCE_FILE, s.LINE], "left_anti")
     rows = missing.orderBy(s.SOURCE_FILE, s.LINE).limit(UNRECOGNISED_SAMPLES).collect()
-    return [
-        {"file": r[s.SOURCE_FILE], "line": r[s.LINE], "logger": r[s.LOGGER], "text": r[s.MESSAGE][:500]} for r in rows
-    ]
+    return [{"file": r[s.SOURCE_FILE], "line": r[s.LINE], "logger": r[s.LOGGER], "text": r[s.MESSAGE][:500]} for r in rows]
 
 
 def _offsets_summary(dumps: OffsetDumps | None) -> dict:

@@ -151,7 +151,9 @@ def format_summary(result: dict) -> str:
         share = 100.0 * acc[bucket] / acc["lines"] if acc["lines"] else 0.0
         lines.append(f"  {acc[bucket]:>12,}  {share:5.1f} %  {label}")
     if "events" in acc:
-        lines.append(f"  {'':>12}           {acc['events']:,} typed events, {acc['unrecognised_kafka']:,} Kafka lines the catalogue does not know")
+        lines.append(
+            f"  {'':>12}           {acc['events']:,} typed events, {acc['unrecognised_kafka']:,} Kafka lines the catalogue does not know"
+        )
     for reason, count in acc["unparsed_by_reason"].items():
         lines.append(f"  {'':>12}           {count:,} {reason}")
     offsets = result.get("offsets") or {}
@@ -198,12 +200,16 @@ def format_findings(findings: Iterable[dict]) -> list[str]:
     lines = [f"Findings: {len(findings)} (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) + ")"]
     for finding in findings:
         where = " ".join(
-            part for part in (
+            part
+            for part in (
                 finding["group"],
-                f"{finding['topic']}-{finding['partition']}" if finding["topic"] is not None and finding["partition"] is not None else finding["topic"],
+                f"{finding['topic']}-{finding['partition']}"
+                if finding["topic"] is not None and finding["partition"] is not None
+                else finding["topic"],
                 f"task {finding['task']}" if finding["task"] else None,
                 finding["classification"],
-            ) if part
+            )
+            if part
         )
         span = ""
         if finding["offset_from"] is not None and finding["offset_to"] is not None:
@@ -213,19 +219,37 @@ def format_findings(findings: Iterable[dict]) -> list[str]:
     return lines
 
 
-OFFSETS = click.option("--offsets", "offsets", multiple=True, metavar="PATH",
-                       help="Offset dump file (kafka-consumer-groups.sh, kafka-dump-log.sh, ...); repeatable.")
+OFFSETS = click.option(
+    "--offsets",
+    "offsets",
+    multiple=True,
+    metavar="PATH",
+    help="Offset dump file (kafka-consumer-groups.sh, kafka-dump-log.sh, ...); repeatable.",
+)
 TZ = click.option("--tz", default="UTC", show_default=True, help="Time zone of timestamps that carry none.")
 HOSTS = click.option("--host", "hosts", multiple=True, metavar="GLOB=HOST", help="Host name for the files matching GLOB; repeatable.")
-LAYOUT = click.option("--layout", default=None, metavar="PATTERN",
-                      help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.")
-COLUMNS = click.option("--columns", default=None, metavar="ROLE=COLUMN,...",
-                       help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not "
-                            "tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.")
-MASTER = click.option("--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]].")
+LAYOUT = click.option(
+    "--layout",
+    default=None,
+    metavar="PATTERN",
+    help="The logs' layout as a logback / log4j2 pattern or a Python logging format, for layouts not recognised.",
+)
+COLUMNS = click.option(
+    "--columns",
+    default=None,
+    metavar="ROLE=COLUMN,...",
+    help="An export's columns by role (time, host, source, level, logger, thread, message) where their names do not "
+    "tell; a column by its name or its position (1 the first, also in a CSV without a header), e.g. time=1,host=3,message=5.",
+)
+MASTER = click.option(
+    "--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]]."
+)
 DEBUG = click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
-REDACT = click.option("--redact", is_flag=True,
-                      help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].")
+REDACT = click.option(
+    "--redact",
+    is_flag=True,
+    help="Pseudonymise hosts, IPs, client/member/instance/group ids and file paths; hide log text [key: env FORENSICS_REDACT_KEY].",
+)
 REDACT_TOPICS = click.option("--redact-topics", is_flag=True, help="With --redact, pseudonymise topic names too.")
 """The options several commands share, declared once."""
 
@@ -298,14 +322,18 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
 @click.argument("paths", nargs=-1)
 @OFFSETS
 @TZ
-@click.option("--title", default=None, help="Report title [default: from the paths; with --redact, their pseudonyms, and a given title is masked].")
+@click.option(
+    "--title", default=None, help="Report title [default: from the paths; with --redact, their pseudonyms, and a given title is masked]."
+)
 @click.option("--group", default=None, help="Show only this consumer group.")
 @REDACT
 @REDACT_TOPICS
 @LAYOUT
 @COLUMNS
 @MASTER
-@click.option("-o", "--output", "out", required=True, metavar="FILE.html", help="The HTML report; .json, .ipynb and .manifest.json go beside it.")
+@click.option(
+    "-o", "--output", "out", required=True, metavar="FILE.html", help="The HTML report; .json, .ipynb and .manifest.json go beside it."
+)
 @DEBUG
 def report(paths, offsets, tz, title, group, redact, redact_topics, layout, columns, master, out, debug) -> None:
     """Analyse PATHS and write one self-contained HTML report (no network needed to view it)."""
@@ -318,11 +346,25 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
         check_output(out)
         imported_meanwhile(RENDERING_MODULES)
         spark, export_columns, inputs = _checked_session(paths, offsets, tz, layout, columns, master, debug)
-        files = report_incident(spark, paths, offsets, out, tz=tz, title=title, group=group, redact=redact, redact_topics=redact_topics,
-                                layout=layout, columns=export_columns, inputs=inputs)
+        files = report_incident(
+            spark,
+            paths,
+            offsets,
+            out,
+            tz=tz,
+            title=title,
+            group=group,
+            redact=redact,
+            redact_topics=redact_topics,
+            layout=layout,
+            columns=export_columns,
+            inputs=inputs,
+        )
         click.echo(format_findings_headline(files.headline))
         click.echo(f"Report written to {files.html}")
-        click.echo(f"  beside it: {files.notebook.name} (executed notebook), {files.json.name} (analysis), {files.manifest.name} (inputs, sha256, parameters)")
+        click.echo(
+            f"  beside it: {files.notebook.name} (executed notebook), {files.json.name} (analysis), {files.manifest.name} (inputs, sha256, parameters)"
+        )
 
     _run(debug, action)
 
@@ -351,11 +393,16 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
         routed = {directory: route_inputs([directory], [], sniff_file, None, tz, None) for directory in dirs}
         every = Inputs([f for i in routed.values() for f in i.logs], [f for i in routed.values() for f in i.dumps])
         spark = _session(master, debug, every)
-        with click.progressbar(dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))) as bar:
+        with click.progressbar(
+            dirs, label="Incidents", file=sys.stderr, item_show_func=lambda d: d and os.path.basename(os.path.normpath(d))
+        ) as bar:
             index, failures = batch_reports(spark, bar, outdir, tz=tz, redact=redact, redact_topics=redact_topics, inputs=routed)
         click.echo(f"Index written to {index}")
         if failures:
-            raise ForensicsError(f"{len(failures)} of {len(dirs)} incident(s) failed: " + "; ".join(failures), "See index.html and run those alone with `forensics report --debug`.")
+            raise ForensicsError(
+                f"{len(failures)} of {len(dirs)} incident(s) failed: " + "; ".join(failures),
+                "See index.html and run those alone with `forensics report --debug`.",
+            )
 
     _run(debug, action)
 
@@ -366,9 +413,17 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
 @TZ
 @LAYOUT
 @COLUMNS
-@click.option("--analysis", "analysis_json", default=None, metavar="FILE", help="Plan from a saved `forensics analyze --json` result instead of PATHS (no Spark).")
+@click.option(
+    "--analysis",
+    "analysis_json",
+    default=None,
+    metavar="FILE",
+    help="Plan from a saved `forensics analyze --json` result instead of PATHS (no Spark).",
+)
 @MASTER
-@click.option("-o", "--output", "outdir", required=True, metavar="DIR", help="Directory for plan.md, the --from-file CSV per group and recovery.json.")
+@click.option(
+    "-o", "--output", "outdir", required=True, metavar="DIR", help="Directory for plan.md, the --from-file CSV per group and recovery.json."
+)
 @DEBUG
 def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, debug) -> None:
     """Write the recovery plan of every loss and duplication at PATHS (or in --analysis FILE):
@@ -387,7 +442,9 @@ def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, deb
             result, source = _analyse(paths, offsets, tz, layout, columns, master, debug), " ".join([*paths, *offsets])
         written = write_plan(result, outdir, source)
         click.echo(format_findings(result.get("findings") or [])[0])
-        click.echo(f"Plan written to {os.path.join(outdir, 'plan.md')} ({len(written) - 2} reset file(s), recovery.json); nothing was executed.")
+        click.echo(
+            f"Plan written to {os.path.join(outdir, 'plan.md')} ({len(written) - 2} reset file(s), recovery.json); nothing was executed."
+        )
 
     _run(debug, action)
 

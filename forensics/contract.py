@@ -157,7 +157,9 @@ def checked(result: dict) -> dict:
     validator = jsonschema.Draft202012Validator(schema)
     now = {key: [] if isinstance(value, Rows) else value for key, value in result.items()}
     _raise_first(validator.iter_errors(now), "the result")
-    items = {key: jsonschema.Draft202012Validator(schema["properties"][key]["items"]) for key, value in result.items() if isinstance(value, Rows)}
+    items = {
+        key: jsonschema.Draft202012Validator(schema["properties"][key]["items"]) for key, value in result.items() if isinstance(value, Rows)
+    }
     return {key: _checked_rows(value, key, items[key]) if key in items else value for key, value in result.items()}
 
 

@@ -200,7 +200,7 @@ def path_names(files: Iterable[str | None], named: Iterable[str] = ()) -> set[st
         names.update(_anchor(root))
         for parts in paths:
             if parts[: len(root)] == root:
-                names.update(name for name in parts[len(root):] if _identifying(name))
+                names.update(name for name in parts[len(root) :] if _identifying(name))
     return names
 
 

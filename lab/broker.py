@@ -3,6 +3,7 @@
 Its `server.log` keeps Kafka's shipped layout (`[%d] %p %m (%c)%n`) at INFO, which holds the group
 coordinator's lines (classic `GroupCoordinator` on 3.9, `GroupMetadataManager` on 4.x).
 """
+
 from __future__ import annotations
 
 import os
@@ -106,12 +107,16 @@ logger.cleaner.additivity=false
 logger.cleaner.appenderRef.aux.ref=aux
 """
 
-_TOOL_LOG4J1 = "log4j.rootLogger=WARN, err\nlog4j.appender.err=org.apache.log4j.ConsoleAppender\n" \
-    "log4j.appender.err.Target=System.err\nlog4j.appender.err.layout=org.apache.log4j.PatternLayout\n" \
+_TOOL_LOG4J1 = (
+    "log4j.rootLogger=WARN, err\nlog4j.appender.err=org.apache.log4j.ConsoleAppender\n"
+    "log4j.appender.err.Target=System.err\nlog4j.appender.err.layout=org.apache.log4j.PatternLayout\n"
     "log4j.appender.err.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
-_TOOL_LOG4J2 = "appender.err.type=Console\nappender.err.name=err\nappender.err.target=SYSTEM_ERR\n" \
-    "appender.err.layout.type=PatternLayout\nappender.err.layout.pattern=[%d] %p %m (%c)%n\n" \
+)
+_TOOL_LOG4J2 = (
+    "appender.err.type=Console\nappender.err.name=err\nappender.err.target=SYSTEM_ERR\n"
+    "appender.err.layout.type=PatternLayout\nappender.err.layout.pattern=[%d] %p %m (%c)%n\n"
     "rootLogger.level=WARN\nrootLogger.appenderRef.err.ref=err\n"
+)
 
 
 class Broker:
@@ -123,8 +128,9 @@ class Broker:
     state-change loggers go to a file in the data directory, as Kafka's shipped config splits them).
     """
 
-    def __init__(self, version: str = "4.4.0", workdir: Path | str = ".", properties: dict | None = None,
-                 start_timeout: float = 90, **overrides):
+    def __init__(
+        self, version: str = "4.4.0", workdir: Path | str = ".", properties: dict | None = None, start_timeout: float = 90, **overrides
+    ):
         self.version = version
         self.major = int(version.split(".")[0])
         self.workdir = Path(workdir)
@@ -193,17 +199,31 @@ class Broker:
             "log4j2.properties" if self.major >= 4 else "log4j.properties",
             template.format(server_log=self.server_log, aux_log=self.data / "controller.log"),
         )
-        self._tool_log = self._write("tools-log4j" + (".properties" if self.major < 4 else "2.properties"),
-                                     _TOOL_LOG4J2 if self.major >= 4 else _TOOL_LOG4J1)
+        self._tool_log = self._write(
+            "tools-log4j" + (".properties" if self.major < 4 else "2.properties"), _TOOL_LOG4J2 if self.major >= 4 else _TOOL_LOG4J1
+        )
         cluster_id = _cluster_id()
         fmt = self._java("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config), timeout=120)
         if fmt.returncode != 0:
             raise BrokerError(f"kafka-storage format failed for Kafka {self.version}:\n{(fmt.stdout + fmt.stderr)[-2000:]}")
         stdout = open(self.data / "stdout.log", "w")
         self.proc = subprocess.Popen(
-            ["java", "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-             f"-Dforensics.lab.workdir={self.workdir.resolve()}", self._log_flag(log_config), "-cp", self._cp, "kafka.Kafka", str(config)],
-            stdout=stdout, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                "java",
+                "-Xms256m",
+                "-Xmx512m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                f"-Dforensics.lab.workdir={self.workdir.resolve()}",
+                self._log_flag(log_config),
+                "-cp",
+                self._cp,
+                "kafka.Kafka",
+                str(config),
+            ],
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         stdout.close()
         self._wait_started()
@@ -233,7 +253,9 @@ class Broker:
         flags = [self._log_flag(log_config)] if log_config else []
         return subprocess.run(
             ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *flags, "-cp", self._cp, main, *args],
-            capture_output=True, text=True, timeout=timeout,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     def tool(self, name: str, *args: str, check: bool = True, timeout: float = 120) -> str:
@@ -254,8 +276,18 @@ class Broker:
         return self.data / "data" / f"{topic}-{partition}"
 
     def create_topic(self, topic: str, partitions: int = 1) -> None:
-        self.tool("kafka-topics", "--bootstrap-server", self.bootstrap, "--create", "--topic", topic,
-                  "--partitions", str(partitions), "--replication-factor", "1")
+        self.tool(
+            "kafka-topics",
+            "--bootstrap-server",
+            self.bootstrap,
+            "--create",
+            "--topic",
+            topic,
+            "--partitions",
+            str(partitions),
+            "--replication-factor",
+            "1",
+        )
 
     def stop(self) -> None:
         """Stop the broker (SIGTERM, then SIGKILL after 20 s) and delete its data; keep its logs."""
@@ -284,6 +316,7 @@ class Broker:
 def _cluster_id() -> str:
     """A random cluster id in Kafka's form (22 characters of URL-safe base64 of a UUID)."""
     import base64
+
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 

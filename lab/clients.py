@@ -5,6 +5,7 @@ client and version (`venv/<client>-<version>`, pip with the version pinned), Kaf
 with `npm install --no-package-lock` (`node/kafkajs-<version>`), franz-go built with `go build`
 from the committed go.mod/go.sum (`go/<source hash>/`). Idempotent: a ready one is reused.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -87,8 +88,18 @@ def _run(command: list[str], what: str, **kwargs) -> None:
 def _python_env(client: Client) -> Path:
     def make(target: Path) -> None:
         _run([sys.executable, "-m", "venv", str(target)], f"venv for {client.label}")
-        _run([str(target / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-              f"{client.package}=={client.version}"], f"pip install {client.package}=={client.version}")
+        _run(
+            [
+                str(target / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                f"{client.package}=={client.version}",
+            ],
+            f"pip install {client.package}=={client.version}",
+        )
 
     return _locked(cache_dir() / "venv" / client.label, make) / "bin" / "python"
 
@@ -96,8 +107,11 @@ def _python_env(client: Client) -> Path:
 def _node_env(client: Client) -> Path:
     def make(target: Path) -> None:
         (target / "package.json").write_text('{"name": "forensics-lab-node", "private": true}\n')
-        _run(["npm", "install", "--no-package-lock", "--no-audit", "--no-fund", "--silent",
-              f"{client.package}@{client.version}"], f"npm install {client.package}@{client.version}", cwd=target)
+        _run(
+            ["npm", "install", "--no-package-lock", "--no-audit", "--no-fund", "--silent", f"{client.package}@{client.version}"],
+            f"npm install {client.package}@{client.version}",
+            cwd=target,
+        )
 
     return _locked(cache_dir() / "node" / client.label, make) / "node_modules"
 
@@ -112,8 +126,7 @@ def _go_binary(client: Client) -> Path:
 
     def make(target: Path) -> None:
         env = dict(os.environ, GOFLAGS="-mod=readonly")
-        _run(["go", "build", "-o", str(target / client.driver), f"./{client.driver}"],
-             f"go build of {client.driver}", cwd=module, env=env)
+        _run(["go", "build", "-o", str(target / client.driver), f"./{client.driver}"], f"go build of {client.driver}", cwd=module, env=env)
 
     return _locked(cache_dir() / "go" / f"{client.driver}-{digest.hexdigest()[:16]}", make) / client.driver
 
@@ -149,8 +162,19 @@ def consumer_command(client: Client, **options) -> tuple[list[str], dict[str, st
 
 def producer_command(bootstrap: str, topics: list[str], journal: Path, count: int, rate: float) -> list[str]:
     """The Python producer's command line (confluent-kafka in its venv)."""
-    command = [str(_python_env(PRODUCER)), "-u", str(DRIVERS / "python" / "producer.py"),
-               "--bootstrap", bootstrap, "--journal", str(journal), "--count", str(count), "--rate", str(rate)]
+    command = [
+        str(_python_env(PRODUCER)),
+        "-u",
+        str(DRIVERS / "python" / "producer.py"),
+        "--bootstrap",
+        bootstrap,
+        "--journal",
+        str(journal),
+        "--count",
+        str(count),
+        "--rate",
+        str(rate),
+    ]
     for topic in topics:
         command += ["--topic", topic]
     return command

@@ -5,6 +5,7 @@ to the offset; no loss or duplication finding where the truth has none; no `forb
 verdict; every `expect_findings` entry matched by some finding; every expected generation among
 the reconstructed rebalances. `compare` returns the problems as sentences (empty: agrees).
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,7 @@ def _is_loss(f: dict) -> bool:
 
 
 def _is_duplication(f: dict) -> bool:
-    return f.get("verdict") in DUPLICATION_VERDICTS or (
-        f.get("detector") in DUPLICATION_DETECTORS and f.get("verdict") == "expected")
+    return f.get("verdict") in DUPLICATION_VERDICTS or (f.get("detector") in DUPLICATION_DETECTORS and f.get("verdict") == "expected")
 
 
 def _matches(finding: dict, partial: dict) -> bool:
@@ -73,8 +73,10 @@ def compare(truth: dict, analysis: dict) -> list[str]:
                 problems.append(f"a {f['detector']} loss finding without offsets, and the truth lost nothing")
     for f in findings:
         if f.get("verdict") in truth.get("forbid_verdicts", []):
-            problems.append(f"forbidden verdict {f['verdict']} from {f['detector']} on "
-                            f"{f.get('topic')}-{f.get('partition')} [{f.get('offset_from')}, {f.get('offset_to')})")
+            problems.append(
+                f"forbidden verdict {f['verdict']} from {f['detector']} on "
+                f"{f.get('topic')}-{f.get('partition')} [{f.get('offset_from')}, {f.get('offset_to')})"
+            )
     for partial in truth.get("expect_findings", []):
         if not any(_matches(f, partial) for f in findings):
             problems.append(f"expected finding {json.dumps(partial, sort_keys=True)} not reported")
@@ -105,9 +107,12 @@ def check_runs(scenarios: list[str], clients: list[str], root: Path | None = Non
     from .run import RUNS, run_dirs
 
     known = known_differences()
-    selected = [d for d in run_dirs(root or RUNS)
-                if (not scenarios or d.parent.name in scenarios)
-                and (not clients or any(d.name == c or d.name.startswith(c + "-") for c in clients))]
+    selected = [
+        d
+        for d in run_dirs(root or RUNS)
+        if (not scenarios or d.parent.name in scenarios)
+        and (not clients or any(d.name == c or d.name.startswith(c + "-") for c in clients))
+    ]
     if not selected:
         print("no committed run matches", flush=True)
         return 1

@@ -7,6 +7,7 @@ Logging, as an application that kept its framework's usual pattern would write i
 4.x through log4j2 (`%d{yyyy-MM-dd HH:mm:ss.SSS} [%t] %-5level %c - %msg%n`); Kafka's loggers at
 INFO, and the commit loggers at DEBUG only where a scenario asks (`debug_commits`).
 """
+
 from __future__ import annotations
 
 import json
@@ -103,8 +104,7 @@ class JavaProcess:
     """One driver JVM: its log in `run_dir/<name>/app.log`, its control file and status output
     in `scratch/<name>/` (outside the evidence)."""
 
-    def __init__(self, main: str, version: str, run_dir: Path, scratch: Path, name: str, args: dict,
-                 debug_commits: bool = False):
+    def __init__(self, main: str, version: str, run_dir: Path, scratch: Path, name: str, args: dict, debug_commits: bool = False):
         self.name = name
         self.version = version
         self.log_dir = Path(run_dir) / name
@@ -130,9 +130,20 @@ class JavaProcess:
         argv = [f"{k}={v}" for k, v in self.args.items()]
         out = open(self.stdout, "a")
         self.proc = subprocess.Popen(
-            ["java", "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", _log_flag(family, config),
-             "-cp", self._classpath, self.main, *argv],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                "java",
+                "-Xmx192m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                _log_flag(family, config),
+                "-cp",
+                self._classpath,
+                self.main,
+                *argv,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         out.close()
         self.starts += 1
@@ -201,35 +212,65 @@ class JavaProcess:
         return self.proc is not None and self.proc.poll() is None
 
 
-def consumer(version: str, run_dir: Path, scratch: Path, name: str, *, bootstrap: str, topic: str, group: str,
-             debug_commits: bool = False, **settings) -> JavaProcess:
+def consumer(
+    version: str,
+    run_dir: Path,
+    scratch: Path,
+    name: str,
+    *,
+    bootstrap: str,
+    topic: str,
+    group: str,
+    debug_commits: bool = False,
+    **settings,
+) -> JavaProcess:
     """A LabConsumer member named `name` (see LabConsumer.java for the settings: commit, assignor,
     protocol, instance, reset, delay.ms, session.ms, max.poll.ms, max.poll.records, prop.*)."""
-    args = {"bootstrap": bootstrap, "topic": topic, "group": group, "member": name,
-            "journal": str(Path(run_dir) / "journal" / f"processed-{name}.jsonl")}
+    args = {
+        "bootstrap": bootstrap,
+        "topic": topic,
+        "group": group,
+        "member": name,
+        "journal": str(Path(run_dir) / "journal" / f"processed-{name}.jsonl"),
+    }
     args.update({k.replace("_", "."): v for k, v in settings.items()})
     (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
     return JavaProcess("LabConsumer", version, run_dir, scratch, name, args, debug_commits=debug_commits)
 
 
-def producer(version: str, run_dir: Path, scratch: Path, *, bootstrap: str, topic: str, name: str = "producer",
-             **settings) -> JavaProcess:
+def producer(version: str, run_dir: Path, scratch: Path, *, bootstrap: str, topic: str, name: str = "producer", **settings) -> JavaProcess:
     """A LabProducer journaling acked offsets to `journal/produced.jsonl` (settings: count, rate, prop.*)."""
-    args = {"bootstrap": bootstrap, "topic": topic, "client.id": name,
-            "journal": str(Path(run_dir) / "journal" / "produced.jsonl")}
+    args = {"bootstrap": bootstrap, "topic": topic, "client.id": name, "journal": str(Path(run_dir) / "journal" / "produced.jsonl")}
     args.update({k.replace("_", "."): v for k, v in settings.items()})
     (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
     return JavaProcess("LabProducer", version, run_dir, scratch, name, args)
 
 
-def transactor(version: str, run_dir: Path, scratch: Path, name: str, *, bootstrap: str, topic: str, output: str,
-               group: str, transactional_id: str, **settings) -> JavaProcess:
+def transactor(
+    version: str,
+    run_dir: Path,
+    scratch: Path,
+    name: str,
+    *,
+    bootstrap: str,
+    topic: str,
+    output: str,
+    group: str,
+    transactional_id: str,
+    **settings,
+) -> JavaProcess:
     """A LabTransactor member `name` (consume-transform-produce under exactly-once, see
     LabTransactor.java): its attempts go to `journal/attempts-<name>.jsonl`; what took effect is
     `output` read with read_committed (`dump_committed`)."""
-    args = {"bootstrap": bootstrap, "topic": topic, "output": output, "group": group, "member": name,
-            "transactional.id": transactional_id,
-            "journal": str(Path(run_dir) / "journal" / f"attempts-{name}.jsonl")}
+    args = {
+        "bootstrap": bootstrap,
+        "topic": topic,
+        "output": output,
+        "group": group,
+        "member": name,
+        "transactional.id": transactional_id,
+        "journal": str(Path(run_dir) / "journal" / f"attempts-{name}.jsonl"),
+    }
     args.update({k.replace("_", "."): v for k, v in settings.items()})
     (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
     return JavaProcess("LabTransactor", version, run_dir, scratch, name, args)
@@ -238,7 +279,20 @@ def transactor(version: str, run_dir: Path, scratch: Path, name: str, *, bootstr
 def dump_committed(version: str, bootstrap: str, output: str, out: Path) -> list[dict]:
     """`output` read from its start with read_committed: the records (journal entries the
     transactors forwarded) whose transactions committed."""
-    subprocess.run(["java", "-Xmx192m", "-cp", classpath(version), "LabTransactor", "mode=dump",
-                    f"bootstrap={bootstrap}", f"output={output}", f"out={out}"],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            "java",
+            "-Xmx192m",
+            "-cp",
+            classpath(version),
+            "LabTransactor",
+            "mode=dump",
+            f"bootstrap={bootstrap}",
+            f"output={output}",
+            f"out={out}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return [json.loads(line) for line in Path(out).read_text().splitlines() if line.strip()]

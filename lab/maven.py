@@ -3,6 +3,7 @@
 Real Kafka comes from Maven Central through `mvn dependency:copy-dependencies` run on a tiny pom,
 never from hand-downloaded archives; everything lands in the lab's cache, keyed by what was asked.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -88,10 +89,15 @@ def _resolve(coordinates: list[str], target: Path, timeout: float) -> None:
         if lib.exists():
             shutil.rmtree(lib)
         command = [
-            "mvn", "-q", "-B", "-f", str(target / "pom.xml"),
+            "mvn",
+            "-q",
+            "-B",
+            "-f",
+            str(target / "pom.xml"),
             f"-Dmaven.repo.local={cache_dir() / 'm2'}",
             "dependency:copy-dependencies",
-            f"-DoutputDirectory={lib}", "-DincludeScope=runtime",
+            f"-DoutputDirectory={lib}",
+            "-DincludeScope=runtime",
         ]
         proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if proc.returncode != 0:

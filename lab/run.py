@@ -3,6 +3,7 @@
 Running writes `lab/runs/<scenario>/<client>-<version>/` afresh; `--check` analyses every committed
 run with the toolkit and compares the findings with its `truth.json`, regenerating nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,9 +31,12 @@ def run_scenarios(names: list[str], clients: list[str], root: Path = RUNS, jobs:
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}; known: {', '.join(sorted(registry))}", file=sys.stderr)
         return 2
-    selected = [(name, client, version) for name in (names or sorted(registry))
-                for client, version in registry[name].clients
-                if not clients or client in clients or f"{client}-{version}" in clients]
+    selected = [
+        (name, client, version)
+        for name in (names or sorted(registry))
+        for client, version in registry[name].clients
+        if not clients or client in clients or f"{client}-{version}" in clients
+    ]
     started = time.monotonic()
     if jobs > 1:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -55,11 +59,13 @@ def _run_one(registry, root: Path, name: str, client: str, version: str) -> int:
     except Exception as error:  # one scenario's failure must not hide the others'
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         kept = _set_aside(run_dir)
-        print(f"{name} {client}-{version}: FAILED after {time.monotonic() - t0:.0f} s: {first} "
-              f"(its partial output: {kept})", flush=True)
+        print(f"{name} {client}-{version}: FAILED after {time.monotonic() - t0:.0f} s: {first} (its partial output: {kept})", flush=True)
         return 1
-    print(f"{name} {client}-{version}: {time.monotonic() - t0:.0f} s, "
-          f"lost {_count(result['lost'])}, duplicated {_count(result['duplicated'])}", flush=True)
+    print(
+        f"{name} {client}-{version}: {time.monotonic() - t0:.0f} s, "
+        f"lost {_count(result['lost'])}, duplicated {_count(result['duplicated'])}",
+        flush=True,
+    )
     return 0
 
 
@@ -91,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         from .compare import check_runs
+
         return check_runs(args.scenarios, args.client)
     return run_scenarios(args.scenarios, args.client, jobs=args.jobs)
 

@@ -6,6 +6,7 @@ per acked record, `journal/processed-<member>.jsonl` holds `{"member","generatio
 `compact` rewrites them as ranges (`"from"`, `"to"` exclusive) so fixtures stay small; every reader
 here accepts both forms.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,19 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Iterable, Iterator
 
-__all__ = [
-    "read_journal", "produced", "processed", "lost_and_duplicated", "merge_ranges", "compact",
-    "write_truth", "TRUTH_KEYS",
-]
+__all__ = ["read_journal", "produced", "processed", "lost_and_duplicated", "merge_ranges", "compact", "write_truth", "TRUTH_KEYS"]
 
-TRUTH_KEYS = ("scenario", "client", "version", "healthy", "lost", "duplicated", "expect_findings",
-              "forbid_verdicts", "expect_rebalance_generations")
+TRUTH_KEYS = (
+    "scenario",
+    "client",
+    "version",
+    "healthy",
+    "lost",
+    "duplicated",
+    "expect_findings",
+    "forbid_verdicts",
+    "expect_rebalance_generations",
+)
 
 
 def read_journal(path: Path) -> Iterator[dict]:
@@ -116,9 +123,18 @@ def compact(run_dir: Path) -> None:
         tmp.replace(path)
 
 
-def write_truth(run_dir: Path, *, scenario: str, client: str, version: str, healthy: bool | None = None,
-                expect_findings: list[dict] | None = None, forbid_verdicts: list[str] | None = None,
-                expect_rebalance_generations: list[int] | None = None, **extra) -> dict:
+def write_truth(
+    run_dir: Path,
+    *,
+    scenario: str,
+    client: str,
+    version: str,
+    healthy: bool | None = None,
+    expect_findings: list[dict] | None = None,
+    forbid_verdicts: list[str] | None = None,
+    expect_rebalance_generations: list[int] | None = None,
+    **extra,
+) -> dict:
     """Compact the journals, compute lost/duplicated from them and write `truth.json`.
 
     `healthy` defaults to "nothing lost and nothing duplicated"; extra keys (notes, settings)

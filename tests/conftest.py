@@ -115,7 +115,11 @@ def analyze_cli_sample() -> subprocess.CompletedProcess:
     stderr is empty (one cold start serves both). Run in the background (``tests.background``)."""
     return subprocess.run(
         [sys.executable, "-m", "forensics", "analyze", str(CLI_SAMPLE), "--master", "local[2]", "--json", "-"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, env=dict(background.ENVIRONMENT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=dict(background.ENVIRONMENT),
     )
 
 
@@ -180,6 +184,8 @@ def gap_as_larger_incident(spark) -> LargerIncident:
     together = model.materialised_together
     with pytest.MonkeyPatch.context() as patch, sql_settings(spark, GENERATED):
         patch.setattr(analysis, "SMALL_INCIDENT_BYTES", 0)
-        patch.setattr(model, "materialised_together", lambda frames: built.append(sum(not known_empty(f) for f in frames)) or together(frames))
+        patch.setattr(
+            model, "materialised_together", lambda frames: built.append(sum(not known_empty(f) for f in frames)) or together(frames)
+        )
         result = analysis.analyze(spark, [str(ROOT / "sample_logs" / "reset_to_latest_gap")])
     return LargerIncident(result, built)

@@ -47,7 +47,9 @@ def _each(doc: Document, change) -> Document:
 
 LEVELS = re.compile(r"(?<![A-Za-z])(TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL)(?![A-Za-z])")
 STAMP = re.compile(r"(\d{4}-\d\d-\d\d)([ T])(\d\d:\d\d:\d\d)")
-THREAD = re.compile(r"(?<=\] )\[(?!Consumer |Producer |Worker |AdminClient |thrd:)([A-Za-z][^\[\]]{0,60})\]|(?<=\d )\[(?!Consumer |Producer )([A-Za-z][^\[\]]{0,60})\]")
+THREAD = re.compile(
+    r"(?<=\] )\[(?!Consumer |Producer |Worker |AdminClient |thrd:)([A-Za-z][^\[\]]{0,60})\]|(?<=\d )\[(?!Consumer |Producer )([A-Za-z][^\[\]]{0,60})\]"
+)
 
 
 def colour(doc: Document, rng: random.Random) -> Document:
@@ -61,9 +63,7 @@ def level_case(doc: Document, rng: random.Random) -> Document:
     """Levels re-cased (``info``, ``Info``) or cut short (``%.4p``'s ``WARN``/``ERRO``/``DEBU``, ``INF``/``WRN``)."""
     short = {"INFO": "INF", "WARN": "WRN", "WARNING": "WRN", "ERROR": "ERR", "DEBUG": "DBG", "TRACE": "TRC", "FATAL": "FTL"}
     form = rng.choice(["lower", "title", "cut4", "short"])
-    change = {
-        "lower": str.lower, "title": str.title, "cut4": lambda level: level[:4], "short": lambda level: short[level],
-    }[form]
+    change = {"lower": str.lower, "title": str.title, "cut4": lambda level: level[:4], "short": lambda level: short[level]}[form]
     return _each(doc, lambda text: LEVELS.sub(lambda m: change(m.group(1)), text, count=1))
 
 
@@ -84,6 +84,7 @@ def nested_thread(doc: Document, rng: random.Random) -> Document:
 
 
 # -- a prefix -------------------------------------------------------------------------------
+
 
 def prefix(doc: Document, rng: random.Random) -> Document:
     """A prefix on every line: a timestamp, a host, ``name: ``, a container runtime's or a log
@@ -122,6 +123,7 @@ def prefix(doc: Document, rng: random.Random) -> Document:
 
 # -- a terminal -----------------------------------------------------------------------------
 
+
 def hard_wrap(doc: Document, rng: random.Random) -> Document:
     """Lines hard-wrapped at a terminal's width (a common width, or any)."""
     width = rng.choice([80, 100, 120, 132, 160, 200, rng.randint(60, 220)])
@@ -141,6 +143,7 @@ def newest_first(doc: Document, rng: random.Random) -> Document:
 
 
 # -- a paste or an export -------------------------------------------------------------------
+
 
 def markdown(doc: Document, rng: random.Random) -> Document:
     """A paste into markdown: a code fence, a quote, or a table's rows."""
@@ -188,8 +191,16 @@ def ndjson_export(doc: Document, rng: random.Random) -> Document:
     """An export to NDJSON: ``@timestamp``, ``host`` and ``message`` a line."""
     entries = _entries(doc, rng.random() < 0.5)
     return [
-        Line(json.dumps({"@timestamp": _stamp(index).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", "host": "orders-0",
-                         "message": "\n".join(line.text for line in entry)}), entry[0].origin)
+        Line(
+            json.dumps(
+                {
+                    "@timestamp": _stamp(index).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+                    "host": "orders-0",
+                    "message": "\n".join(line.text for line in entry),
+                }
+            ),
+            entry[0].origin,
+        )
         for index, entry in enumerate(entries)
     ]
 
@@ -224,9 +235,14 @@ class Composition:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return (*self.content, *(["prefix"] if self.prefix else []), *(["newest_first"] if self.newest_first else []),
-                *(["hard_wrap"] if self.wrap and self.container in (None, "markdown") else []), *([self.container] if self.container else []),
-                *(["truncate"] if self.truncate else []))
+        return (
+            *self.content,
+            *(["prefix"] if self.prefix else []),
+            *(["newest_first"] if self.newest_first else []),
+            *(["hard_wrap"] if self.wrap and self.container in (None, "markdown") else []),
+            *([self.container] if self.container else []),
+            *(["truncate"] if self.truncate else []),
+        )
 
     @property
     def suffix(self) -> str:
@@ -267,6 +283,7 @@ def random_composition(rng: random.Random) -> Composition:
 
 # -- running examples -----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Example:
     """An excerpt of a real log (``EXCERPT_LINES`` from a little before one of its Kafka lines)
@@ -287,7 +304,9 @@ def source_logs(root) -> list[str]:
     from forensics.offsets import sniff_file
 
     root = Path(root)
-    found = sorted(root.glob("lab/runs/*/*/**/*.log")) + sorted(p for p in (root / "sample_logs").rglob("*") if p.is_file() and p.suffix not in (".md", ".json") and "offsets" not in p.parts)
+    found = sorted(root.glob("lab/runs/*/*/**/*.log")) + sorted(
+        p for p in (root / "sample_logs").rglob("*") if p.is_file() and p.suffix not in (".md", ".json") and "offsets" not in p.parts
+    )
     return [str(p) for p in found if not sniff_file(str(p))]
 
 
@@ -322,7 +341,7 @@ def examples(sources: list[str]):
 
 def excerpt(example: Example) -> list[str]:
     lines, _ = _source(example.source)
-    return lines[example.start - 1: example.start - 1 + EXCERPT_LINES]
+    return lines[example.start - 1 : example.start - 1 + EXCERPT_LINES]
 
 
 @dataclass
@@ -339,8 +358,28 @@ class Outcome:
         return not self.lost
 
 
-COMPARED = ("event_type", "ts", "level", "client_id", "group_id", "instance_id", "member_id", "generation", "task", "topic", "partition",
-            "offset", "partitions", "added_partitions", "revoked_partitions", "owned_partitions", "reason", "error", "state_from", "state_to")
+COMPARED = (
+    "event_type",
+    "ts",
+    "level",
+    "client_id",
+    "group_id",
+    "instance_id",
+    "member_id",
+    "generation",
+    "task",
+    "topic",
+    "partition",
+    "offset",
+    "partitions",
+    "added_partitions",
+    "revoked_partitions",
+    "owned_partitions",
+    "reason",
+    "error",
+    "state_from",
+    "state_to",
+)
 """The fields of an event that must survive damage: its type, time and level, and what it says."""
 
 
@@ -415,14 +454,29 @@ def run_batch(spark, batch: list[Example], root) -> list[Outcome]:
                 outcome.read += 1
                 continue
             placed = origins.get(line, [])
-            if example.composition.truncate and not all(n in whole for n in range(line, twin_spans.get(line, line) + 1)):  # the cut reached it
+            if example.composition.truncate and not all(
+                n in whole for n in range(line, twin_spans.get(line, line) + 1)
+            ):  # the cut reached it
                 outcome.destroyed += 1
                 continue
             if placed and not any(n in in_record for n in placed) and entries[path]["kafka_not_read"]:
                 outcome.counted += 1
                 continue
-            outcome.lost.append(f"twin line {line} {twin[0]}: " + ("no line left" if not placed else f"damaged lines {placed[:3]}, " + (
-                "read otherwise: " + str(found.get(index, {}).get(line, [])[:1]) if line in found.get(index, {}) else "in a record" if any(n in in_record for n in placed) else "not counted")))
+            outcome.lost.append(
+                f"twin line {line} {twin[0]}: "
+                + (
+                    "no line left"
+                    if not placed
+                    else f"damaged lines {placed[:3]}, "
+                    + (
+                        "read otherwise: " + str(found.get(index, {}).get(line, [])[:1])
+                        if line in found.get(index, {})
+                        else "in a record"
+                        if any(n in in_record for n in placed)
+                        else "not counted"
+                    )
+                )
+            )
         outcomes.append(outcome)
     return outcomes
 

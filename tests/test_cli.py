@@ -28,7 +28,11 @@ SAMPLE = CLI_SAMPLE
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "forensics.cli", *args],
-        capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -133,8 +137,15 @@ def test_a_failed_analysis_leaves_no_json_file(tmp_path, spark):
 
 def test_offsets_alone_is_valid(spark):
     dumps = ROOT / "tests" / "data" / "offsets"
-    done = run_in_process("analyze", "--offsets", str(dumps / "describe_2_3_all_groups.txt"), "--offsets", str(dumps / "describe_time_series.txt"),
-                          "--json", "-")
+    done = run_in_process(
+        "analyze",
+        "--offsets",
+        str(dumps / "describe_2_3_all_groups.txt"),
+        "--offsets",
+        str(dumps / "describe_time_series.txt"),
+        "--json",
+        "-",
+    )
     assert done.exit_code == 0, done.output
     result = json.loads(done.output)
     assert [e["kind"] for e in result["inputs"]] == ["offsets", "offsets"]
@@ -160,7 +171,10 @@ def test_json_reports_events_and_catalogue_gaps(sample_json):
         (["analyze", str(SAMPLE), "--tz", "Mars/Olympus"], "forensics: error: Unknown time zone 'Mars/Olympus'."),
         (["analyze", str(SAMPLE), "--master", "carrier-pigeon://x"], "forensics: error: Unknown Spark master 'carrier-pigeon://x'."),
         (["analyze"], "forensics: error: Nothing to analyse."),
-        (["analyze", str(SAMPLE), "--master", "spark://127.0.0.1:1"], "forensics: error: Cannot reach the Spark master spark://127.0.0.1:1"),
+        (
+            ["analyze", str(SAMPLE), "--master", "spark://127.0.0.1:1"],
+            "forensics: error: Cannot reach the Spark master spark://127.0.0.1:1",
+        ),
         (["analyze", str(SAMPLE), "--master", "sc://127.0.0.1:1"], "forensics: error: Cannot reach the Spark master sc://127.0.0.1:1"),
     ],
 )
@@ -181,8 +195,10 @@ def test_a_connect_url_at_a_port_that_speaks_no_grpc_is_one_clear_error():
         started = time.monotonic()
         done = run_cli("analyze", str(SAMPLE), "--master", master, "--json", "-")
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines()[-1].startswith(
-        f"forensics: error: Something accepts connections at {master} but does not answer as a Spark Connect server"
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"forensics: error: Something accepts connections at {master} but does not answer as a Spark Connect server")
     )
     assert "Traceback" not in done.stderr
     assert time.monotonic() - started < 60
@@ -220,7 +236,15 @@ def test_summary_names_a_rebalance_whose_start_and_duration_are_unknown():
     from forensics.cli import format_summary
 
     accounting = {"files": 1, "lines": 1, "records": 1, "continuations": 0, "irrelevant": 0, "unparsed": 0, "unparsed_by_reason": {}}
-    rebalance = {"group": "g", "generation": 76, "start": None, "duration_ms": None, "members": [], "moved_partitions": [], "trigger": "unknown"}
+    rebalance = {
+        "group": "g",
+        "generation": 76,
+        "start": None,
+        "duration_ms": None,
+        "members": [],
+        "moved_partitions": [],
+        "trigger": "unknown",
+    }
     text = format_summary({"accounting": accounting, "rebalances": [rebalance], "findings": [], "inputs": []})
     assert "  g generation 76: start not logged, stopped ?, 0 member(s), 0 partition(s) moved; unknown" in text.splitlines()
 

@@ -18,11 +18,16 @@ def written(fields) -> str:
 
 
 def test_the_text_is_json_with_each_item_of_a_list_on_a_line_of_its_own():
-    rows = [{"group": "g", "evidence": {"file": "a.log", "line": 7}, "members": ["m-1", "m-2"]}, {"text": "ünïcode \"quoted\"\n"}]
+    rows = [{"group": "g", "evidence": {"file": "a.log", "line": 7}, "members": ["m-1", "m-2"]}, {"text": 'ünïcode "quoted"\n'}]
     result = {
-        "tool_version": "1.0", "accounting": {"lines": 3, "by_reason": {}}, "events": [],
-        "rows": Rows(lambda: rows), "none": Rows(lambda: []), "inputs": [{"path": "b.log"}],
-        "at": datetime(2021, 2, 10, 15, 0, tzinfo=timezone.utc), "nested": {"k": [1, 2]},
+        "tool_version": "1.0",
+        "accounting": {"lines": 3, "by_reason": {}},
+        "events": [],
+        "rows": Rows(lambda: rows),
+        "none": Rows(lambda: []),
+        "inputs": [{"path": "b.log"}],
+        "at": datetime(2021, 2, 10, 15, 0, tzinfo=timezone.utc),
+        "nested": {"k": [1, 2]},
     }
     text = written(result.items())
     assert json.loads(text) == json.loads(json.dumps(materialised(result), default=str))
@@ -81,7 +86,11 @@ def test_a_long_table_is_read_in_partitions_of_a_few_mb_in_order(spark):
     from forensics.spark import TableReads
 
     def table():  # about 10 MB once compressed in the shuffle; a new plan at each call
-        return spark.range(300_000).select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h")).orderBy("n")
+        return (
+            spark.range(300_000)
+            .select((F.col("id") * 7 % 300_000).alias("n"), F.sha2(F.col("id").cast("string"), 256).alias("h"))
+            .orderBy("n")
+        )
 
     queries_with_jobs = spark.sparkContext._jsc.sc().dagScheduler().activeQueryToJobs()
     plain = sum(1 for _ in table().toLocalIterator(True))
@@ -136,9 +145,9 @@ def test_the_json_texts_of_a_results_tables_are_written_together_and_streamed_fr
 
     odd = "a\u2028b\u0085c\rd ü </script>"
     with sql_settings(spark, ONE_PARTITION):
-        kept = materialise(spark.range(60_000).select(
-            (F.col("id") * 7 % 60_000).alias("n"), F.when(F.col("id") == 5, F.lit(odd)).alias("text"),
-        ))
+        kept = materialise(
+            spark.range(60_000).select((F.col("id") * 7 % 60_000).alias("n"), F.when(F.col("id") == 5, F.lit(odd)).alias("text"))
+        )
     ordered, empty, short = kept.orderBy(F.desc("n")), kept.where("n < 0").orderBy("n"), kept.where("n < 10").orderBy("n")
     spread = spark.range(0, 3_000, 1, 3).select((2_999 - F.col("id")).alias("n")).orderBy("n")
     none = empty_of(spark, kept.schema).orderBy("n")  # known empty (as a producer's log's rebalances)
@@ -234,8 +243,26 @@ def test_spark_writes_a_tables_rows_as_python_converts_them(spark):
 
 
 STABLE_FINDING_FIELDS = (
-    "detector", "severity", "verdict", "group", "topic", "partition", "task", "offset_from", "offset_to", "records", "exact",
-    "classification", "host", "member", "start", "end", "evidence", "explanation", "kafka_reference", "remedy",
+    "detector",
+    "severity",
+    "verdict",
+    "group",
+    "topic",
+    "partition",
+    "task",
+    "offset_from",
+    "offset_to",
+    "records",
+    "exact",
+    "classification",
+    "host",
+    "member",
+    "start",
+    "end",
+    "evidence",
+    "explanation",
+    "kafka_reference",
+    "remedy",
 )
 """The fields of ``findings[]`` as the JSON has named them since it was first published."""
 
@@ -248,6 +275,6 @@ def test_the_findings_fields_keep_their_names_and_add_missing_and_member_basis()
 
     names = [json_name(name) for name in s.FINDINGS_SCHEMA.fieldNames()]
     assert names[: len(STABLE_FINDING_FIELDS)] == list(STABLE_FINDING_FIELDS)
-    assert names[len(STABLE_FINDING_FIELDS):] == ["missing", "member_basis"]
+    assert names[len(STABLE_FINDING_FIELDS) :] == ["missing", "member_basis"]
     assert s.FINDINGS_SCHEMA["missing"].dataType.fieldNames() == ["what", "commands"]
     assert s.EVIDENCE_LINE.fieldNames() == ["file", "line"]

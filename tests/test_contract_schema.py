@@ -17,8 +17,25 @@ from forensics.detect import DETECTORS
 
 STABLE = ("inputs", "accounting", "events_by_type", "rebalances", "ownership", "clock_skew", "findings")
 """The result's fields others rely on (DEVELOPERS' contract): never renamed or dropped."""
-FINDING_FIELDS = ("detector", "severity", "verdict", "group", "topic", "partition", "offset_from", "offset_to", "records",
-                  "host", "member", "start", "end", "evidence", "explanation", "kafka_reference", "remedy")
+FINDING_FIELDS = (
+    "detector",
+    "severity",
+    "verdict",
+    "group",
+    "topic",
+    "partition",
+    "offset_from",
+    "offset_to",
+    "records",
+    "host",
+    "member",
+    "start",
+    "end",
+    "evidence",
+    "explanation",
+    "kafka_reference",
+    "remedy",
+)
 
 
 def items(key: str) -> dict:
@@ -38,9 +55,10 @@ def test_the_detectors_verdicts_and_severities_are_the_codes():
     assert finding["verdict"]["enum"] == list(s.VERDICTS) and finding["severity"]["enum"] == list(s.SEVERITIES)
 
 
-@pytest.mark.parametrize("key, table", [
-    ("findings", s.FINDINGS_SCHEMA), ("clock_skew", s.CLOCK_SKEW_SCHEMA), ("restores", s.RESTORES_SCHEMA), ("commits", s.COMMITS_SCHEMA),
-])
+@pytest.mark.parametrize(
+    "key, table",
+    [("findings", s.FINDINGS_SCHEMA), ("clock_skew", s.CLOCK_SKEW_SCHEMA), ("restores", s.RESTORES_SCHEMA), ("commits", s.COMMITS_SCHEMA)],
+)
 def test_every_field_of_a_table_written_as_it_is_is_in_the_schema(key, table):
     """A field added to one of these model tables reaches the JSON: the schema must name it."""
     names = {contract.json_name(f.name) if key == "findings" else f.name for f in table.fields}
@@ -57,7 +75,10 @@ def test_a_result_that_breaks_the_contract_is_refused_with_where(samples_analysi
     dropped = {k: v for k, v in samples_analysis.items() if k != "clock_skew"}
     with pytest.raises(contract.ContractViolation, match="clock_skew"):
         contract.checked(dropped)
-    renamed = {**samples_analysis, "findings": contract.Rows(produce=lambda: [{**samples_analysis["findings"][0], "detector": "lost_offsets"}])}
+    renamed = {
+        **samples_analysis,
+        "findings": contract.Rows(produce=lambda: [{**samples_analysis["findings"][0], "detector": "lost_offsets"}]),
+    }
     with pytest.raises(contract.ContractViolation, match=r"findings\[0\]/detector"):
         list(contract.checked(renamed)["findings"])
 

@@ -42,7 +42,11 @@ def test_the_docs_site_builds_strictly_with_the_generated_reference_pages(tmp_pa
     catalogue and detector pages generated from the code (``docs/hooks.py``)."""
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     catalogue = (tmp_path / "site" / "reference" / "catalogue" / "index.html").read_text(encoding="utf-8")

@@ -38,7 +38,10 @@ def test_samples_keep_the_py4j_threads_stacks_leaf_first():
     assert len(stacks) == 3  # the scheduler's thread is not the driver side of the analysis
     assert stacks[0][0] == "Unsafe_AllocateInstance"
     assert stacks[0][-1] == "Interpreter"
-    assert stacks[1] == ["Interpreter", "void py4j.commands.CallCommand.execute(java.lang.String, java.io.BufferedReader, java.io.BufferedWriter)"]
+    assert stacks[1] == [
+        "Interpreter",
+        "void py4j.commands.CallCommand.execute(java.lang.String, java.io.BufferedReader, java.io.BufferedWriter)",
+    ]
 
 
 def test_the_innermost_phase_names_a_sample():

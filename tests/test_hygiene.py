@@ -15,3 +15,8 @@ def ruff(*args: str) -> subprocess.CompletedProcess:
 def test_ruff_finds_nothing_to_fix():
     checked = ruff("check", "--output-format", "concise", ".")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_ruff_format_leaves_every_file_as_it_is():
+    checked = ruff("format", "--check", ".")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -71,7 +71,9 @@ def test_import_forensics_loads_no_pyspark():
 def test_help_loads_no_pyspark_as_module_and_console_script():
     as_module = run_python("-X", "importtime", "-m", "forensics", "--help")
     script = Path(sys.executable).with_name("forensics")
-    as_script = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    as_script = subprocess.run(
+        [str(script), "--help"], capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+    )
     for done in (as_module, as_script):
         assert done.returncode == 0, done.stderr[-3000:]
         assert "Usage: forensics" in done.stdout and "analyze" in done.stdout
@@ -101,8 +103,11 @@ def test_load_incident_from_analysis_json_loads_no_pyspark(analysis_json):
 
 
 def test_public_names_stay_functions_when_their_submodules_load_first():
-    done = run_python("-c", "import forensics.analyze, forensics.ingest.exports, forensics\n"
-                      "print(forensics.analyze.__module__, forensics.ingest.__module__, forensics.get_session.__module__)")
+    done = run_python(
+        "-c",
+        "import forensics.analyze, forensics.ingest.exports, forensics\n"
+        "print(forensics.analyze.__module__, forensics.ingest.__module__, forensics.get_session.__module__)",
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["forensics.analyze", "forensics.ingest", "forensics.spark.session"]
 

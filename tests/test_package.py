@@ -30,7 +30,9 @@ TIMEOUT_S = 900
 
 
 def run(*args: str | Path, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=TIMEOUT_S, cwd=cwd, env={**background.ENVIRONMENT, **(env or {})})
+    done = subprocess.run(
+        [str(a) for a in args], capture_output=True, text=True, timeout=TIMEOUT_S, cwd=cwd, env={**background.ENVIRONMENT, **(env or {})}
+    )
     assert done.returncode == 0, f"{' '.join(map(str, args))}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done
 
@@ -51,7 +53,20 @@ def built_wheel(work: Path) -> Path:
     sdist = work / "sdist"
     built = run(sys.executable, "-c", f"from setuptools import build_meta; print(build_meta.build_sdist({str(sdist)!r}))", cwd=source)
     tarball = sdist / built.stdout.strip().splitlines()[-1]
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", work / "wheels", tarball, cwd=work)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-q",
+        "-w",
+        work / "wheels",
+        tarball,
+        cwd=work,
+    )
     return next((work / "wheels").glob("*.whl"))
 
 
@@ -87,11 +102,25 @@ def build_install_and_report() -> Installed:
     wheel = built_wheel(work)
     venv = installed_venv(wheel, work / "venv")
     python, script = venv / "bin" / "python", venv / "bin" / "forensics"
-    where = run(python, "-c", "import forensics, forensics.package as p; print(forensics.__file__); print(p.NOTEBOOKS)", cwd=work).stdout.split()
+    where = run(
+        python, "-c", "import forensics, forensics.package as p; print(forensics.__file__); print(p.NOTEBOOKS)", cwd=work
+    ).stdout.split()
     out = work / "out" / "report.html"
     # nbconvert's base templates are data files of the venv that holds nbconvert, this one.
     jupyter_data = Path(sys.prefix) / "share" / "jupyter"
-    report = run(script, "report", SAMPLE, "-o", out, "--master", "local[2]", "--title", "Installed package", cwd=work, env={"JUPYTER_PATH": str(jupyter_data)})
+    report = run(
+        script,
+        "report",
+        SAMPLE,
+        "-o",
+        out,
+        "--master",
+        "local[2]",
+        "--title",
+        "Installed package",
+        cwd=work,
+        env={"JUPYTER_PATH": str(jupyter_data)},
+    )
     version = run(python, "-c", "import forensics; print(forensics.__version__)", cwd=work).stdout.strip()
     return Installed(work, wheel, venv, where, report, out, version)
 
@@ -112,7 +141,12 @@ def test_the_wheel_holds_every_module_the_notebooks_and_the_data(package):
     assert modules - names == set(), "add the missing subpackages to [tool.setuptools] packages in pyproject.toml"
     shipped = {f"forensics/notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert shipped and shipped <= names
-    assert {"forensics/spark/log4j2.properties", "forensics/result.schema.json", "forensics/catalogue/templates.yaml", "forensics/report/templates/forensics_report/index.html.j2"} <= names
+    assert {
+        "forensics/spark/log4j2.properties",
+        "forensics/result.schema.json",
+        "forensics/catalogue/templates.yaml",
+        "forensics/report/templates/forensics_report/index.html.j2",
+    } <= names
 
 
 def test_forensics_report_runs_from_the_installed_package(package):

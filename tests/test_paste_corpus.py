@@ -19,8 +19,19 @@ PASTES = Path(__file__).parent / "data" / "pastes"
 JAVA_CLIENTS = ("java-consumer", "kafka-streams", "spring-kafka", "connect", "ksqldb", "flink", "spark")
 """Clients built on the Java consumer (Kafka's own log templates)."""
 OTHER_CLIENTS = (
-    "librdkafka", "confluent-kafka-python", "confluent-kafka-go", "confluent-kafka-dotnet", "kafka-python",
-    "aiokafka", "faust", "kafkajs", "sarama", "franz-go", "segmentio", "ruby-kafka", "karafka",
+    "librdkafka",
+    "confluent-kafka-python",
+    "confluent-kafka-go",
+    "confluent-kafka-dotnet",
+    "kafka-python",
+    "aiokafka",
+    "faust",
+    "kafkajs",
+    "sarama",
+    "franz-go",
+    "segmentio",
+    "ruby-kafka",
+    "karafka",
 )
 """Clients with log lines of their own."""
 WITNESSES = ("broker", "lag-monitor")

@@ -78,8 +78,14 @@ def test_recording_needs_a_jvm_of_its_own(spark, own_cache):
 
 
 def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "forensics", *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env={**background.ENVIRONMENT, "XDG_CACHE_HOME": str(cache)})
+    return subprocess.run(
+        [sys.executable, "-m", "forensics", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**background.ENVIRONMENT, "XDG_CACHE_HOME": str(cache)},
+    )
 
 
 def warm_up_then_analyze() -> dict:
@@ -96,8 +102,12 @@ def warm_up_then_analyze() -> dict:
                 truncated.write_bytes(whole.read(5 << 20))
         done = _cli("analyze", str(SMALL_LOG), "--json", str(out), "--quiet", cache=cache)
         return {
-            "recorded": recorded, "archives": archives, "maps": bool(archives) and _archive_maps(archives[0]),
-            "truncated_maps": _archive_maps(truncated), "done": done, "quick": out.read_text(encoding="utf-8") if out.exists() else None,
+            "recorded": recorded,
+            "archives": archives,
+            "maps": bool(archives) and _archive_maps(archives[0]),
+            "truncated_maps": _archive_maps(truncated),
+            "done": done,
+            "quick": out.read_text(encoding="utf-8") if out.exists() else None,
         }
 
 
@@ -113,8 +123,9 @@ print(json.dumps({"result": result, "arguments": arguments}))
 def kernel_analysis() -> dict:
     """What a notebook kernel's ``load_incident`` of ``SMALL_LOG`` returns, and the options its
     driver JVM started with, from a new process (run in the background)."""
-    done = subprocess.run([sys.executable, "-c", KERNEL, str(SMALL_LOG)], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env=background.ENVIRONMENT)
+    done = subprocess.run(
+        [sys.executable, "-c", KERNEL, str(SMALL_LOG)], capture_output=True, text=True, timeout=600, cwd=ROOT, env=background.ENVIRONMENT
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 

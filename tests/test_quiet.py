@@ -87,7 +87,11 @@ def notebook_that_starts_spark() -> list[dict]:
         executed = Path(scratch) / "incident_report.ipynb"
         done = subprocess.run(
             [sys.executable, "-c", run, str(NOTEBOOKS / "incident_report.ipynb"), str(executed), str(SAMPLE), scratch],
-            capture_output=True, text=True, timeout=900, cwd=ROOT, env=environment,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=ROOT,
+            env=environment,
         )
         if done.returncode != 0:
             pytest.fail(f"papermill failed:\n{done.stderr[-4000:]}")

@@ -15,20 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from forensics.cli import main
-from forensics.recovery import (
-    FIELDS,
-    attach_recovery,
-    csv_text,
-    plan_items,
-    reset_rows_by_group,
-)
-from forensics.report.recovery_plans import (
-    STEP_ORDER,
-    plan_files,
-    plan_markdown,
-    what_to_do_now,
-    write_plan,
-)
+from forensics.recovery import FIELDS, attach_recovery, csv_text, plan_items, reset_rows_by_group
+from forensics.report.recovery_plans import STEP_ORDER, plan_files, plan_markdown, what_to_do_now, write_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
@@ -37,21 +25,52 @@ GROUP_STEPS = ["check_log_start", "describe", "stop", "check_inactive", "dry_run
 
 def make_finding(**fields) -> dict:
     finding = {
-        "detector": "reset_to_latest_gap", "severity": "critical", "verdict": "loss", "group": "billing", "topic": "invoices",
-        "partition": 1, "task": None, "offset_from": 10, "offset_to": 15, "records": 5, "exact": True, "classification": None,
-        "host": "host-a", "member": "host-a/consumer-1", "start": "2024-03-11T14:00:00.000Z", "end": "2024-03-11T14:00:01.000Z",
-        "evidence": [{"file": "/incident/host-a/app.log", "line": 7}], "explanation": "x.", "kafka_reference": "y", "remedy": "z",
+        "detector": "reset_to_latest_gap",
+        "severity": "critical",
+        "verdict": "loss",
+        "group": "billing",
+        "topic": "invoices",
+        "partition": 1,
+        "task": None,
+        "offset_from": 10,
+        "offset_to": 15,
+        "records": 5,
+        "exact": True,
+        "classification": None,
+        "host": "host-a",
+        "member": "host-a/consumer-1",
+        "start": "2024-03-11T14:00:00.000Z",
+        "end": "2024-03-11T14:00:01.000Z",
+        "evidence": [{"file": "/incident/host-a/app.log", "line": 7}],
+        "explanation": "x.",
+        "kafka_reference": "y",
+        "remedy": "z",
     }
     return {**finding, **fields}
 
 
 def make_result(*findings, commits=(), config=(), ownership=(), inputs=()) -> dict:
-    return {"inputs": list(inputs), "config": list(config), "ownership": list(ownership), "commits": list(commits), "findings": list(findings)}
+    return {
+        "inputs": list(inputs),
+        "config": list(config),
+        "ownership": list(ownership),
+        "commits": list(commits),
+        "findings": list(findings),
+    }
 
 
 def commit(kind: str, offset: int, ts: str, group="billing", topic="invoices", partition=1, strategy=None, line=40) -> dict:
-    return {"group_id": group, "topic": topic, "partition": partition, "kind": kind, "offset": offset, "ts": ts, "strategy": strategy,
-            "source_file": "/incident/host-a/app.log", "line": line}
+    return {
+        "group_id": group,
+        "topic": topic,
+        "partition": partition,
+        "kind": kind,
+        "offset": offset,
+        "ts": ts,
+        "strategy": strategy,
+        "source_file": "/incident/host-a/app.log",
+        "line": line,
+    }
 
 
 def recovery_of(*findings, **facts) -> dict:
@@ -71,6 +90,7 @@ def kafka_from_file_rows(text: str) -> list[tuple[str, int, int]]:
 
 # --- lost ranges of consumer groups -------------------------------------------------------------
 
+
 def test_a_lost_range_becomes_one_from_file_row_at_its_start():
     recovery = recovery_of(make_finding())
     assert recovery["kind"] == "reconsume"
@@ -78,23 +98,29 @@ def test_a_lost_range_becomes_one_from_file_row_at_its_start():
     assert recovery["csv_file"] == "reset-billing.csv"
     assert [s["step"] for s in recovery["steps"] if not s["optional"]] == GROUP_STEPS
     commands = {s["step"]: s["command"] for s in recovery["steps"]}
-    assert commands["dry_run"] == ('kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --group billing '
-                                   "--reset-offsets --from-file reset-billing.csv --dry-run")
+    assert commands["dry_run"] == (
+        'kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --group billing '
+        "--reset-offsets --from-file reset-billing.csv --dry-run"
+    )
     assert commands["execute"] == commands["dry_run"].replace("--dry-run", "--execute")
-    assert commands["read_range"].endswith("--topic invoices --partition 1 --offset 10 --max-messages 5 --property print.offset=true "
-                                           "--property print.timestamp=true --property print.key=true")
+    assert commands["read_range"].endswith(
+        "--topic invoices --partition 1 --offset 10 --max-messages 5 --property print.offset=true "
+        "--property print.timestamp=true --property print.key=true"
+    )
     assert "-t invoices -p 1 -o 10 -c 5 -e" in commands["read_range_kcat"]
     assert recovery["window"]["from"] == "2024-03-11T14:00:00.000Z"
 
 
 def test_the_csv_of_a_group_is_kafkas_from_file_format_with_the_lowest_start_per_partition():
-    result = attach_recovery(make_result(
-        make_finding(offset_from=10, offset_to=15),
-        make_finding(offset_from=3, offset_to=6, detector="out_of_range_reset"),
-        make_finding(partition=0, offset_from=7, offset_to=9),
-        make_finding(group="other", topic="payments", offset_from=1, offset_to=2),
-        make_finding(verdict="duplication", detector="backward_commit", offset_from=0, offset_to=4),
-    ))
+    result = attach_recovery(
+        make_result(
+            make_finding(offset_from=10, offset_to=15),
+            make_finding(offset_from=3, offset_to=6, detector="out_of_range_reset"),
+            make_finding(partition=0, offset_from=7, offset_to=9),
+            make_finding(group="other", topic="payments", offset_from=1, offset_to=2),
+            make_finding(verdict="duplication", detector="backward_commit", offset_from=0, offset_to=4),
+        )
+    )
     rows = reset_rows_by_group(result)
     assert kafka_from_file_rows(csv_text(rows["billing"])) == [("invoices", 0, 7), ("invoices", 1, 3)]
     assert kafka_from_file_rows(csv_text(rows["other"])) == [("payments", 1, 1)]
@@ -106,8 +132,10 @@ def test_the_csv_of_a_group_is_kafkas_from_file_format_with_the_lowest_start_per
 def test_a_reset_to_earliest_past_the_range_makes_it_unrecoverable():
     recovery = recovery_of(
         make_finding(detector="out_of_range_reset", offset_from=83539, offset_to=85403),
-        commits=[commit("out of range", 83539, "2024-03-11T14:00:00.000Z"),
-                 commit("reset", 85403, "2024-03-11T14:00:01.000Z", strategy="EARLIEST", line=41)],
+        commits=[
+            commit("out of range", 83539, "2024-03-11T14:00:00.000Z"),
+            commit("reset", 85403, "2024-03-11T14:00:01.000Z", strategy="EARLIEST", line=41),
+        ],
     )
     assert recovery["kind"] == "unrecoverable" and recovery["reset_rows"] == [] and recovery["csv_file"] is None
     assert recovery["retention"]["status"] == "deleted" and recovery["retention"]["log_start"] == 85403
@@ -159,11 +187,22 @@ def test_bootstrap_servers_come_from_the_clients_config():
 
 # --- duplicates and skipped restores ------------------------------------------------------------
 
+
 def test_a_duplicated_range_is_de_duplicated_until_the_group_committed_past_it():
-    finding = make_finding(verdict="duplication", detector="backward_commit", offset_from=5, offset_to=7,
-                           start="2024-03-11T14:00:00.000Z", end="2024-03-11T14:00:02.000Z")
-    commits = [commit("commit", 7, "2024-03-11T14:00:00.000Z"), commit("commit", 5, "2024-03-11T14:00:02.000Z"),
-               commit("commit", 6, "2024-03-11T14:00:03.000Z"), commit("commit", 9, "2024-03-11T14:00:04.000Z")]
+    finding = make_finding(
+        verdict="duplication",
+        detector="backward_commit",
+        offset_from=5,
+        offset_to=7,
+        start="2024-03-11T14:00:00.000Z",
+        end="2024-03-11T14:00:02.000Z",
+    )
+    commits = [
+        commit("commit", 7, "2024-03-11T14:00:00.000Z"),
+        commit("commit", 5, "2024-03-11T14:00:02.000Z"),
+        commit("commit", 6, "2024-03-11T14:00:03.000Z"),
+        commit("commit", 9, "2024-03-11T14:00:04.000Z"),
+    ]
     recovery = recovery_of(finding, commits=commits)
     assert recovery["kind"] == "deduplicate" and recovery["reset_rows"] == []
     assert (recovery["window"]["from"], recovery["window"]["to"]) == ("2024-03-11T14:00:00.000Z", "2024-03-11T14:00:04.000Z")
@@ -173,19 +212,37 @@ def test_a_duplicated_range_is_de_duplicated_until_the_group_committed_past_it()
 
 
 def test_a_skipped_restore_rebuilds_the_task_state_from_its_changelog():
-    finding = make_finding(detector="skipped_restore", group="AuditTrailBatch", topic="AuditTrailBatch-store1-changelog", partition=1,
-                           task="1_1", offset_from=0, offset_to=55872, host="audit-batch-1", member="AuditTrailBatch-StreamThread-1")
-    config = [{"application_id": "AuditTrailBatch", "host": "audit-batch-1",
-               "settings": {"state.dir": "/var/lib/kafka streams", "processing.guarantee": "exactly_once"}}]
-    ownership = [{"group": "AuditTrailBatch", "topic": t, "host": "audit-batch-1"} for t in ("audit-events", "AuditTrailBatch-store1-repartition")]
+    finding = make_finding(
+        detector="skipped_restore",
+        group="AuditTrailBatch",
+        topic="AuditTrailBatch-store1-changelog",
+        partition=1,
+        task="1_1",
+        offset_from=0,
+        offset_to=55872,
+        host="audit-batch-1",
+        member="AuditTrailBatch-StreamThread-1",
+    )
+    config = [
+        {
+            "application_id": "AuditTrailBatch",
+            "host": "audit-batch-1",
+            "settings": {"state.dir": "/var/lib/kafka streams", "processing.guarantee": "exactly_once"},
+        }
+    ]
+    ownership = [
+        {"group": "AuditTrailBatch", "topic": t, "host": "audit-batch-1"} for t in ("audit-events", "AuditTrailBatch-store1-repartition")
+    ]
     recovery = recovery_of(finding, config=config, ownership=ownership)
     assert recovery["kind"] == "restore_state" and recovery["reset_rows"] == []
     streams = recovery["streams"]
     assert streams["task_dir"] == "/var/lib/kafka streams/AuditTrailBatch/1_1" and streams["input_topics"] == ["audit-events"]
     commands = {s["step"]: s["command"] for s in recovery["steps"]}
     assert commands["remove_task_state"] == "rm -rf -- '/var/lib/kafka streams'/AuditTrailBatch/1_1"
-    assert commands["app_reset_dry_run"] == ('kafka-streams-application-reset.sh --bootstrap-server "$BOOTSTRAP_SERVERS" '
-                                             "--application-id AuditTrailBatch --input-topics audit-events --dry-run")
+    assert commands["app_reset_dry_run"] == (
+        'kafka-streams-application-reset.sh --bootstrap-server "$BOOTSTRAP_SERVERS" '
+        "--application-id AuditTrailBatch --input-topics audit-events --dry-run"
+    )
     assert [s["host"] for s in recovery["steps"][:4]] == ["audit-batch-1"] * 4
     assert any("KAFKA-7672" in c for c in recovery["caveats"])
 
@@ -204,8 +261,13 @@ def test_names_read_from_logs_are_quoted_and_never_build_a_path():
 
 
 def test_only_loss_and_duplication_get_a_plan_and_every_plan_has_the_same_fields():
-    result = make_result(make_finding(verdict="delay"), make_finding(verdict="expected"), make_finding(offset_from=None), make_finding(),
-                         make_finding(verdict="duplication"))
+    result = make_result(
+        make_finding(verdict="delay"),
+        make_finding(verdict="expected"),
+        make_finding(offset_from=None),
+        make_finding(),
+        make_finding(verdict="duplication"),
+    )
     before = json.dumps(result, sort_keys=True)
     plans = [f["recovery"] for f in attach_recovery(result)["findings"]]
     assert json.dumps(result, sort_keys=True) == before  # the input is not modified
@@ -217,13 +279,24 @@ def test_only_loss_and_duplication_get_a_plan_and_every_plan_has_the_same_fields
 
 # --- rendering and files -----------------------------------------------------------------------
 
+
 def test_plan_md_lists_each_groups_steps_once_in_order():
     result = make_result(make_finding(), make_finding(partition=0, offset_from=2, offset_to=3))
     text = plan_markdown(result, "incident/")
     titles = [line for line in text.splitlines() if line[:1].isdigit()]
     assert len([t for t in titles if "Dry-run" in t]) == 1 and len([t for t in titles if "Check the log start" in t]) == 2
-    positions = [text.index(marker) for marker in ("--describe --group billing\n", "Stop every consumer", "--state", "--dry-run", "--execute",
-                                                   "Start the consumers", "Verify group")]
+    positions = [
+        text.index(marker)
+        for marker in (
+            "--describe --group billing\n",
+            "Stop every consumer",
+            "--state",
+            "--dry-run",
+            "--execute",
+            "Start the consumers",
+            "Verify group",
+        )
+    ]
     assert positions == sorted(positions)
     assert "```sh\ninvoices,0,2\ninvoices,1,10\n```" in text
     assert set(STEP_ORDER) >= {s["step"] for _, _, r in plan_items(result) for s in r["steps"]}
@@ -250,6 +323,7 @@ def test_the_notebooks_show_what_to_do_now(name):
 
 
 # --- `forensics plan` --------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def planned(spark, tmp_path_factory) -> Path:
@@ -286,7 +360,10 @@ def test_the_analysis_plans_each_finding_as_the_whole_result_would(spark, monkey
 def test_forensics_plan_writes_from_file_csvs_matching_the_findings(planned):
     items = json.loads((planned / "recovery.json").read_text())["items"]
     assert sorted((i["detector"], i["recovery"]["kind"]) for i in items) == [
-        ("backward_commit", "deduplicate"), ("reset_to_latest_gap", "reconsume"), ("skipped_restore", "restore_state")]
+        ("backward_commit", "deduplicate"),
+        ("reset_to_latest_gap", "reconsume"),
+        ("skipped_restore", "restore_state"),
+    ]
     lost = [i for i in items if i["recovery"]["kind"] == "reconsume"]
     csvs = sorted(p.name for p in planned.glob("reset-*.csv"))
     assert csvs == sorted({i["recovery"]["csv_file"] for i in lost}) == ["reset-demo-consumer.csv"]
@@ -305,9 +382,11 @@ def test_forensics_plan_md_covers_every_loss_and_duplication_in_order(planned):
     text = (planned / "plan.md").read_text()
     number = {i["detector"]: i["finding"] for i in json.loads((planned / "recovery.json").read_text())["items"]}
     sections = [line for line in text.splitlines() if line.startswith("## ")]
-    assert sections == ["## Group demo-consumer: re-consume lost records",
-                        f"## Duplicates to de-duplicate downstream: finding #{number['backward_commit']}",
-                        f"## Kafka Streams state to rebuild: finding #{number['skipped_restore']}"]
+    assert sections == [
+        "## Group demo-consumer: re-consume lost records",
+        f"## Duplicates to de-duplicate downstream: finding #{number['backward_commit']}",
+        f"## Kafka Streams state to rebuild: finding #{number['skipped_restore']}",
+    ]
     assert "--topic orders-commands-a6b24e --partition 1 --offset 5 --max-messages 2" in text
     assert "rm -rf -- /var/lib/kafka-streams/AuditTrailBatch/1_1" in text
 

@@ -370,7 +370,9 @@ def test_tables_materialised_together_are_kept_and_read_apart(spark, mode):
     settings = {"one partition": ONE_PARTITION, "in the driver": {**ONE_PARTITION, **IN_THE_DRIVER}, "spread": {}}[mode]
     numbers = spark.range(30).repartition(3)
     by_member = numbers.groupBy((F.col("id") % 3).alias("member")).agg(F.collect_list("id").alias("ids"))
-    named = numbers.select(F.col("id").cast("string").alias("member"), F.struct(F.col("id").alias("n"), F.lit(None).cast("string").alias("note")).alias("at"))
+    named = numbers.select(
+        F.col("id").cast("string").alias("member"), F.struct(F.col("id").alias("n"), F.lit(None).cast("string").alias("note")).alias("at")
+    )
     none = numbers.where(F.col("id") > 100)
     known = empty_of(spark, numbers.schema)
     with sql_settings(spark, settings):
@@ -396,7 +398,9 @@ def test_a_small_table_kept_with_its_rows_is_one_partition_and_the_rows_of_a_col
     from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, empty_like, kept_with_rows, known_empty, sql_settings
 
     settings = {"one partition": ONE_PARTITION, "in the driver": {**ONE_PARTITION, **IN_THE_DRIVER}, "spread": {}}[mode]
-    hosts = spark.range(40).repartition(3).select((F.col("id") % 4).alias("host"), F.col("id")).groupBy("host").agg(F.max("id").alias("last"))
+    hosts = (
+        spark.range(40).repartition(3).select((F.col("id") % 4).alias("host"), F.col("id")).groupBy("host").agg(F.max("id").alias("last"))
+    )
     with sql_settings(spark, settings):
         kept, rows = kept_with_rows(hosts)
         assert sorted(rows) == sorted(hosts.collect()) == [(0, 36), (1, 37), (2, 38), (3, 39)]
@@ -415,14 +419,18 @@ def test_a_small_incidents_result_tables_are_read_together_each_in_its_order(spa
     from forensics.spark import IN_THE_DRIVER, ONE_PARTITION, TableReads, materialise, sql_settings
 
     rows = spark.range(30).select(
-        F.col("id"), (F.col("id") % 3).alias("g"), F.struct(F.col("id").alias("line")).alias("evidence"),
+        F.col("id"),
+        (F.col("id") % 3).alias("g"),
+        F.struct(F.col("id").alias("line")).alias("evidence"),
         F.when(F.col("id") % 2 == 0, F.lit("even")).alias("label"),
     )
     with sql_settings(spark, {**ONE_PARTITION, **IN_THE_DRIVER}):
         kept = materialise(rows.repartition(3))
         tables = [
-            kept.orderBy(F.desc("id")), kept.where("g = 1").orderBy("label", "id").select("label", "id"),
-            kept.groupBy("g").agg(F.max("id").alias("top")).orderBy("g"), kept.where("id > 99").orderBy("id"),
+            kept.orderBy(F.desc("id")),
+            kept.where("g = 1").orderBy("label", "id").select("label", "id"),
+            kept.groupBy("g").agg(F.max("id").alias("top")).orderBy("g"),
+            kept.where("id > 99").orderBy("id"),
         ]
         reads = TableReads(spark)
         readers = [reads.of(table) for table in tables]
@@ -433,7 +441,9 @@ def test_a_small_incidents_result_tables_are_read_together_each_in_its_order(spa
     apart = [table.collect() for table in tables]
     assert together == again == apart
     assert [row["id"] for row in together[0]] == list(range(29, -1, -1)) and together[0][0]["evidence"]["line"] == 29
-    assert [(row["label"], row["id"]) for row in together[1]] == [(None, i) for i in range(1, 30, 6)] + [("even", i) for i in range(4, 30, 6)]
+    assert [(row["label"], row["id"]) for row in together[1]] == [(None, i) for i in range(1, 30, 6)] + [
+        ("even", i) for i in range(4, 30, 6)
+    ]
     assert together[3] == []
     apart_reads = TableReads(spark)
     assert [list(apart_reads.of(table)()) for table in tables] == apart
@@ -567,7 +577,6 @@ def test_a_python_list_reaches_the_jvm_whole_and_in_order(spark):
     assert seq(["a", None, "c"]).mkString("|") == "a|null|c"
 
 
-
 def test_columns_built_once_are_the_same_columns_and_serve_every_query(spark, monkeypatch):
     """``built_once``: one build per Spark context and arguments, kept up to ``KEPT_BUILDS``
     (the oldest dropped); the Columns kept answer each later query over its own rows."""
@@ -593,6 +602,7 @@ def test_columns_built_once_are_the_same_columns_and_serve_every_query(spark, mo
     assert marked("roup") is not None and builds == ["ommit", "roup", "artition"]
     marked("ommit")
     assert builds[-1] == "ommit"
+
 
 def test_remembered_lookups_keep_classes_and_methods_not_field_values(spark):
     """``remember_jvm_lookups`` (installed by the session; a second installation changes nothing)
@@ -752,4 +762,3 @@ def test_an_analysis_with_static_shuffles_equals_the_adaptive_one(spark, monkeyp
     adaptive = analysis.analyze(spark, paths)
     static["spark"].pop("jobs"), adaptive["spark"].pop("jobs")
     assert static == adaptive
-

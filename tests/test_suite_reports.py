@@ -7,7 +7,7 @@ import sys
 
 from tests.conftest import ROOT
 
-BROKEN_FIXTURE = '''
+BROKEN_FIXTURE = """
 import pytest
 
 @pytest.fixture(scope="session")
@@ -17,7 +17,7 @@ def shared():
 @pytest.mark.parametrize("n", range(3))
 def test_uses_it(shared, n):
     pass
-'''
+"""
 
 
 def test_a_failed_shared_fixture_is_shown_in_full_once_and_named_by_the_others(tmp_path):
@@ -25,7 +25,11 @@ def test_a_failed_shared_fixture_is_shown_in_full_once_and_named_by_the_others(t
     (tmp_path / "test_broken.py").write_text(BROKEN_FIXTURE)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert "3 errors" in done.stdout
     assert done.stdout.count('raise RuntimeError("An error occurred') == 1
@@ -34,7 +38,7 @@ def test_a_failed_shared_fixture_is_shown_in_full_once_and_named_by_the_others(t
     assert all("test_uses_it[0]" in line and "Connection reset by peer" in line for line in pointers)
 
 
-DRIVER_KILLED = '''
+DRIVER_KILLED = """
 import os
 import signal
 
@@ -58,7 +62,7 @@ def test_kills_the_driver(spark):
 
 def test_never_reached(spark):
     spark.range(3).count()
-'''
+"""
 
 
 def test_a_driver_killed_under_the_suite_is_named_and_stops_the_run(tmp_path):
@@ -68,7 +72,10 @@ def test_a_driver_killed_under_the_suite_is_named_and_stops_the_run(tmp_path):
     (tmp_path / "test_killed.py").write_text(DRIVER_KILLED)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert done.stdout.strip().splitlines()[-1].startswith("1 failed in")  # test_never_reached did not run

@@ -39,6 +39,8 @@ def catalogue_entries(paths=None) -> list[dict]:
     for path in paths or catalogue_files():
         entries.extend(yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_SAFE_LOADER) or [])
     return entries
+
+
 _MULTILINE_HINTS = ("\\n", "\\s\\S", "\\S\\s", "\\t")
 
 
@@ -240,4 +242,13 @@ def load_catalogue(path: str | Path | None = None) -> tuple[Template, ...]:
     return tuple(templates)
 
 
-__all__ = ["CATALOGUE_PATH", "Template", "catalogue_entries", "catalogue_files", "java_pattern", "literal_gate", "load_catalogue", "precedence"]
+__all__ = [
+    "CATALOGUE_PATH",
+    "Template",
+    "catalogue_entries",
+    "catalogue_files",
+    "java_pattern",
+    "literal_gate",
+    "load_catalogue",
+    "precedence",
+]

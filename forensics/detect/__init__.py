@@ -22,14 +22,7 @@ from ._finding import all_of
 from .backward_commits import backward_commit
 from .config import risky_config
 from .group import fenced, poll_timeout, rebalance_storm, session_timeout
-from .kafka4 import (
-    describe_mid_rebalance,
-    double_ownership,
-    epochless_offset_reset,
-    phantom_lag,
-    stale_epoch_commit,
-    stuck_revocation,
-)
+from .kafka4 import describe_mid_rebalance, double_ownership, epochless_offset_reset, phantom_lag, stale_epoch_commit, stuck_revocation
 from .reprocessing import reprocessing
 from .resets import out_of_range_reset, reset_to_latest_gap
 from .restores import redundant_restore, skipped_restore
@@ -37,9 +30,23 @@ from .restores import redundant_restore, skipped_restore
 DETECTORS = {
     detector.__name__: detector
     for detector in (
-        skipped_restore, redundant_restore, reset_to_latest_gap, out_of_range_reset, backward_commit, reprocessing,
-        rebalance_storm, poll_timeout, session_timeout, fenced, risky_config,
-        double_ownership, epochless_offset_reset, stale_epoch_commit, stuck_revocation, describe_mid_rebalance, phantom_lag,
+        skipped_restore,
+        redundant_restore,
+        reset_to_latest_gap,
+        out_of_range_reset,
+        backward_commit,
+        reprocessing,
+        rebalance_storm,
+        poll_timeout,
+        session_timeout,
+        fenced,
+        risky_config,
+        double_ownership,
+        epochless_offset_reset,
+        stale_epoch_commit,
+        stuck_revocation,
+        describe_mid_rebalance,
+        phantom_lag,
     )
 }
 """Detector name -> function(Model) -> findings DataFrame."""

@@ -56,10 +56,12 @@ def findings(frame: DataFrame, detector: str, **columns) -> DataFrame:
     if unknown:
         raise ValueError(f"{detector}: not finding fields: {sorted(unknown)}")
     columns[s.DETECTOR] = detector
-    return frame.select(*[
-        _typed(columns[field.name], field) if columns.get(field.name) is not None else _absent(field.name)
-        for field in s.FINDINGS_SCHEMA.fields
-    ])
+    return frame.select(
+        *[
+            _typed(columns[field.name], field) if columns.get(field.name) is not None else _absent(field.name)
+            for field in s.FINDINGS_SCHEMA.fields
+        ]
+    )
 
 
 def _typed(value, field) -> Column:
@@ -125,8 +127,13 @@ OFFSETS_DUMP_COMMAND = (
 def end_offsets_command(topic: Column, partition: Column, time: str = "-1") -> Column:
     """``kafka-get-offsets --time -1`` (log end) or ``-2`` (log start) of one partition."""
     return F.concat(
-        F.lit("kafka-get-offsets.sh --bootstrap-server "), bootstrap(), F.lit(" --topic "), quoted(topic),
-        F.lit(" --partitions "), partition.cast("string"), F.lit(f" --time {time}"),
+        F.lit("kafka-get-offsets.sh --bootstrap-server "),
+        bootstrap(),
+        F.lit(" --topic "),
+        quoted(topic),
+        F.lit(" --partitions "),
+        partition.cast("string"),
+        F.lit(f" --time {time}"),
     )
 
 

@@ -14,15 +14,7 @@ from ..offsets.burrow import REWIND
 from ..registry import earliest, latest
 from ..sources import rows_from
 from ._commits import PARTITION_KEY, member_history, partition_name
-from ._finding import (
-    OFFSETS_DUMP_COMMAND,
-    findings,
-    line,
-    lines,
-    missing,
-    one,
-    text,
-)
+from ._finding import OFFSETS_DUMP_COMMAND, findings, line, lines, missing, one, text
 
 BACKWARD_REFERENCE = "alpakka-kafka #1121/#1123; Burrow REWIND; brokers accept commits for partitions a member does not own"
 BACKWARD_REMEDY = (
@@ -71,18 +63,36 @@ def backward_commit(model: Model) -> DataFrame:
     )
     records = F.col("_previous.offset") - F.col(s.OFFSET)
     steps = findings(
-        backward, "backward_commit",
-        severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.col(s.OFFSET), offset_to=F.col("_previous.offset"), records=records, exact=F.lit(True), classification=kind,
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_previous.ts"), end=F.col(s.TS),
+        backward,
+        "backward_commit",
+        severity="warning",
+        verdict="duplication",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET),
+        offset_to=F.col("_previous.offset"),
+        records=records,
+        exact=F.lit(True),
+        classification=kind,
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col("_previous.ts"),
+        end=F.col(s.TS),
         evidence=lines(one(F.col("_previous.evidence")), one(line())),
         explanation=F.format_string(
             "%s committed offset %d for %s %s, after %s had committed %d: the committed offset went back %d records, which "
             "the partition's next owner will process again (external lag monitors show it stuck).",
-            F.coalesce(F.col(MEMBER), F.lit("an unknown member")), F.col(s.OFFSET), partition_name(), why,
-            F.coalesce(F.col("_previous.member"), F.lit("the group")), F.col("_previous.offset"), records,
+            F.coalesce(F.col(MEMBER), F.lit("an unknown member")),
+            F.col(s.OFFSET),
+            partition_name(),
+            why,
+            F.coalesce(F.col("_previous.member"), F.lit("the group")),
+            F.col("_previous.offset"),
+            records,
         ),
-        kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
+        kafka_reference=BACKWARD_REFERENCE,
+        remedy=BACKWARD_REMEDY,
     )
     return steps.unionByName(_unseen_rewinds(model, steps)).unionByName(_fetched_positions_back(model, steps))
 
@@ -101,28 +111,55 @@ def _fetched_positions_back(model: Model, steps: DataFrame) -> DataFrame:
     )
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
     previous = F.lag(F.struct(s.OFFSET, MEMBER, s.TS, s.SOURCE_FILE, line().alias("evidence"))).over(ordered)
-    in_order = (F.col(s.TS) > F.col("_previous.ts")) | (F.col(s.SOURCE_FILE) == F.col("_previous.source_file"))  # undated files: no order between them
+    in_order = (F.col(s.TS) > F.col("_previous.ts")) | (
+        F.col(s.SOURCE_FILE) == F.col("_previous.source_file")
+    )  # undated files: no order between them
     back = (
-        positions.withColumn("_previous", previous).where((F.col(s.OFFSET) < F.col("_previous.offset")) & in_order)
+        positions.withColumn("_previous", previous)
+        .where((F.col(s.OFFSET) < F.col("_previous.offset")) & in_order)
         .join(steps.select(*PARTITION_KEY).distinct(), list(PARTITION_KEY), "left_anti")
     )
     records = F.col("_previous.offset") - F.col(s.OFFSET)
     return findings(
-        back, "backward_commit",
-        severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.col(s.OFFSET), offset_to=F.col("_previous.offset"), records=records, exact=F.lit(True), classification="unseen",
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_previous.ts"), end=F.col(s.TS),
+        back,
+        "backward_commit",
+        severity="warning",
+        verdict="duplication",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET),
+        offset_to=F.col("_previous.offset"),
+        records=records,
+        exact=F.lit(True),
+        classification="unseen",
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col("_previous.ts"),
+        end=F.col(s.TS),
         evidence=lines(one(F.col("_previous.evidence")), one(line())),
         explanation=F.format_string(
             "%s resumed %s from the committed offset %d, after %s had resumed it from %d: the group's committed offset "
             "went back %d records between the two assignments, and [%d, %d) is processed again. The commit that moved "
             "it back is not in the logs.",
-            text(F.col(MEMBER), "A consumer"), partition_name(), F.col(s.OFFSET), text(F.col("_previous.member"), "another consumer"),
-            F.col("_previous.offset"), records, F.col(s.OFFSET), F.col("_previous.offset"),
+            text(F.col(MEMBER), "A consumer"),
+            partition_name(),
+            F.col(s.OFFSET),
+            text(F.col("_previous.member"), "another consumer"),
+            F.col("_previous.offset"),
+            records,
+            F.col(s.OFFSET),
+            F.col("_previous.offset"),
         ),
-        kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
+        kafka_reference=BACKWARD_REFERENCE,
+        remedy=BACKWARD_REMEDY,
         missing=missing(
-            F.format_string("the commit of %s that went back from %d to %d, and its member", partition_name(), F.col("_previous.offset"), F.col(s.OFFSET)),
+            F.format_string(
+                "the commit of %s that went back from %d to %d, and its member",
+                partition_name(),
+                F.col("_previous.offset"),
+                F.col(s.OFFSET),
+            ),
             F.lit(OFFSETS_DUMP_COMMAND),
         ),
     )
@@ -148,17 +185,32 @@ def _unseen_rewinds(model: Model, steps: DataFrame) -> DataFrame:
         )
     )
     return findings(
-        rewinds, "backward_commit",
-        severity="warning", verdict="duplication", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        exact=F.lit(False), classification="rewind", host=F.col("_last.host"), member=F.col("_last.client_id"),
-        start=F.col("_first.commit_ts"), end=F.col("_last.commit_ts"), evidence=lines(F.col("_evidence")),
+        rewinds,
+        "backward_commit",
+        severity="warning",
+        verdict="duplication",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        exact=F.lit(False),
+        classification="rewind",
+        host=F.col("_last.host"),
+        member=F.col("_last.client_id"),
+        start=F.col("_first.commit_ts"),
+        end=F.col("_last.commit_ts"),
+        evidence=lines(F.col("_evidence")),
         explanation=F.format_string(
             "Burrow rated %s of group %s REWIND: between %s and %s a commit went below an earlier one and the group has "
             "not come back to it, which the next owner will process again; the window's first and last commits (%d, "
             "then %d) do not show the step, so the range is unknown (Burrow's consumer detail, "
             "/v3/kafka/<cluster>/consumer/<group>, lists every commit of the window).",
-            partition_name(), F.col(s.GROUP_ID), F.col("_first.commit_ts").cast("string"), F.col("_last.commit_ts").cast("string"),
-            F.col("_first.current_offset"), F.col("_last.current_offset"),
+            partition_name(),
+            F.col(s.GROUP_ID),
+            F.col("_first.commit_ts").cast("string"),
+            F.col("_last.commit_ts").cast("string"),
+            F.col("_first.current_offset"),
+            F.col("_last.current_offset"),
         ),
-        kafka_reference=BACKWARD_REFERENCE, remedy=BACKWARD_REMEDY,
+        kafka_reference=BACKWARD_REFERENCE,
+        remedy=BACKWARD_REMEDY,
     )

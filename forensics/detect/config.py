@@ -20,17 +20,27 @@ def _blocks(model: Model) -> DataFrame:
     """One row per config block: its group (``group.id`` or ``application.id``), host, evidence
     line, and its settings as a map."""
     group = F.coalesce(F.col(s.GROUP_ID), F.col("application_id"))
-    return model.settings.groupBy(s.SOURCE_FILE, s.LINE, s.HOST, group.alias("_group")).agg(
-        F.map_from_entries(F.collect_list(F.struct("key", "value"))).alias("_settings")
-    ).where(F.col("_group").isNotNull())
+    return (
+        model.settings.groupBy(s.SOURCE_FILE, s.LINE, s.HOST, group.alias("_group"))
+        .agg(F.map_from_entries(F.collect_list(F.struct("key", "value"))).alias("_settings"))
+        .where(F.col("_group").isNotNull())
+    )
 
 
 def _risk(rows: DataFrame, setting: str, explanation, reference: str, remedy: str, topic=None) -> DataFrame:
     return findings(
-        rows, "risky_config",
-        severity="warning", verdict="expected", group=F.col("_group"), topic=topic, classification=setting,
-        host=F.col("_host"), evidence=lines(F.col("_evidence")),
-        explanation=explanation, kafka_reference=reference, remedy=remedy,
+        rows,
+        "risky_config",
+        severity="warning",
+        verdict="expected",
+        group=F.col("_group"),
+        topic=topic,
+        classification=setting,
+        host=F.col("_host"),
+        evidence=lines(F.col("_evidence")),
+        explanation=explanation,
+        kafka_reference=reference,
+        remedy=remedy,
     )
 
 
@@ -45,14 +55,16 @@ def latest_reset_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
     risky = latest.join(no_commit, "_group")
     grouped = risky.groupBy("_group", s.TOPIC).agg(
-        F.min(s.HOST).alias("_host"), F.array_union(F.collect_set(line()), F.array(F.min("_seen"))).alias("_evidence"),
+        F.min(s.HOST).alias("_host"), F.array_union(F.collect_set(line()), F.array(F.min("_seen"))).alias("_evidence")
     )
     return _risk(
-        grouped, "auto.offset.reset",
+        grouped,
+        "auto.offset.reset",
         F.format_string(
             "Group %s uses auto.offset.reset=latest and found partitions of %s with no committed offset: a partition added "
             "(or whose commits expired) while producers write to it starts at its log end, skipping what was written before.",
-            F.col("_group"), F.col(s.TOPIC),
+            F.col("_group"),
+            F.col(s.TOPIC),
         ),
         "auto.offset.reset; partitions added with kafka-topics --alter",
         "Use auto.offset.reset=earliest for groups that must not skip records.",
@@ -65,19 +77,26 @@ def heartbeat_risk(model: Model, blocks: DataFrame) -> DataFrame:
     """``session.timeout.ms`` under three ``heartbeat.interval.ms``: one or two late heartbeats
     expire the session (Kafka's documentation asks for at most a third)."""
     settings = F.col("_settings")
-    short = blocks.where(
-        settings["session.timeout.ms"].cast("long") < 3 * settings["heartbeat.interval.ms"].cast("long")
-    ).withColumn("_session", settings["session.timeout.ms"]).withColumn("_heartbeat", settings["heartbeat.interval.ms"])
+    short = (
+        blocks.where(settings["session.timeout.ms"].cast("long") < 3 * settings["heartbeat.interval.ms"].cast("long"))
+        .withColumn("_session", settings["session.timeout.ms"])
+        .withColumn("_heartbeat", settings["heartbeat.interval.ms"])
+    )
     grouped = short.groupBy("_group").agg(
-        F.min(s.HOST).alias("_host"), F.collect_list(line()).alias("_evidence"),
-        F.min("_session").alias("_session"), F.max("_heartbeat").alias("_heartbeat"),
+        F.min(s.HOST).alias("_host"),
+        F.collect_list(line()).alias("_evidence"),
+        F.min("_session").alias("_session"),
+        F.max("_heartbeat").alias("_heartbeat"),
     )
     return _risk(
-        grouped, "session.timeout.ms",
+        grouped,
+        "session.timeout.ms",
         F.format_string(
             "Group %s has session.timeout.ms=%s but heartbeat.interval.ms=%s: fewer than three heartbeats fit in a session, "
             "so a single delayed heartbeat can get a member removed and trigger a rebalance.",
-            F.col("_group"), F.col("_session"), F.col("_heartbeat"),
+            F.col("_group"),
+            F.col("_session"),
+            F.col("_heartbeat"),
         ),
         "session.timeout.ms, heartbeat.interval.ms (at most a third of the session timeout)",
         "Set heartbeat.interval.ms to at most a third of session.timeout.ms.",
@@ -93,10 +112,17 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     config block in the same file, as its clients log them when it starts, else the last one
     before it. (Joining on the host would pair every block with every banner it ever logged.)"""
     eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once").select(
-        s.SOURCE_FILE, s.LINE, s.HOST, "_group", F.lit(None).cast(f"struct<version:string,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>").alias("_banner"),
+        s.SOURCE_FILE,
+        s.LINE,
+        s.HOST,
+        "_group",
+        F.lit(None).cast(f"struct<version:string,evidence:{s.as_ddl(s.EVIDENCE_LINE)}>").alias("_banner"),
     )
     banners = model.events.where(F.col(s.EVENT_TYPE) == "consumer:version").select(
-        s.SOURCE_FILE, s.LINE, F.lit(None).cast("string").alias(s.HOST), F.lit(None).cast("string").alias("_group"),
+        s.SOURCE_FILE,
+        s.LINE,
+        F.lit(None).cast("string").alias(s.HOST),
+        F.lit(None).cast("string").alias("_group"),
         F.struct(F.regexp_extract(s.MESSAGE, VERSION, 1).alias("version"), line().alias("evidence")).alias("_banner"),
     )
     in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
@@ -105,15 +131,18 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     with_banner = eos.unionByName(banners).withColumn("_banner", F.coalesce(after, before))
     affected = with_banner.where(F.col("_group").isNotNull() & F.col("_banner.version").rlike(KAFKA_7672_VERSIONS))
     grouped = affected.groupBy("_group").agg(
-        F.min(s.HOST).alias("_host"), F.min("_banner.version").alias("_version"),
+        F.min(s.HOST).alias("_host"),
+        F.min("_banner.version").alias("_version"),
         F.array_union(F.collect_set(line()), F.collect_set("_banner.evidence")).alias("_evidence"),
     )
     return _risk(
-        grouped, "processing.guarantee",
+        grouped,
+        "processing.guarantee",
         F.format_string(
             "Application %s runs Kafka Streams %s with processing.guarantee=exactly_once: in this version a task that finds "
             "no checkpoint can go RUNNING without restoring its state store (KAFKA-7672).",
-            F.col("_group"), F.col("_version"),
+            F.col("_group"),
+            F.col("_version"),
         ),
         "KAFKA-7672 (Kafka Streams 1.1.0-2.1.x with exactly_once)",
         "Upgrade Kafka Streams to 2.2.0 or later.",

@@ -8,15 +8,7 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..model import Model
 from ..model.coordinator import COORDINATOR_LINES, coordinator_signals, member_names
-from ..model.members import (
-    FENCED_OR_UNKNOWN,
-    GENERATION_NOW,
-    MEMBER,
-    MEMBER_ID_OF_CLIENT,
-    epoch_fenced,
-    member_order,
-    member_unknown,
-)
+from ..model.members import FENCED_OR_UNKNOWN, GENERATION_NOW, MEMBER, MEMBER_ID_OF_CLIENT, epoch_fenced, member_order, member_unknown
 from ..registry import earliest, first_stated, latest
 from ..sources import empty_without, rows_from
 from ._finding import at, findings, line, lines, place, text
@@ -51,9 +43,11 @@ def _per_member(lines_of: DataFrame, kind: Column | None = None, stated: Column 
 
 def _setting(model: Model, key: str) -> DataFrame:
     """One setting of each client, by host and client id (from its config block)."""
-    return model.settings.where(F.col("key") == key).groupBy(
-        F.col(s.HOST).alias("_host"), F.col(s.CLIENT_ID).alias("_client")
-    ).agg(F.max("value").alias("_setting"))
+    return (
+        model.settings.where(F.col("key") == key)
+        .groupBy(F.col(s.HOST).alias("_host"), F.col(s.CLIENT_ID).alias("_client"))
+        .agg(F.max("value").alias("_setting"))
+    )
 
 
 def _with_setting(rows: DataFrame, model: Model, key: str) -> DataFrame:
@@ -68,14 +62,29 @@ def _timeout_finding(rows: DataFrame, detector: str, setting: str, default: str,
     stated = F.concat(F.col("_stated"), F.lit(" ms, as its own line states"))
     value = F.coalesce(F.concat(F.col("_setting"), F.lit(" ms")), stated, F.lit(f"not in the logs; the default is {default}"))
     return findings(
-        rows, detector,
-        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), host=F.col(s.HOST), member=F.col(MEMBER),
-        start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
-        explanation=F.format_string("%s %s (%s = %s), so group %s rebalanced without it %s.", F.col(MEMBER), what if isinstance(what, Column) else F.lit(what),
-                                    F.lit(setting), value, text(F.col(s.GROUP_ID), "(unknown)"),
-                                    F.when(F.col("_at").isNotNull(), F.concat(F.lit("from "), F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")))
-                                    .otherwise(F.concat(F.lit("from untimed line "), place(F.col("_first"))))),
-        kafka_reference=setting, remedy=remedy,
+        rows,
+        detector,
+        severity="warning",
+        verdict="delay",
+        group=F.col(s.GROUP_ID),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col("_at"),
+        end=F.col("_at"),
+        evidence=lines(F.col("_evidence")),
+        explanation=F.format_string(
+            "%s %s (%s = %s), so group %s rebalanced without it %s.",
+            F.col(MEMBER),
+            what if isinstance(what, Column) else F.lit(what),
+            F.lit(setting),
+            value,
+            text(F.col(s.GROUP_ID), "(unknown)"),
+            F.when(
+                F.col("_at").isNotNull(), F.concat(F.lit("from "), F.date_format(F.col("_at"), "yyyy-MM-dd HH:mm:ss.SSS 'UTC'"))
+            ).otherwise(F.concat(F.lit("from untimed line "), place(F.col("_first")))),
+        ),
+        kafka_reference=setting,
+        remedy=remedy,
     )
 
 
@@ -99,7 +108,9 @@ def _first_cause(rows: DataFrame, other: DataFrame, name: str, wins_ties: bool) 
     return joined.where(F.col(f"{name}_seen").isNull() | F.coalesce(first, F.lit(wins_ties))).drop(name, f"{name}_seen")
 
 
-SILENT_LEAVE = "it left the group with no reason stated and rejoined while still subscribed, as aiokafka does only when max_poll_interval_ms ran out"
+SILENT_LEAVE = (
+    "it left the group with no reason stated and rejoined while still subscribed, as aiokafka does only when max_poll_interval_ms ran out"
+)
 """How a poll timeout is known from ``silent_leaves``."""
 
 
@@ -113,9 +124,13 @@ def silent_leaves(members: DataFrame) -> DataFrame:
     rows = members.where(F.col(MEMBER).isNotNull() & F.col(s.EVENT_TYPE).isin(*kinds))
     following = Window.partitionBy(MEMBER).orderBy(*member_order()).rowsBetween(1, Window.unboundedFollowing)
     after = F.first(F.when(F.col(s.EVENT_TYPE) != "consumer:group:leave", F.col(s.EVENT_TYPE)), ignorenulls=True).over(following)
-    return rows.withColumn("_after", after).where(
-        (F.col(s.EVENT_TYPE) == "consumer:group:leave") & F.col("reason").isNull() & (F.col("_after") == "consumer:group:join_started")
-    ).drop("_after")
+    return (
+        rows.withColumn("_after", after)
+        .where(
+            (F.col(s.EVENT_TYPE) == "consumer:group:leave") & F.col("reason").isNull() & (F.col("_after") == "consumer:group:join_started")
+        )
+        .drop("_after")
+    )
 
 
 def _poll_timeout_lines(members: DataFrame) -> DataFrame:
@@ -153,13 +168,19 @@ def poll_timeout(model: Model) -> DataFrame:
         F.when(F.col("_kind").isNotNull(), F.concat(F.lit(" (no line says so: "), F.col("_kind"), F.lit(")"))).otherwise(F.lit("")),
     )
     return _timeout_finding(
-        rows, "poll_timeout", "max.poll.interval.ms", "300000 ms", what,
+        rows,
+        "poll_timeout",
+        "max.poll.interval.ms",
+        "300000 ms",
+        what,
         "Process less per poll (lower max.poll.records), move slow work off the poll thread, or raise max.poll.interval.ms.",
     )
 
 
 SESSION_EXPIRED = (
-    "consumer:group:session_timeout", "consumer:group:generation_reset", "consumer:group:coordinator_unavailable",
+    "consumer:group:session_timeout",
+    "consumer:group:generation_reset",
+    "consumer:group:coordinator_unavailable",
     *FENCED_OR_UNKNOWN,
 )
 """The event types of ``session_timeout_lines``."""
@@ -175,8 +196,13 @@ def session_timeout_lines(members: DataFrame) -> Column:
     reason = F.coalesce(F.col("reason"), F.lit(""))
     return (
         (F.col(s.EVENT_TYPE) == "consumer:group:session_timeout")
-        | ((F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed")
-           & ((F.col("error") == "UNKNOWN_MEMBER_ID") | message.rlike(r"member id \S+ is not valid|^Heartbeat(?: failed)?: local member_id was not recognized")))
+        | (
+            (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed")
+            & (
+                (F.col("error") == "UNKNOWN_MEMBER_ID")
+                | message.rlike(r"member id \S+ is not valid|^Heartbeat(?: failed)?: local member_id was not recognized")
+            )
+        )
         | ((F.col(s.EVENT_TYPE) == "consumer:group:generation_reset") & reason.contains("UNKNOWN_MEMBER_ID") & reason.contains("HEARTBEAT"))
         | ((F.col(s.EVENT_TYPE) == "consumer:group:coordinator_unavailable") & F.lower(reason).contains("session timed out"))
         | member_unknown()
@@ -194,9 +220,15 @@ def coordinator_expiries(members: DataFrame) -> DataFrame:
     named = failed.drop(MEMBER, GENERATION_NOW).join(names, [s.GROUP_ID, "_member_id"], "left")
     client = F.nullif(F.regexp_extract("_member_id", MEMBER_ID_OF_CLIENT, 1), F.lit(""))
     return named.select(
-        s.GROUP_ID, F.coalesce("_name", "_member_id").alias(MEMBER), (F.col("_g") - 1).alias(GENERATION_NOW), s.TS,
-        F.regexp_extract("_name", r"^([^/]*)/", 1).alias(s.HOST), F.coalesce(F.regexp_replace("_name", r"^[^/]*/", ""), client).alias(s.CLIENT_ID),
-        F.lit(None).cast("string").alias(s.TASK), s.SOURCE_FILE, s.LINE,
+        s.GROUP_ID,
+        F.coalesce("_name", "_member_id").alias(MEMBER),
+        (F.col("_g") - 1).alias(GENERATION_NOW),
+        s.TS,
+        F.regexp_extract("_name", r"^([^/]*)/", 1).alias(s.HOST),
+        F.coalesce(F.regexp_replace("_name", r"^[^/]*/", ""), client).alias(s.CLIENT_ID),
+        F.lit(None).cast("string").alias(s.TASK),
+        s.SOURCE_FILE,
+        s.LINE,
     ).withColumn(s.HOST, F.nullif(F.col(s.HOST), F.lit("")))
 
 
@@ -211,16 +243,17 @@ def session_timeout(model: Model) -> DataFrame:
     polled = _first_line(_poll_timeout_lines(model.members.where(F.col(MEMBER).isNotNull())), "_polled_at")
     rows = _with_setting(_first_cause(_per_member(_session_expiries(model)), polled, "_polled_at", False), model, "session.timeout.ms")
     return _timeout_finding(
-        rows, "session_timeout", "session.timeout.ms", "45000 ms since Kafka 3.0, 10000 ms before", "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
+        rows,
+        "session_timeout",
+        "session.timeout.ms",
+        "45000 ms since Kafka 3.0, 10000 ms before",
+        "sent no heartbeat the coordinator accepted within session.timeout.ms and was removed",
         "Find what stalled the client (GC pauses, CPU starvation, network); raise session.timeout.ms or use static membership "
         "(group.instance.id) so short outages do not rebalance.",
     )
 
 
-FENCE_KINDS = (
-    ("producer:fenced", "producer"),
-    ("streams:task:migrated", "task migrated"),
-)
+FENCE_KINDS = (("producer:fenced", "producer"), ("streams:task:migrated", "task migrated"))
 
 
 def _fence_kind() -> Column:
@@ -242,18 +275,29 @@ def fenced(model: Model) -> DataFrame:
     member and generation."""
     members = model.members.where(F.col(MEMBER).isNotNull())
     expired = members.where(session_timeout_lines(members)).select(MEMBER, GENERATION_NOW).distinct()
-    lines_of = members.where(
-        F.col(s.EVENT_TYPE).isin("consumer:group:fenced", *[event for event, _ in FENCE_KINDS]) | epoch_fenced()
-    ).join(expired, [MEMBER, GENERATION_NOW], "left_anti")
+    lines_of = members.where(F.col(s.EVENT_TYPE).isin("consumer:group:fenced", *[event for event, _ in FENCE_KINDS]) | epoch_fenced()).join(
+        expired, [MEMBER, GENERATION_NOW], "left_anti"
+    )
     rows = _per_member(lines_of, _fence_kind())
     return findings(
-        rows, "fenced",
-        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), task=F.col(s.TASK), classification=F.col("_kind"),
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col("_at"), end=F.col("_at"), evidence=lines(F.col("_evidence")),
+        rows,
+        "fenced",
+        severity="warning",
+        verdict="delay",
+        group=F.col(s.GROUP_ID),
+        task=F.col(s.TASK),
+        classification=F.col("_kind"),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col("_at"),
+        end=F.col("_at"),
+        evidence=lines(F.col("_evidence")),
         explanation=F.format_string(
             "%s was fenced (%s) %s: it had dropped out of group %s while others took over its work; its uncommitted "
             "work was aborted and is redone by the new owner.",
-            F.col(MEMBER), text(F.col("_kind"), "kind not stated"), at(F.col("_at"), place(F.col("_first"))),
+            F.col(MEMBER),
+            text(F.col("_kind"), "kind not stated"),
+            at(F.col("_at"), place(F.col("_first"))),
             F.coalesce(F.col(s.GROUP_ID), F.lit("(unknown)")),
         ),
         kafka_reference="Zombie fencing: ProducerFencedException (KIP-98, KIP-447), TaskMigratedException, static membership (KIP-345)",
@@ -278,22 +322,45 @@ def rebalance_storm(model: Model) -> DataFrame:
     movers = F.explode(F.array_union(F.coalesce(F.col("members_joined"), F.array()), F.coalesce(F.col("members_left"), F.array())))
     churn = islands.select(s.GROUP_ID, "_island", movers.alias("_mover")).groupBy(s.GROUP_ID, "_island", "_mover").count()
     top = churn.groupBy(s.GROUP_ID, "_island").agg(latest(F.struct("_mover", "count"), "count", "_mover").alias("_top"))
-    storms = islands.groupBy(s.GROUP_ID, "_island").agg(
-        F.count(F.lit(1)).alias("_count"), F.min("start_ts").alias("_start"), F.max("end_ts").alias("_end"),
-        F.min(s.GENERATION).alias("_first"), F.max(s.GENERATION).alias("_last"),
-        F.array_sort(F.collect_list(F.struct(s.GENERATION, "trigger"))).alias("_triggers"),
-        F.collect_list(line("start_file", "start_line")).alias("_evidence"),
-    ).join(top, [s.GROUP_ID, "_island"], "left")
-    chain = F.concat_ws("; ", F.transform("_triggers", lambda t: F.concat(F.lit("gen "), t[s.GENERATION].cast("string"), F.lit(": "), t["trigger"])))
+    storms = (
+        islands.groupBy(s.GROUP_ID, "_island")
+        .agg(
+            F.count(F.lit(1)).alias("_count"),
+            F.min("start_ts").alias("_start"),
+            F.max("end_ts").alias("_end"),
+            F.min(s.GENERATION).alias("_first"),
+            F.max(s.GENERATION).alias("_last"),
+            F.array_sort(F.collect_list(F.struct(s.GENERATION, "trigger"))).alias("_triggers"),
+            F.collect_list(line("start_file", "start_line")).alias("_evidence"),
+        )
+        .join(top, [s.GROUP_ID, "_island"], "left")
+    )
+    chain = F.concat_ws(
+        "; ", F.transform("_triggers", lambda t: F.concat(F.lit("gen "), t[s.GENERATION].cast("string"), F.lit(": "), t["trigger"]))
+    )
     return findings(
-        storms, "rebalance_storm",
-        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), member=F.col("_top._mover"),
-        start=F.col("_start"), end=F.col("_end"), evidence=lines(F.col("_evidence")),
+        storms,
+        "rebalance_storm",
+        severity="warning",
+        verdict="delay",
+        group=F.col(s.GROUP_ID),
+        member=F.col("_top._mover"),
+        start=F.col("_start"),
+        end=F.col("_end"),
+        evidence=lines(F.col("_evidence")),
         explanation=F.format_string(
             "Group %s rebalanced %d times in %d s (generations %d to %d; threshold %d within %d s)%s. Triggers: %s.",
-            F.col(s.GROUP_ID), F.col("_count"), (F.unix_seconds("_end") - F.unix_seconds("_start")).cast("int"),
-            F.col("_first"), F.col("_last"), F.lit(STORM_REBALANCES), F.lit(STORM_WINDOW_S),
-            F.when(F.col("_top._mover").isNotNull(), F.format_string("; %s joined or left %d of them", F.col("_top._mover"), F.col("_top.count"))).otherwise(F.lit("")),
+            F.col(s.GROUP_ID),
+            F.col("_count"),
+            (F.unix_seconds("_end") - F.unix_seconds("_start")).cast("int"),
+            F.col("_first"),
+            F.col("_last"),
+            F.lit(STORM_REBALANCES),
+            F.lit(STORM_WINDOW_S),
+            F.when(
+                F.col("_top._mover").isNotNull(),
+                F.format_string("; %s joined or left %d of them", F.col("_top._mover"), F.col("_top.count")),
+            ).otherwise(F.lit("")),
             chain,
         ),
         kafka_reference="Rebalance triggers: member join/leave, session.timeout.ms, max.poll.interval.ms; static membership (KIP-345)",

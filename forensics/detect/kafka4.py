@@ -17,19 +17,7 @@ from ..model.members import EPOCH_STEP, MEMBER, epoch_fenced, member_order
 from ..registry import earliest, latest
 from ..sources import rows_from
 from ..spark import empty_of
-from ._finding import (
-    OFFSETS_DUMP_COMMAND,
-    at,
-    describe_command,
-    end_offsets_command,
-    findings,
-    line,
-    lines,
-    missing,
-    one,
-    place,
-    text,
-)
+from ._finding import OFFSETS_DUMP_COMMAND, at, describe_command, end_offsets_command, findings, line, lines, missing, one, place, text
 
 OVERLAP_TOLERANCE_MS = 2000
 """How long two members' ownership of one partition must overlap, past each one's own lines,
@@ -65,27 +53,45 @@ def double_ownership(model: Model) -> DataFrame:
     second = owned.select(*[F.col(name).alias(f"b_{name}") for name in owned.columns])
     pairs = first.join(
         second,
-        (F.col("a_group_id") == F.col("b_group_id")) & (F.col("a_topic") == F.col("b_topic"))
-        & (F.col("a_partition") == F.col("b_partition")) & (F.col("a_member") != F.col("b_member"))
-        & (F.col("a_from_ts") <= F.col("b_from_ts")) & (F.col("a_ended") == "revoked")
+        (F.col("a_group_id") == F.col("b_group_id"))
+        & (F.col("a_topic") == F.col("b_topic"))
+        & (F.col("a_partition") == F.col("b_partition"))
+        & (F.col("a_member") != F.col("b_member"))
+        & (F.col("a_from_ts") <= F.col("b_from_ts"))
+        & (F.col("a_ended") == "revoked")
         & (F.unix_micros("a_to_ts") - F.unix_micros("b_from_ts") > OVERLAP_TOLERANCE_MS * 1000),
     )
     end = F.least(F.col("a_to_ts"), F.coalesce(F.col("b_to_ts"), F.col("a_to_ts")))
     return findings(
-        pairs, "double_ownership",
-        severity="critical", verdict="duplication", group=F.col("a_group_id"), topic=F.col("a_topic"),
-        partition=F.col("a_partition"), exact=F.lit(False), host=F.col("b_host"), member=F.col("b_member"),
-        start=F.col("b_from_ts"), end=end,
+        pairs,
+        "double_ownership",
+        severity="critical",
+        verdict="duplication",
+        group=F.col("a_group_id"),
+        topic=F.col("a_topic"),
+        partition=F.col("a_partition"),
+        exact=F.lit(False),
+        host=F.col("b_host"),
+        member=F.col("b_member"),
+        start=F.col("b_from_ts"),
+        end=end,
         evidence=lines(
-            one(line("a_source_file", "a_from_line")), one(line("a_source_file", "a_to_line")),
-            one(line("b_source_file", "b_from_line")),
+            one(line("a_source_file", "a_from_line")), one(line("a_source_file", "a_to_line")), one(line("b_source_file", "b_from_line"))
         ),
         explanation=F.format_string(
             "%s-%d of group %s was owned by %s (epoch %s) and by %s (epoch %s) at once: %s was assigned it %s, and %s "
             "released it only %s. Both consumed it meanwhile, so the records they fetched in that time were processed twice "
             "(range unmeasured).",
-            F.col("a_topic"), F.col("a_partition"), F.col("a_group_id"), F.col("a_member"), text(F.col("a_generation"), "unknown"),
-            F.col("b_member"), text(F.col("b_generation"), "unknown"), F.col("b_member"), at(F.col("b_from_ts")), F.col("a_member"),
+            F.col("a_topic"),
+            F.col("a_partition"),
+            F.col("a_group_id"),
+            F.col("a_member"),
+            text(F.col("a_generation"), "unknown"),
+            F.col("b_member"),
+            text(F.col("b_generation"), "unknown"),
+            F.col("b_member"),
+            at(F.col("b_from_ts")),
+            F.col("a_member"),
             at(F.col("a_to_ts")),
         ),
         kafka_reference="KAFKA-16147 (KIP-848 group coordinator: a partition assigned to two members at the same time; "
@@ -93,7 +99,9 @@ def double_ownership(model: Model) -> DataFrame:
         remedy="Run brokers that carry the fix (any 4.x broker); compare the two members' commits of the partition for the "
         "overlap and make the processing idempotent for the duplicated records.",
         missing=missing(
-            F.format_string("the offsets each member processed of %s-%d between the two assignment lines", F.col("a_topic"), F.col("a_partition")),
+            F.format_string(
+                "the offsets each member processed of %s-%d between the two assignment lines", F.col("a_topic"), F.col("a_partition")
+            ),
             F.lit(OFFSETS_DUMP_COMMAND),
         ),
     )
@@ -105,7 +113,17 @@ def _positions(model: Model) -> DataFrame:
     kinds = ("consumer:offset:set_committed", "consumer:offset:out_of_range", "consumer:offset:reset", "consumer:offset:seek_strategy")
     rows = model.members.where(F.col(s.EVENT_TYPE).isin(*kinds) & F.col(MEMBER).isNotNull() & F.col(s.TOPIC).isNotNull())
     return rows.select(
-        s.GROUP_ID, s.TOPIC, s.PARTITION, MEMBER, s.HOST, s.TS, s.SOURCE_FILE, s.LINE, s.EVENT_TYPE, s.OFFSET, "strategy",
+        s.GROUP_ID,
+        s.TOPIC,
+        s.PARTITION,
+        MEMBER,
+        s.HOST,
+        s.TS,
+        s.SOURCE_FILE,
+        s.LINE,
+        s.EVENT_TYPE,
+        s.OFFSET,
+        "strategy",
         F.coalesce(F.col(s.MESSAGE), F.lit("")).rlike(EPOCHLESS).alias("_epochless"),
     )
 
@@ -130,53 +148,95 @@ def epochless_offset_reset(model: Model) -> DataFrame:
         F.lead(F.struct(s.EVENT_TYPE, s.OFFSET, line().alias("evidence")), 2).over(order).alias("_after"),
     )
     strategy_next = F.col("_next.event_type") == "consumer:offset:seek_strategy"
-    reset = F.when(strategy_next, F.col("_after")).otherwise(F.struct(
-        F.col("_next.event_type").alias(s.EVENT_TYPE), F.col("_next.offset").alias(s.OFFSET), F.col("_next.evidence").alias("evidence"),
-    ))
-    found = marked.where(
-        (F.col(s.EVENT_TYPE) == "consumer:offset:out_of_range") & F.col("_epochless")
-        & (F.col("_prev.event_type") == "consumer:offset:set_committed") & F.col("_prev._epochless")
-        & (F.col("_prev.offset") == F.col(s.OFFSET))
-    ).withColumn("_reset", reset).where(
-        (F.col("_reset.event_type") == "consumer:offset:reset") & (F.col("_reset.offset") < F.col(s.OFFSET))
-    ).withColumn("_stated", F.when(strategy_next, F.lower(F.col("_next.strategy"))))
+    reset = F.when(strategy_next, F.col("_after")).otherwise(
+        F.struct(
+            F.col("_next.event_type").alias(s.EVENT_TYPE), F.col("_next.offset").alias(s.OFFSET), F.col("_next.evidence").alias("evidence")
+        )
+    )
+    found = (
+        marked.where(
+            (F.col(s.EVENT_TYPE) == "consumer:offset:out_of_range")
+            & F.col("_epochless")
+            & (F.col("_prev.event_type") == "consumer:offset:set_committed")
+            & F.col("_prev._epochless")
+            & (F.col("_prev.offset") == F.col(s.OFFSET))
+        )
+        .withColumn("_reset", reset)
+        .where((F.col("_reset.event_type") == "consumer:offset:reset") & (F.col("_reset.offset") < F.col(s.OFFSET)))
+        .withColumn("_stated", F.when(strategy_next, F.lower(F.col("_next.strategy"))))
+    )
     found = found.join(_policies(model), F.col(s.GROUP_ID) == F.col("_pg"), "left")
     policy = F.lower(F.coalesce(F.col("_stated"), F.col("_policy")))
     latest = policy.isin("latest", "end")
     earliest_ = policy.isin("earliest", "beginning")
     effect = (
-        F.when(latest, F.format_string(
-            "auto.offset.reset=latest moved it to the new log end %d: whatever was written after the truncation and before "
-            "offset %d was never consumed", F.col("_reset.offset"), F.col("_reset.offset")))
-        .when(earliest_, F.format_string(
-            "auto.offset.reset=earliest moved it back to %d: records [%d, %d) are consumed again, up to the truncation point "
-            "those already processed", F.col("_reset.offset"), F.col("_reset.offset"), F.col(s.OFFSET)))
-        .otherwise(F.format_string(
-            "the reset policy (not in the logs) moved it to %d: with latest, records written after the truncation were "
-            "skipped; with earliest, the log is replayed", F.col("_reset.offset")))
+        F.when(
+            latest,
+            F.format_string(
+                "auto.offset.reset=latest moved it to the new log end %d: whatever was written after the truncation and before "
+                "offset %d was never consumed",
+                F.col("_reset.offset"),
+                F.col("_reset.offset"),
+            ),
+        )
+        .when(
+            earliest_,
+            F.format_string(
+                "auto.offset.reset=earliest moved it back to %d: records [%d, %d) are consumed again, up to the truncation point "
+                "those already processed",
+                F.col("_reset.offset"),
+                F.col("_reset.offset"),
+                F.col(s.OFFSET),
+            ),
+        )
+        .otherwise(
+            F.format_string(
+                "the reset policy (not in the logs) moved it to %d: with latest, records written after the truncation were "
+                "skipped; with earliest, the log is replayed",
+                F.col("_reset.offset"),
+            )
+        )
     )
     return findings(
-        found, "epochless_offset_reset",
-        severity="critical", verdict=F.when(earliest_, F.lit("duplication")).otherwise(F.lit("loss")),
+        found,
+        "epochless_offset_reset",
+        severity="critical",
+        verdict=F.when(earliest_, F.lit("duplication")).otherwise(F.lit("loss")),
         classification=F.coalesce(policy, F.lit("policy unknown")),
-        group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.when(earliest_, F.col("_reset.offset")), offset_to=F.when(earliest_, F.col(s.OFFSET)).otherwise(F.col("_reset.offset")),
-        records=F.when(earliest_, F.col(s.OFFSET) - F.col("_reset.offset")), exact=F.lit(False),
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
-        evidence=lines(one(F.col("_prev.evidence")), one(line()), one(F.when(strategy_next, F.col("_next.evidence"))), one(F.col("_reset.evidence"))),
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.when(earliest_, F.col("_reset.offset")),
+        offset_to=F.when(earliest_, F.col(s.OFFSET)).otherwise(F.col("_reset.offset")),
+        records=F.when(earliest_, F.col(s.OFFSET) - F.col("_reset.offset")),
+        exact=F.lit(False),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col(s.TS),
+        end=F.col(s.TS),
+        evidence=lines(
+            one(F.col("_prev.evidence")), one(line()), one(F.when(strategy_next, F.col("_next.evidence"))), one(F.col("_reset.evidence"))
+        ),
         explanation=F.format_string(
             "%s resumed %s from committed offset %d with no leader epoch, so it could not detect that the log was truncated "
             "below it (a leader change); its fetch was out of range %s and %s.",
-            F.col(MEMBER), _tp(), F.col(s.OFFSET), at(F.col(s.TS), place(line())), effect,
+            F.col(MEMBER),
+            _tp(),
+            F.col(s.OFFSET),
+            at(F.col(s.TS), place(line())),
+            effect,
         ),
         kafka_reference="KAFKA-19902, KAFKA-20507 (offsets committed without a leader epoch; KIP-320 truncation detection)",
         remedy="Commit with the leader epoch of the last record processed (new OffsetAndMetadata(offset, leaderEpoch, "
         "metadata), or commitSync() without arguments); keep unclean.leader.election.enable=false; measure what the reset "
         "skipped or replayed from the new leader's log before resetting the group again.",
         missing=missing(
-            F.format_string("the offset at which %s was truncated: the first batch of the new leader epoch in a kafka-dump-log "
-                            "dump of the partition", _tp()),
-            describe_command(F.col(s.GROUP_ID)), end_offsets_command(F.col(s.TOPIC), F.col(s.PARTITION)),
+            F.format_string(
+                "the offset at which %s was truncated: the first batch of the new leader epoch in a kafka-dump-log dump of the partition",
+                _tp(),
+            ),
+            describe_command(F.col(s.GROUP_ID)),
+            end_offsets_command(F.col(s.TOPIC), F.col(s.PARTITION)),
         ),
     )
 
@@ -197,8 +257,13 @@ def stale_epoch_commit(model: Model) -> DataFrame:
         (F.col(s.EVENT_TYPE) == "consumer:offset:commit_failed") & F.col(s.MESSAGE).rlike(STALE_EPOCH_COMMIT)
     ).withColumn("_sent", F.regexp_extract(s.MESSAGE, STALE_EPOCH_COMMIT, 1).cast("int"))
     states = members.where((F.col(s.EVENT_TYPE) == EPOCH_STEP) | epoch_fenced()).select(
-        F.col(MEMBER).alias("_m"), F.col(s.TS).alias("_ts"), F.col(s.SOURCE_FILE).alias("_file"), F.col(s.LINE).alias("_line"),
-        F.col("epoch").alias("_epoch"), epoch_fenced().alias("_fenced"), F.col("state_from").alias("_from"),
+        F.col(MEMBER).alias("_m"),
+        F.col(s.TS).alias("_ts"),
+        F.col(s.SOURCE_FILE).alias("_file"),
+        F.col(s.LINE).alias("_line"),
+        F.col("epoch").alias("_epoch"),
+        epoch_fenced().alias("_fenced"),
+        F.col("state_from").alias("_from"),
     )
     after = F.coalesce(F.col("_ts") > F.col(s.TS), (F.col("_file") == F.col(s.SOURCE_FILE)) & (F.col("_line") > F.col(s.LINE)))
     following = failures.join(states, (F.col("_m") == F.col(MEMBER)) & after, "left")
@@ -207,21 +272,32 @@ def stale_epoch_commit(model: Model) -> DataFrame:
     legitimate = nxt.where(~F.col("_fenced") & (F.col("_epoch") > F.col("_sent")) & (F.coalesce(F.col("_from"), F.lit("")) != "FENCED"))
     state_line = F.struct(F.col("_file").alias("file"), F.col("_line").cast("long").alias("line"))
     return findings(
-        legitimate, "stale_epoch_commit",
-        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), host=F.col(s.HOST), member=F.col(MEMBER),
-        start=F.col(s.TS), end=F.col(s.TS), evidence=lines(one(line()), one(state_line)),
+        legitimate,
+        "stale_epoch_commit",
+        severity="warning",
+        verdict="delay",
+        group=F.col(s.GROUP_ID),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col(s.TS),
+        end=F.col(s.TS),
+        evidence=lines(one(line()), one(state_line)),
         explanation=F.format_string(
             "%s's offset commit %s was rejected with STALE_MEMBER_EPOCH (epoch %d sent) although it was not fenced: its next "
             "state line is at epoch %d, a new assignment the coordinator had made meanwhile. The positions it tried to commit "
             "stay uncommitted until a later commit succeeds; if its partitions moved first, the next owner processes them again.",
-            F.col(MEMBER), at(F.col(s.TS), place(line())), F.col("_sent"), F.col("_epoch"),
+            F.col(MEMBER),
+            at(F.col(s.TS), place(line())),
+            F.col("_sent"),
+            F.col("_epoch"),
         ),
         kafka_reference="KIP-1251 / KAFKA-20066 (assignment epochs: commits of a member whose epoch was just raised were fenced)",
         remedy="Upgrade brokers to a release with KIP-1251 (assignment epochs); meanwhile retry a commit that failed with "
         "StaleMemberEpochException after the next poll(), and compare the group's committed offsets with what was processed.",
         missing=missing(
             F.format_string("the offsets %s's rejected commit carried, and the group's committed offsets after it", F.col(MEMBER)),
-            describe_command(F.col(s.GROUP_ID)), F.lit(OFFSETS_DUMP_COMMAND),
+            describe_command(F.col(s.GROUP_ID)),
+            F.lit(OFFSETS_DUMP_COMMAND),
         ),
     )
 
@@ -234,34 +310,55 @@ def stuck_revocation(model: Model) -> DataFrame:
     rebalancing. A group reporting missing topics after it is left out (its tasks wait for them)."""
     kip1071 = model.members.where(F.col(s.EVENT_TYPE) == EPOCH_STEP).select(F.col(s.GROUP_ID).alias("_g")).distinct()
     tasks = model.ownership.where(F.col(s.TASK).isNotNull() & F.col("from_ts").isNotNull()).join(
-        kip1071, F.col(s.GROUP_ID) == F.col("_g"), "left_semi")
+        kip1071, F.col(s.GROUP_ID) == F.col("_g"), "left_semi"
+    )
     revoked = tasks.where((F.col("ended") == "revoked") & F.col("to_ts").isNotNull())
     later = tasks.select(F.col(s.GROUP_ID).alias("_lg"), F.col(s.TASK).alias("_lt"), F.col("from_ts").alias("_lfrom"))
-    reassigned = (F.col(s.GROUP_ID) == F.col("_lg")) & (F.col(s.TASK) == F.col("_lt")) & (
-        F.unix_micros("_lfrom") >= F.unix_micros("to_ts") - OVERLAP_TOLERANCE_MS * 1000)
+    reassigned = (
+        (F.col(s.GROUP_ID) == F.col("_lg"))
+        & (F.col(s.TASK) == F.col("_lt"))
+        & (F.unix_micros("_lfrom") >= F.unix_micros("to_ts") - OVERLAP_TOLERANCE_MS * 1000)
+    )
     orphaned = revoked.join(later, reassigned, "left_anti")
     hosts = tasks.select(F.col(s.GROUP_ID).alias("_hg"), F.col(s.HOST).alias("_host")).distinct()
-    seen = model.events.where(F.col(s.TS).isNotNull()).groupBy(F.col(s.HOST).alias("_host")).agg(
-        latest(F.struct(F.col(s.TS).alias("ts"), line().alias("evidence")), s.TS, line()).alias("_last"),
-        F.max(F.when(F.col(s.EVENT_TYPE) == "streams:group:status", F.col(s.TS))).alias("_status"),
+    seen = (
+        model.events.where(F.col(s.TS).isNotNull())
+        .groupBy(F.col(s.HOST).alias("_host"))
+        .agg(
+            latest(F.struct(F.col(s.TS).alias("ts"), line().alias("evidence")), s.TS, line()).alias("_last"),
+            F.max(F.when(F.col(s.EVENT_TYPE) == "streams:group:status", F.col(s.TS))).alias("_status"),
+        )
     )
-    group_seen = hosts.join(seen, "_host").groupBy("_hg").agg(
-        F.max_by("_last", "_last.ts").alias("_last"), F.max("_status").alias("_status"))
+    group_seen = (
+        hosts.join(seen, "_host").groupBy("_hg").agg(F.max_by("_last", "_last.ts").alias("_last"), F.max("_status").alias("_status"))
+    )
     stuck = orphaned.join(group_seen, F.col(s.GROUP_ID) == F.col("_hg")).where(
         (F.unix_seconds("_last.ts") - F.unix_seconds("to_ts") >= STUCK_AFTER_S)
         & (F.col("_status").isNull() | (F.col("_status") < F.col("to_ts")))
     )
     waited = (F.unix_seconds("_last.ts") - F.unix_seconds("to_ts")).cast("long")
     return findings(
-        stuck, "stuck_revocation",
-        severity="warning", verdict="delay", group=F.col(s.GROUP_ID), task=F.col(s.TASK), host=F.col(s.HOST),
-        member=F.col(MEMBER), start=F.col("to_ts"), end=F.col("_last.ts"),
+        stuck,
+        "stuck_revocation",
+        severity="warning",
+        verdict="delay",
+        group=F.col(s.GROUP_ID),
+        task=F.col(s.TASK),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col("to_ts"),
+        end=F.col("_last.ts"),
         evidence=lines(one(line(s.SOURCE_FILE, "to_line")), one(F.col("_last.evidence"))),
         explanation=F.format_string(
             "Task %s of streams group %s was revoked by %s %s, and no member was assigned it in the %d s of logs that "
             "follow (until %s): the coordinator did not take the revocation as acknowledged, so the group stayed "
             "rebalancing and the task's input partitions were not processed.",
-            F.col(s.TASK), F.col(s.GROUP_ID), F.col(MEMBER), at(F.col("to_ts")), waited, place(F.col("_last.evidence")),
+            F.col(s.TASK),
+            F.col(s.GROUP_ID),
+            F.col(MEMBER),
+            at(F.col("to_ts")),
+            waited,
+            place(F.col("_last.evidence")),
         ),
         kafka_reference="KAFKA-20870 (KIP-1071: a StreamsGroupHeartbeat without all three owned-task lists leaves a "
         "revocation unacknowledged and the group rebalancing)",
@@ -286,30 +383,43 @@ def describe_mid_rebalance(model: Model) -> DataFrame:
     if states is None:
         return _none(model)
     rebalancing = states.where(F.col(s.STATE).isin(*REBALANCING_STATES)).select(
-        F.col(s.SOURCE_FILE).alias("_file"), F.col(s.GROUP_ID).alias("_group"), F.col(s.STATE).alias("_state"),
-        F.col(s.LINE).alias("_line"), F.col(s.SNAPSHOT_TS).alias("_ts"),
+        F.col(s.SOURCE_FILE).alias("_file"),
+        F.col(s.GROUP_ID).alias("_group"),
+        F.col(s.STATE).alias("_state"),
+        F.col(s.LINE).alias("_line"),
+        F.col(s.SNAPSHOT_TS).alias("_ts"),
     )
     listed = _dumps(model, s.DESCRIBE_MEMBERS, s.DESCRIBE_OFFSETS).where(F.col(s.CONSUMER_ID).isNotNull())
     on = (F.col(s.SOURCE_FILE) == F.col("_file")) & (F.col(s.GROUP_ID) == F.col("_group"))
-    rows = rebalancing.join(listed, on, "inner").groupBy("_file", "_group", "_state", "_line").agg(
-        F.min("_ts").alias("_ts"), F.collect_list(line()).alias("_evidence"),
-        F.size(F.collect_set(s.CONSUMER_ID)).alias("_members"),
+    rows = (
+        rebalancing.join(listed, on, "inner")
+        .groupBy("_file", "_group", "_state", "_line")
+        .agg(F.min("_ts").alias("_ts"), F.collect_list(line()).alias("_evidence"), F.size(F.collect_set(s.CONSUMER_ID)).alias("_members"))
     )
     state_line = F.struct(F.col("_file").alias("file"), F.col("_line").cast("long").alias("line"))
     return findings(
-        rows, "describe_mid_rebalance",
-        severity="info", verdict="expected", classification=F.col("_state"), group=F.col("_group"), exact=F.lit(False),
-        start=F.col("_ts"), end=F.col("_ts"), evidence=lines(one(state_line), F.col("_evidence")),
+        rows,
+        "describe_mid_rebalance",
+        severity="info",
+        verdict="expected",
+        classification=F.col("_state"),
+        group=F.col("_group"),
+        exact=F.lit(False),
+        start=F.col("_ts"),
+        end=F.col("_ts"),
+        evidence=lines(one(state_line), F.col("_evidence")),
         explanation=F.format_string(
             "The dump %s was taken while group %s was rebalancing (state %s): the %d members and the partitions it lists "
             "against them are the previous generation's assignment (KAFKA-21648), not the ownership at that time; read "
             "ownership from the clients' logs, not from this dump.",
-            F.col("_file"), F.col("_group"), F.col("_state"), F.col("_members"),
+            F.col("_file"),
+            F.col("_group"),
+            F.col("_state"),
+            F.col("_members"),
         ),
         kafka_reference="KAFKA-21648 (DescribeGroups during a classic rebalance returned the previous generation's "
         "assignment; fixed in 4.3.3, 4.4.1, 4.5.0)",
-        remedy="Describe the group again once --state shows Stable, and attribute offsets to owners from the clients' "
-        "assignment lines.",
+        remedy="Describe the group again once --state shows Stable, and attribute offsets to owners from the clients' assignment lines.",
         missing=missing(F.format_string("a dump of group %s taken while it is Stable", F.col("_group")), describe_command(F.col("_group"))),
     )
 
@@ -323,29 +433,50 @@ def phantom_lag(model: Model) -> DataFrame:
     batches = _dumps(model, s.DUMP_LOG_BATCH)
     if batches is None:
         return _none(model)
-    starts = batches.where(F.col(s.TOPIC).isNotNull()).groupBy(F.col(s.TOPIC).alias("_topic"), F.col(s.PARTITION).alias("_partition")).agg(
-        earliest(F.struct(F.col(s.BASE_OFFSET).alias("start"), line().alias("evidence")), s.BASE_OFFSET, line()).alias("_start")
+    starts = (
+        batches.where(F.col(s.TOPIC).isNotNull())
+        .groupBy(F.col(s.TOPIC).alias("_topic"), F.col(s.PARTITION).alias("_partition"))
+        .agg(earliest(F.struct(F.col(s.BASE_OFFSET).alias("start"), line().alias("evidence")), s.BASE_OFFSET, line()).alias("_start"))
     )
     committed = _dumps(model, s.DESCRIBE_OFFSETS).where(F.col(s.CURRENT_OFFSET).isNotNull() & F.col(s.GROUP_ID).isNotNull())
     on = (F.col(s.TOPIC) == F.col("_topic")) & (F.col(s.PARTITION) == F.col("_partition"))
     below = committed.join(starts, on).where(F.col(s.CURRENT_OFFSET) < F.col("_start.start"))
     rows = below.groupBy(s.GROUP_ID, s.TOPIC, s.PARTITION, s.CURRENT_OFFSET).agg(
-        F.first("_start").alias("_start"), F.min(s.SNAPSHOT_TS).alias("_ts"), F.max(s.LAG).alias("_lag"),
+        F.first("_start").alias("_start"),
+        F.min(s.SNAPSHOT_TS).alias("_ts"),
+        F.max(s.LAG).alias("_lag"),
         F.collect_list(line()).alias("_evidence"),
     )
     phantom = F.col("_start.start") - F.col(s.CURRENT_OFFSET)
     shown = F.when(F.col("_lag").isNotNull(), F.format_string("the lag shown, %d, counts %d of them", F.col("_lag"), phantom)).otherwise(
-        F.format_string("any lag computed from it counts %d of them", phantom))
+        F.format_string("any lag computed from it counts %d of them", phantom)
+    )
     return findings(
-        rows, "phantom_lag",
-        severity="warning", verdict="loss", classification=F.lit("committed below log start"),
-        group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.col(s.CURRENT_OFFSET), offset_to=F.col("_start.start"), records=phantom, exact=F.lit(True),
-        start=F.col("_ts"), end=F.col("_ts"), evidence=lines(F.col("_evidence"), one(F.col("_start.evidence"))),
+        rows,
+        "phantom_lag",
+        severity="warning",
+        verdict="loss",
+        classification=F.lit("committed below log start"),
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.col(s.CURRENT_OFFSET),
+        offset_to=F.col("_start.start"),
+        records=phantom,
+        exact=F.lit(True),
+        start=F.col("_ts"),
+        end=F.col("_ts"),
+        evidence=lines(F.col("_evidence"), one(F.col("_start.evidence"))),
         explanation=F.format_string(
             "Group %s's committed offset %d for %s is below the partition's log start %d: retention deleted records [%d, %d) "
             "before the group read them, and %s although they can no longer be read (phantom lag).",
-            F.col(s.GROUP_ID), F.col(s.CURRENT_OFFSET), _tp(), F.col("_start.start"), F.col(s.CURRENT_OFFSET), F.col("_start.start"), shown,
+            F.col(s.GROUP_ID),
+            F.col(s.CURRENT_OFFSET),
+            _tp(),
+            F.col("_start.start"),
+            F.col(s.CURRENT_OFFSET),
+            F.col("_start.start"),
+            shown,
         ),
         kafka_reference="Phantom lag: a committed offset below the log start after retention (lag = log end - committed, "
         "not clamped to the log start; redpanda#30624)",

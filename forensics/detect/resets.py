@@ -112,32 +112,52 @@ def _unstated_resets() -> Column:
     first when that was the cause). With no committed offset it went to the log end (latest),
     unless N was the log start then (earliest): a dump's log start below N rules that out."""
     first_word = F.col("_previous_kind").isNull() | (F.col("_previous_kind") == c.NO_COMMITTED_OFFSET)
-    return (
-        (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & F.col("strategy").isNull() & first_word & ~F.col("_committed_before")
-    )
+    return (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & F.col("strategy").isNull() & first_word & ~F.col("_committed_before")
 
 
 def _measured_latest_gaps(gaps: DataFrame, exact: Column) -> DataFrame:
     """``reset_to_latest_gap`` findings of the resets in ``gaps`` (``_from``, ``_unstated``)."""
-    how = F.when(
-        F.col("_unstated") & ~exact,
-        F.format_string(" (at most: the reset does not name its strategy; had auto.offset.reset been earliest, %d was the log "
-                        "start then and nothing was skipped; a kafka-get-offsets --time -2 or kafka-dump-log dump decides)", F.col(s.OFFSET)),
-    ).when(exact, F.lit("")).otherwise(
-        F.lit(" (at most: the log start is not in the offset dumps; add a kafka-dump-log or kafka-get-offsets --time -2 dump)")
+    how = (
+        F.when(
+            F.col("_unstated") & ~exact,
+            F.format_string(
+                " (at most: the reset does not name its strategy; had auto.offset.reset been earliest, %d was the log "
+                "start then and nothing was skipped; a kafka-get-offsets --time -2 or kafka-dump-log dump decides)",
+                F.col(s.OFFSET),
+            ),
+        )
+        .when(exact, F.lit(""))
+        .otherwise(F.lit(" (at most: the log start is not in the offset dumps; add a kafka-dump-log or kafka-get-offsets --time -2 dump)"))
     )
     strategy = F.when(F.col("_unstated"), F.lit("reset with no strategy named, so to the log end unless at the log start"))
     return findings(
-        gaps, "reset_to_latest_gap",
-        severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.col("_from"), offset_to=F.col(s.OFFSET), records=F.col(s.OFFSET) - F.col("_from"), exact=exact,
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        gaps,
+        "reset_to_latest_gap",
+        severity="critical",
+        verdict="loss",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.col("_from"),
+        offset_to=F.col(s.OFFSET),
+        records=F.col(s.OFFSET) - F.col("_from"),
+        exact=exact,
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col(s.TS),
+        end=F.col(s.TS),
         evidence=lines(one(F.col("_previous_line")), one(line(number="strategy_line")), one(line()), one(F.col("_log_start.evidence"))),
         explanation=F.format_string(
             "Group %s had no committed offset for %s, so %s started at the log end (%s), offset %d: "
             "records [%d, %d) were never consumed%s.",
-            text(F.col(s.GROUP_ID), "(unknown)"), partition_name(), text(F.col(MEMBER), "its consumer"),
-            F.coalesce(strategy, F.lit("auto.offset.reset=latest")), F.col(s.OFFSET), F.col("_from"), F.col(s.OFFSET), how,
+            text(F.col(s.GROUP_ID), "(unknown)"),
+            partition_name(),
+            text(F.col(MEMBER), "its consumer"),
+            F.coalesce(strategy, F.lit("auto.offset.reset=latest")),
+            F.col(s.OFFSET),
+            F.col("_from"),
+            F.col(s.OFFSET),
+            how,
         ),
         kafka_reference="auto.offset.reset=latest; partitions added while producers write to them",
         remedy=LATEST_REMEDY,
@@ -165,12 +185,17 @@ def _strategy_lines(model: Model) -> DataFrame:
     consume from latest offset`` / ``.. using original config 'latest' for offset reset`` (a
     Streams thread applies auto.offset.reset itself; no partition named)."""
     stated = model.members.where(
-        F.col(s.EVENT_TYPE).isin("consumer:offset:seek_strategy", "streams:reset_policy") & F.col(MEMBER).isNotNull()
+        F.col(s.EVENT_TYPE).isin("consumer:offset:seek_strategy", "streams:reset_policy")
+        & F.col(MEMBER).isNotNull()
         & F.col(s.TOPIC).isNotNull()
     )
     return stated.select(
-        F.col(MEMBER).alias("_s_member"), F.col(s.TOPIC).alias("_s_topic"), F.col(s.PARTITION).alias("_s_partition"),
-        F.col(s.TS).alias("_s_ts"), F.col(s.SOURCE_FILE).alias("_s_file"), F.col(s.LINE).alias("_s_line"),
+        F.col(MEMBER).alias("_s_member"),
+        F.col(s.TOPIC).alias("_s_topic"),
+        F.col(s.PARTITION).alias("_s_partition"),
+        F.col(s.TS).alias("_s_ts"),
+        F.col(s.SOURCE_FILE).alias("_s_file"),
+        F.col(s.LINE).alias("_s_line"),
         F.col("strategy").alias("_s_strategy"),
     )
 
@@ -200,53 +225,68 @@ def _unresolved_latest_resets(model: Model, starts: DataFrame | None) -> DataFra
     marked = commits.select("*", nxt.alias("_next"), prev.alias("_prev"), _next_placed(commits).alias("_placed"))
     unresolved = (F.col("kind") == c.NO_COMMITTED_OFFSET) & ~F.coalesce(F.col("_next.kind") == c.RESET, F.lit(False))
     resolved = F.coalesce(F.col("_placed.kind") == c.RESET, F.lit(False))
-    logical = (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNull() & F.coalesce(F.col("strategy").rlike(TO_LATEST), F.lit(False)) & ~resolved
+    logical = (
+        (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNull() & F.coalesce(F.col("strategy").rlike(TO_LATEST), F.lit(False)) & ~resolved
+    )
     candidates = marked.where(unresolved | logical)
     stated = _strategy_lines(model)
     later = F.coalesce(F.col("_s_ts") >= F.col(s.TS), (F.col("_s_file") == F.col(s.SOURCE_FILE)) & (F.col("_s_line") > F.col(s.LINE)))
     matching = (
-        (F.col("_s_member") == F.col(MEMBER)) & (F.col("_s_topic") == F.col(s.TOPIC))
-        & (F.col("_s_partition").isNull() | (F.col("_s_partition") == F.col(s.PARTITION))) & later
+        (F.col("_s_member") == F.col(MEMBER))
+        & (F.col("_s_topic") == F.col(s.TOPIC))
+        & (F.col("_s_partition").isNull() | (F.col("_s_partition") == F.col(s.PARTITION)))
+        & later
     )
     row = [s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION]
     first_after = Window.partitionBy(*row).orderBy(F.col("_s_ts").asc_nulls_last(), "_s_file", "_s_line")
     with_stated = (
         candidates.join(stated, (F.col("kind") == c.NO_COMMITTED_OFFSET) & matching, "left")
-        .withColumn("_rank", F.row_number().over(first_after)).where(F.col("_rank") == 1)
+        .withColumn("_rank", F.row_number().over(first_after))
+        .where(F.col("_rank") == 1)
     )
     # a no-committed line is kept when its member then said where it goes: to the latest offset
-    to_latest = with_stated.where(
-        (F.col("kind") == c.RESET) | F.coalesce(F.col("_s_strategy").rlike(TO_LATEST), F.lit(False))
-    )
+    to_latest = with_stated.where((F.col("kind") == c.RESET) | F.coalesce(F.col("_s_strategy").rlike(TO_LATEST), F.lit(False)))
     gaps = _with_log_start(to_latest, starts)
     end_at_reset = F.format_string(
         "the log-end offset of %s when %s reset it to the end (%s): the first offset of the first batch written after "
         "that time, in a kafka-dump-log dump of the partition's segments, or the group's first commit of it after the "
-        "reset (an upper bound)", partition_name(), text(F.col(MEMBER), "the member"), at(F.col(s.TS), place(line())),
+        "reset (an upper bound)",
+        partition_name(),
+        text(F.col(MEMBER), "the member"),
+        at(F.col(s.TS), place(line())),
     )
-    stated_line = F.when(F.col("_s_line").isNotNull(), F.struct(F.col("_s_file").alias("file"), F.col("_s_line").cast("long").alias("line")))
+    stated_line = F.when(
+        F.col("_s_line").isNotNull(), F.struct(F.col("_s_file").alias("file"), F.col("_s_line").cast("long").alias("line"))
+    )
     previous_no_commit = F.when(F.col("_prev.kind") == c.NO_COMMITTED_OFFSET, F.col("_prev.evidence"))
     return findings(
-        gaps, "reset_to_latest_gap",
-        severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.col("_log_start.start"), exact=F.lit(False),
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        gaps,
+        "reset_to_latest_gap",
+        severity="critical",
+        verdict="loss",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.col("_log_start.start"),
+        exact=F.lit(False),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col(s.TS),
+        end=F.col(s.TS),
         evidence=lines(one(line()), one(stated_line), one(previous_no_commit), one(F.col("_log_start.evidence"))),
         explanation=F.format_string(
             "Group %s had no committed offset for %s, so %s reset it to the log end (auto.offset.reset=latest) %s: the "
             "records written before were never consumed, but the logs do not say the offset it reset to, so the range "
             "[%s, log end at the reset) is unmeasured.",
-            text(F.col(s.GROUP_ID), "(unknown)"), partition_name(), text(F.col(MEMBER), "its consumer"), at(F.col(s.TS), place(line())),
+            text(F.col(s.GROUP_ID), "(unknown)"),
+            partition_name(),
+            text(F.col(MEMBER), "its consumer"),
+            at(F.col(s.TS), place(line())),
             text(F.col("_log_start.start"), "log start"),
         ),
         kafka_reference="auto.offset.reset=latest; partitions added while producers write to them",
         remedy=LATEST_REMEDY,
-        missing=missing(
-            end_at_reset,
-            dump_partition_command(),
-            F.lit(OFFSETS_DUMP_COMMAND),
-            describe_command(F.col(s.GROUP_ID)),
-        ),
+        missing=missing(end_at_reset, dump_partition_command(), F.lit(OFFSETS_DUMP_COMMAND), describe_command(F.col(s.GROUP_ID))),
     )
 
 
@@ -259,14 +299,16 @@ def out_of_range_reset(model: Model) -> DataFrame:
     after = member_history(commits)
     marked = commits.select(
         "*",
-        F.lead(F.struct("kind", s.OFFSET, s.TS, "strategy", line().alias("evidence"),
-                        line(number="strategy_line").alias("strategy_evidence"))).over(after).alias("_next"),
+        F.lead(
+            F.struct("kind", s.OFFSET, s.TS, "strategy", line().alias("evidence"), line(number="strategy_line").alias("strategy_evidence"))
+        )
+        .over(after)
+        .alias("_next"),
     )
-    resets = marked.where(
-        (F.col("kind") == c.OUT_OF_RANGE) & (F.col("_next.kind") == c.RESET) & (F.col("_next.offset") != F.col(s.OFFSET))
-    )
-    return _out_of_range_findings(resets.withColumn("_target", F.col("_next.offset")).withColumn("_target_evidence", F.lit(None).cast(
-        s.as_ddl(s.EVIDENCE_LINE)))).unionByName(_logical_out_of_range_resets(model))
+    resets = marked.where((F.col("kind") == c.OUT_OF_RANGE) & (F.col("_next.kind") == c.RESET) & (F.col("_next.offset") != F.col(s.OFFSET)))
+    return _out_of_range_findings(
+        resets.withColumn("_target", F.col("_next.offset")).withColumn("_target_evidence", F.lit(None).cast(s.as_ddl(s.EVIDENCE_LINE)))
+    ).unionByName(_logical_out_of_range_resets(model))
 
 
 OUT_OF_RANGE_REFERENCE = "OffsetOutOfRangeException; auto.offset.reset; retention.ms / retention.bytes; unclean.leader.election.enable"
@@ -282,21 +324,35 @@ def _out_of_range_findings(resets: DataFrame) -> DataFrame:
     low = F.least(F.col(s.OFFSET), F.col("_target"))
     high = F.greatest(F.col(s.OFFSET), F.col("_target"))
     return findings(
-        resets, "out_of_range_reset",
+        resets,
+        "out_of_range_reset",
         severity=F.when(forward, F.lit("critical")).otherwise(F.lit("warning")),
         verdict=F.when(forward, F.lit("loss")).otherwise(F.lit("duplication")),
-        group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=low, offset_to=high, records=high - low, exact=F.lit(True),
-        host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.coalesce(F.col("_next.ts"), F.col(s.TS)),
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=low,
+        offset_to=high,
+        records=high - low,
+        exact=F.lit(True),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col(s.TS),
+        end=F.coalesce(F.col("_next.ts"), F.col(s.TS)),
         evidence=lines(one(line()), one(F.col("_next.strategy_evidence")), one(F.col("_next.evidence")), one(F.col("_target_evidence"))),
         explanation=F.format_string(
             "%s's fetch position %d on %s was out of range and was reset to %s offset %d: %s.",
-            text(F.col(MEMBER), "A consumer"), F.col(s.OFFSET), partition_name(), text(F.coalesce(F.col("_next.strategy"), F.col("strategy")), "the"),
+            text(F.col(MEMBER), "A consumer"),
+            F.col(s.OFFSET),
+            partition_name(),
+            text(F.coalesce(F.col("_next.strategy"), F.col("strategy")), "the"),
             F.col("_target"),
-            F.when(forward, F.format_string("records [%d, %d) were skipped, never consumed", low, high))
-            .otherwise(F.format_string("records [%d, %d) are consumed a second time", low, high)),
+            F.when(forward, F.format_string("records [%d, %d) were skipped, never consumed", low, high)).otherwise(
+                F.format_string("records [%d, %d) are consumed a second time", low, high)
+            ),
         ),
-        kafka_reference=OUT_OF_RANGE_REFERENCE, remedy=OUT_OF_RANGE_REMEDY,
+        kafka_reference=OUT_OF_RANGE_REFERENCE,
+        remedy=OUT_OF_RANGE_REMEDY,
     )
 
 
@@ -310,41 +366,68 @@ def _logical_out_of_range_resets(model: Model) -> DataFrame:
     or log start at the reset)."""
     commits = model.commits
     nxt = F.lead(F.struct("kind", s.OFFSET)).over(member_history(commits))
-    named = commits.select("*", nxt.alias("_n")).where(
-        (F.col("kind") == c.OUT_OF_RANGE) & F.col("strategy").isNotNull() & F.col(s.OFFSET).isNotNull()
-        & ~F.coalesce((F.col("_n.kind") == c.RESET) & F.col("_n.offset").isNotNull(), F.lit(False))
-    ).drop("_n")
+    named = (
+        commits.select("*", nxt.alias("_n"))
+        .where(
+            (F.col("kind") == c.OUT_OF_RANGE)
+            & F.col("strategy").isNotNull()
+            & F.col(s.OFFSET).isNotNull()
+            & ~F.coalesce((F.col("_n.kind") == c.RESET) & F.col("_n.offset").isNotNull(), F.lit(False))
+        )
+        .drop("_n")
+    )
     numeric = F.nullif(F.regexp_extract(F.col("strategy"), TO_OFFSET, 1), F.lit("")).cast("long")
     earliest_target = F.regexp_replace(F.col("strategy"), r"(?i)^cached beginning offset ", "").rlike(TO_EARLIEST)
     with_start = _with_log_start(named, _log_start(model.offsets))
     target = F.coalesce(numeric, F.when(earliest_target, F.col("_log_start.start")))
-    null_next = F.lit(None).cast("struct<ts:timestamp,strategy:string,strategy_evidence:struct<file:string,line:bigint>,evidence:struct<file:string,line:bigint>>")
+    null_next = F.lit(None).cast(
+        "struct<ts:timestamp,strategy:string,strategy_evidence:struct<file:string,line:bigint>,evidence:struct<file:string,line:bigint>>"
+    )
     known = with_start.where(target.isNotNull() & (target != F.col(s.OFFSET))).select(
-        "*", target.alias("_target"), F.when(numeric.isNull(), F.col("_log_start.evidence")).alias("_target_evidence"), null_next.alias("_next"),
+        "*",
+        target.alias("_target"),
+        F.when(numeric.isNull(), F.col("_log_start.evidence")).alias("_target_evidence"),
+        null_next.alias("_next"),
     )
     measured = _out_of_range_findings(known.drop("_log_start"))
     unknown = with_start.where(target.isNull() & (F.col("strategy").rlike(TO_LATEST) | earliest_target))
     to_end = F.col("strategy").rlike(TO_LATEST)
     where_now = F.when(to_end, F.lit("log-end")).otherwise(F.lit("log-start"))
     unmeasured = findings(
-        unknown, "out_of_range_reset",
-        severity="critical", verdict="loss", group=F.col(s.GROUP_ID), topic=F.col(s.TOPIC), partition=F.col(s.PARTITION),
-        offset_from=F.col(s.OFFSET), exact=F.lit(False), host=F.col(s.HOST), member=F.col(MEMBER), start=F.col(s.TS), end=F.col(s.TS),
+        unknown,
+        "out_of_range_reset",
+        severity="critical",
+        verdict="loss",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=F.col(s.OFFSET),
+        exact=F.lit(False),
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col(s.TS),
+        end=F.col(s.TS),
         evidence=lines(one(line())),
         explanation=F.format_string(
             "%s's fetch position %d on %s was out of range and was reset to %s %s: records from %d up to the partition's "
             "%s offset at the reset were skipped, never consumed (if the log was truncated below %d instead, the reset "
             "replays records); the logs do not name that offset, so the range is unmeasured.",
-            text(F.col(MEMBER), "A consumer"), F.col(s.OFFSET), partition_name(), F.col("strategy"), at(F.col(s.TS), place(line())),
-            F.col(s.OFFSET), where_now, F.col(s.OFFSET),
+            text(F.col(MEMBER), "A consumer"),
+            F.col(s.OFFSET),
+            partition_name(),
+            F.col("strategy"),
+            at(F.col(s.TS), place(line())),
+            F.col(s.OFFSET),
+            where_now,
+            F.col(s.OFFSET),
         ),
-        kafka_reference=OUT_OF_RANGE_REFERENCE, remedy=OUT_OF_RANGE_REMEDY,
+        kafka_reference=OUT_OF_RANGE_REFERENCE,
+        remedy=OUT_OF_RANGE_REMEDY,
         missing=missing(
             F.format_string(
-                "the %s offset of %s at the reset (%s), where the consumer resumed", where_now, partition_name(), at(F.col(s.TS)),
+                "the %s offset of %s at the reset (%s), where the consumer resumed", where_now, partition_name(), at(F.col(s.TS))
             ),
-            F.when(to_end, dump_partition_command())
-            .otherwise(end_offsets_command(F.col(s.TOPIC), F.col(s.PARTITION), "-2")),
+            F.when(to_end, dump_partition_command()).otherwise(end_offsets_command(F.col(s.TOPIC), F.col(s.PARTITION), "-2")),
             F.lit(OFFSETS_DUMP_COMMAND),
             describe_command(F.col(s.GROUP_ID)),
         ),

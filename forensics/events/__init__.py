@@ -104,8 +104,14 @@ def _gate_buckets(templates: tuple[Template, ...]) -> str:
     for order, t in precedence(templates):
         word = first_word(t) or ANY_WORD
         for logger in t.loggers if t.needs_logger else ("", *t.loggers):  # "": a record that names no logger
-            gate = {"t_word": word, "t_logger": logger, "t_order": order, "t_gate": t.gate,
-                    "t_gate_at_start": t.gate_at_start, "t_multiline": t.multiline}
+            gate = {
+                "t_word": word,
+                "t_logger": logger,
+                "t_order": order,
+                "t_gate": t.gate,
+                "t_gate_at_start": t.gate_at_start,
+                "t_multiline": t.multiline,
+            }
             buckets[zlib.crc32(_gate_key(word, logger).encode()) % GATE_BUCKETS].append(gate)
     return json.dumps(buckets)
 
@@ -123,8 +129,7 @@ def prepare_records(records: DataFrame) -> DataFrame:
     message = F.col(s.MESSAGE)
     franz_go = F.when(message.contains("; ") & message.rlike(f"^{FRANZ_GO_MESSAGE}"), F.lit(FRANZ_GO_LOGGER))
     return with_split_prefix(records, message, "_prefix").withColumn(
-        "_logger_name",
-        F.coalesce(F.col("_prefix.facility"), franz_go, f.class_name(F.col(s.LOGGER)), F.lit("")),
+        "_logger_name", F.coalesce(F.col("_prefix.facility"), franz_go, f.class_name(F.col(s.LOGGER)), F.lit(""))
     )
 
 
@@ -146,7 +151,10 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
     word = F.substring_index(first_line, " ", 1)
     tokens = prepared.select(
-        "_rid", "_logger_name", F.col("_prefix.rest").alias("_rest"), first_line.alias("_first_line"),
+        "_rid",
+        "_logger_name",
+        F.col("_prefix.rest").alias("_rest"),
+        first_line.alias("_first_line"),
         F.explode(F.array(word, F.lit(ANY_WORD))).alias("_token"),
     )
     gates = tokens.select("*", F.explode(gate_candidates(F.col("_token"), F.col("_logger_name"), templates)).alias("_gate"))
@@ -160,12 +168,16 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     # passes over null orders): a filter on it would be pushed below the sort, the regex with it.
     in_template_order = candidates.select("_rid", "t_order", target.alias("_target")).sortWithinPartitions("t_order")
     extraction, replacement = (catalogue_column(name, templates) for name in ("extraction", "replacement"))
-    extracted = in_template_order.select("_rid", "t_order", "_target", F.regexp_replace("_target", extraction, replacement).alias("_cap_text"))
+    extracted = in_template_order.select(
+        "_rid", "t_order", "_target", F.regexp_replace("_target", extraction, replacement).alias("_cap_text")
+    )
     matched = F.col("_cap_text") != F.col("_target")
     winners = (
         extracted.groupBy("_rid")
-        .agg(F.min_by(F.when(matched, F.col("_cap_text")), F.when(matched, F.col("t_order"))).alias("_cap_text"),
-             F.min(F.when(matched, F.col("t_order"))).alias("t_order"))
+        .agg(
+            F.min_by(F.when(matched, F.col("_cap_text")), F.when(matched, F.col("t_order"))).alias("_cap_text"),
+            F.min(F.when(matched, F.col("t_order"))).alias("t_order"),
+        )
         .where(F.col("t_order").isNotNull())
     )
     # the message proper (``_prefix.rest``) served the regexes: the wide side of this join,
@@ -253,11 +265,7 @@ def parse_events(records: DataFrame, templates: tuple[Template, ...] | None = No
     """
     matched = match_records(records, templates)
     thread = F.coalesce(F.col("_prefix.stream_thread"), F.col(s.THREAD))
-    provenance = [
-        thread.alias(name) if name == s.THREAD else F.col(name)
-        for name in s.RECORDS_SCHEMA.fieldNames()
-        if name != s.MESSAGE
-    ]
+    provenance = [thread.alias(name) if name == s.THREAD else F.col(name) for name in s.RECORDS_SCHEMA.fieldNames() if name != s.MESSAGE]
     return matched.select("*", partition_lists()).select(
         F.col("t_event_type").alias(s.EVENT_TYPE),
         F.col("t_key").alias(s.TEMPLATE_ID),

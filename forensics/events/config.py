@@ -17,12 +17,30 @@ from ..sources import rows_from
 SETTING = r"^\s*([A-Za-z0-9_.\-]+) = (.*)$"
 
 RELEVANT_SETTINGS = (
-    "application.id", "group.id", "client.id", "group.instance.id", "group.protocol",
-    "auto.offset.reset", "enable.auto.commit", "auto.commit.interval.ms", "isolation.level",
-    "max.poll.interval.ms", "max.poll.records", "session.timeout.ms", "heartbeat.interval.ms",
-    "partition.assignment.strategy", "metadata.max.age.ms", "processing.guarantee",
-    "num.stream.threads", "num.standby.replicas", "commit.interval.ms", "enable.idempotence",
-    "transactional.id", "acks", "bootstrap.servers", "state.dir",
+    "application.id",
+    "group.id",
+    "client.id",
+    "group.instance.id",
+    "group.protocol",
+    "auto.offset.reset",
+    "enable.auto.commit",
+    "auto.commit.interval.ms",
+    "isolation.level",
+    "max.poll.interval.ms",
+    "max.poll.records",
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "partition.assignment.strategy",
+    "metadata.max.age.ms",
+    "processing.guarantee",
+    "num.stream.threads",
+    "num.standby.replicas",
+    "commit.interval.ms",
+    "enable.idempotence",
+    "transactional.id",
+    "acks",
+    "bootstrap.servers",
+    "state.dir",
 )
 """Settings reported per client in ``forensics analyze --json`` under ``config``; the recovery
 plans take theirs from there (``recovery.FACT_SETTINGS``)."""
@@ -41,7 +59,11 @@ def config_settings(events: DataFrame) -> DataFrame:
     blocks = events.where(F.col(s.EVENT_TYPE) == "config:block")
     lines = blocks.select(s.SOURCE_FILE, s.HOST, s.LINE, s.TS, "config_kind", F.posexplode(F.split(s.MESSAGE, "\n")))
     settings = lines.where((F.col("pos") > 0) & F.col("col").rlike(SETTING)).select(
-        s.SOURCE_FILE, s.HOST, s.LINE, s.TS, "config_kind",
+        s.SOURCE_FILE,
+        s.HOST,
+        s.LINE,
+        s.TS,
+        "config_kind",
         F.regexp_extract("col", SETTING, 1).alias("key"),
         F.trim(F.regexp_extract("col", SETTING, 2)).alias("value"),
     )
@@ -51,11 +73,16 @@ def config_settings(events: DataFrame) -> DataFrame:
         return F.max(F.when(F.col("key") == name, F.nullif(F.col("value"), F.lit("")))).over(block)
 
     return settings.select(
-        s.SOURCE_FILE, s.HOST, s.LINE, s.TS, "config_kind",
+        s.SOURCE_FILE,
+        s.HOST,
+        s.LINE,
+        s.TS,
+        "config_kind",
         setting("client.id").alias(s.CLIENT_ID),
         setting("group.id").alias(s.GROUP_ID),
         setting("application.id").alias("application_id"),
-        "key", "value",
+        "key",
+        "value",
     )
 
 
@@ -70,5 +97,5 @@ def config_table(settings: DataFrame, keys: tuple[str, ...] = RELEVANT_SETTINGS)
     values = settings.where(F.col("key").isin(*keys)).groupBy(*block, "key").agg(F.max("value").alias("value"))
     blocks = values.groupBy(*block).agg(F.map_from_entries(F.array_sort(F.collect_list(F.struct("key", "value")))).alias("settings"))
     return blocks.select(
-        s.SOURCE_FILE, s.LINE, s.HOST, F.col("config_kind").alias("kind"), s.CLIENT_ID, s.GROUP_ID, "application_id", "settings",
+        s.SOURCE_FILE, s.LINE, s.HOST, F.col("config_kind").alias("kind"), s.CLIENT_ID, s.GROUP_ID, "application_id", "settings"
     ).orderBy(s.SOURCE_FILE, s.LINE)

@@ -41,9 +41,13 @@ def partition_list(text: Column) -> Column:
     inner = F.regexp_replace(F.regexp_replace(tuples, LIBRDKAFKA_TOPIC_PARTITION, "$1-$2"), _PYTHON_COLLECTION, "")
     items = F.transform(F.split(inner, ","), lambda item: F.trim(item))
     listed = F.filter(items, lambda item: item != "")
-    return F.when(text.isNotNull(), F.when(F.trim(text).startswith('{"'), assignment_map(text))
-                  .when(text.contains("Topic Partition Set"), partition_table(text))
-                  .when(F.trim(text).rlike(GO_PARTITIONS), go_partitions(text)).otherwise(listed))
+    return F.when(
+        text.isNotNull(),
+        F.when(F.trim(text).startswith('{"'), assignment_map(text))
+        .when(text.contains("Topic Partition Set"), partition_table(text))
+        .when(F.trim(text).rlike(GO_PARTITIONS), go_partitions(text))
+        .otherwise(listed),
+    )
 
 
 def go_partitions(text: Column) -> Column:
@@ -51,10 +55,16 @@ def go_partitions(text: Column) -> Column:
     after the partitions left out)."""
     topics = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(1))
     numbers = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(2))
-    return F.flatten(F.zip_with(topics, numbers, lambda topic, listed: F.transform(
-        F.filter(F.split(F.regexp_replace(listed, r":?\{[^}]*\}", ""), "[ ,]+"), lambda number: number != ""),
-        lambda number: F.concat(topic, F.lit("-"), number),
-    )))
+    return F.flatten(
+        F.zip_with(
+            topics,
+            numbers,
+            lambda topic, listed: F.transform(
+                F.filter(F.split(F.regexp_replace(listed, r":?\{[^}]*\}", ""), "[ ,]+"), lambda number: number != ""),
+                lambda number: F.concat(topic, F.lit("-"), number),
+            ),
+        )
+    )
 
 
 def go_positions(text: Column) -> Column:
@@ -63,14 +73,25 @@ def go_positions(text: Column) -> Column:
     offset: 4100}, {a, 2, -2}]``."""
     topics = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(1))
     listed = F.regexp_extract_all(text, F.lit(GO_TOPIC_PARTITIONS), F.lit(2))
-    written = F.flatten(F.zip_with(topics, listed, lambda topic, entries: F.zip_with(
-        F.regexp_extract_all(entries, F.lit(GO_POSITION), F.lit(1)), F.regexp_extract_all(entries, F.lit(GO_POSITION), F.lit(2)),
-        lambda partition, offset: _position(topic, partition, offset),
-    )))
-    as_json = F.flatten(F.transform(
-        F.map_entries(F.from_json(text, "map<string,map<string,struct<At:long>>>")),
-        lambda topic: F.transform(F.map_entries(topic["value"]), lambda entry: _position(topic["key"], entry["key"], entry["value"]["At"])),
-    ))
+    written = F.flatten(
+        F.zip_with(
+            topics,
+            listed,
+            lambda topic, entries: F.zip_with(
+                F.regexp_extract_all(entries, F.lit(GO_POSITION), F.lit(1)),
+                F.regexp_extract_all(entries, F.lit(GO_POSITION), F.lit(2)),
+                lambda partition, offset: _position(topic, partition, offset),
+            ),
+        )
+    )
+    as_json = F.flatten(
+        F.transform(
+            F.map_entries(F.from_json(text, "map<string,map<string,struct<At:long>>>")),
+            lambda topic: F.transform(
+                F.map_entries(topic["value"]), lambda entry: _position(topic["key"], entry["key"], entry["value"]["At"])
+            ),
+        )
+    )
     return F.when(F.trim(text).startswith('{"'), as_json).otherwise(written)
 
 
@@ -85,15 +106,28 @@ def partition_table(text: Column) -> Column:
     Faust wrote."""
     topics = F.regexp_extract_all(text, F.lit(FAUST_TABLE_ROW), F.lit(1))
     ranges = F.regexp_extract_all(text, F.lit(FAUST_TABLE_ROW), F.lit(2))
-    spans = F.flatten(F.zip_with(topics, ranges, lambda topic, listed: F.transform(
-        F.filter(F.split(listed, r",\s*"), lambda span: span.rlike(_SPAN)),
-        lambda span: F.struct(topic.alias("topic"), _bound(span, 1).alias("low"), F.coalesce(_bound(span, 2), _bound(span, 1)).alias("high")),
-    )))
+    spans = F.flatten(
+        F.zip_with(
+            topics,
+            ranges,
+            lambda topic, listed: F.transform(
+                F.filter(F.split(listed, r",\s*"), lambda span: span.rlike(_SPAN)),
+                lambda span: F.struct(
+                    topic.alias("topic"), _bound(span, 1).alias("low"), F.coalesce(_bound(span, 2), _bound(span, 1)).alias("high")
+                ),
+            ),
+        )
+    )
     count = F.aggregate(spans, F.lit(0).cast("long"), lambda total, span: total + F.abs(span["high"] - span["low"]) + 1)
-    counted_out = F.flatten(F.transform(spans, lambda span: F.transform(
-        F.sequence(F.least(span["low"], span["high"]), F.greatest(span["low"], span["high"])),
-        lambda partition: F.concat(span["topic"], F.lit("-"), partition.cast("string")),
-    )))
+    counted_out = F.flatten(
+        F.transform(
+            spans,
+            lambda span: F.transform(
+                F.sequence(F.least(span["low"], span["high"]), F.greatest(span["low"], span["high"])),
+                lambda partition: F.concat(span["topic"], F.lit("-"), partition.cast("string")),
+            ),
+        )
+    )
     return F.when(count <= MAX_TABLE_PARTITIONS, counted_out)
 
 

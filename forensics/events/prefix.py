@@ -23,8 +23,19 @@ from ..layouts._common import CLIENT_KINDS, KAFKA_OPENINGS, SEP, WORKER_KIND, co
 from ..layouts.librdkafka import DECORATED, LOG_CALLBACK
 
 PREFIX_FIELDS = (
-    "prefix_kind", "instance_id", "client_id", "group_id", "transactional_id",
-    "stream_client", "stream_thread", "state_updater", "standby", "task", "coordinator_topic", "coordinator_partition", "rest",
+    "prefix_kind",
+    "instance_id",
+    "client_id",
+    "group_id",
+    "transactional_id",
+    "stream_client",
+    "stream_thread",
+    "state_updater",
+    "standby",
+    "task",
+    "coordinator_topic",
+    "coordinator_partition",
+    "rest",
 )
 _NOT = r"[^,\]\x01]*"
 _KINDS = "|".join((*CLIENT_KINDS, WORKER_KIND))
@@ -74,7 +85,9 @@ def _callback(message: Column) -> Column:
     message that names a librdkafka handle or thread (``CALLBACK_MARKS``) goes through the
     regexes; the rest, nearly every Java client's line, is the rest of the message as it is,
     with no regex run over it."""
-    return F.when(contains_any(message, CALLBACK_MARKS), _callback_split(message)).otherwise(F.array(F.lit(None).cast("string"), F.lit(""), message))
+    return F.when(contains_any(message, CALLBACK_MARKS), _callback_split(message)).otherwise(
+        F.array(F.lit(None).cast("string"), F.lit(""), message)
+    )
 
 
 CALLBACK_MARKS = ("#consumer-", "#producer-", "[thrd:")
@@ -84,9 +97,13 @@ name (``client.id#consumer-N``) or its thread (``[thrd:main]: ``)."""
 
 def _callback_split(message: Column) -> Column:
     """``_callback`` of a message that may open with librdkafka's facility, handle or thread."""
-    split = F.split(F.when(
-        message.contains("[thrd:"), F.regexp_replace(message, _DECORATED_CALLBACK, f"$1$3$5{SEP}$2$4$6$7{SEP}$9{SEP}$8"),
-    ).otherwise(F.regexp_replace(message, _CALLBACK, f"$1$3$5{SEP}$2$4$6{SEP}$7")), SEP, 4)
+    split = F.split(
+        F.when(message.contains("[thrd:"), F.regexp_replace(message, _DECORATED_CALLBACK, f"$1$3$5{SEP}$2$4$6$7{SEP}$9{SEP}$8")).otherwise(
+            F.regexp_replace(message, _CALLBACK, f"$1$3$5{SEP}$2$4$6{SEP}$7")
+        ),
+        SEP,
+        4,
+    )
     opened = F.length(split[2]) < F.length(message)
     quoted = F.coalesce(F.get(split, 3) == '"', F.lit(False))  # a fourth field only where DECORATED was tried
     return F.array(F.when(opened, split[0]), split[1], F.when(quoted, _unquoted(split[2])).otherwise(split[2]))

@@ -106,7 +106,9 @@ def user_layout(pattern: str | None) -> ModuleType | None:
     return None if not pattern else compile_layout(pattern)
 
 
-def ingest_files(spark: SparkSession, files: list[InputFile], layout: str | None = None, columns: Mapping[str, str] | None = None) -> Ingested:
+def ingest_files(
+    spark: SparkSession, files: list[InputFile], layout: str | None = None, columns: Mapping[str, str] | None = None
+) -> Ingested:
     """Read resolved input ``files`` (see ``resolve_inputs``) into Kafka records, recognising
     record heads in the user's ``layout`` pattern first when given. Log-platform exports
     (``exports.sniff_export``; ``columns`` names their time / host / message ... columns) are
@@ -137,30 +139,42 @@ def _ingested(spark: SparkSession, files: list[InputFile], layout: str | None, c
     date_orders = text.date_orders if text else {}
     known_orders = {uri: order for uri, order in date_orders.items() if order}
     with sql_settings(spark, SORTED_AGGREGATION):  # a record's continuation lines are collected by sorting
-        heads = materialise(_in_file_order(spans, assemble_records(
-            stitched,
-            host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
-            tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
-            source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
-            table=table if exported else layouts_in_use(table, facts),
-            wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
-            partial_lines=bool(text) and has_partial_lines(text.facts),
-            date_order_of=literal_map(known_orders)[F.col("uri")] if known_orders else None,
-        )))
+        heads = materialise(
+            _in_file_order(
+                spans,
+                assemble_records(
+                    stitched,
+                    host_of=literal_map({u: f.host for u, f in by_uri.items()})[F.col("uri")],
+                    tz_of=literal_map({u: f.tz for u, f in by_uri.items()})[F.col("uri")],
+                    source_of=literal_map({u: f.path for u, f in by_uri.items()})[F.col("uri")],
+                    table=table if exported else layouts_in_use(table, facts),
+                    wrap_of=literal_map(text.wraps, "int")[F.col("uri")] if text and text.wraps else None,
+                    partial_lines=bool(text) and has_partial_lines(text.facts),
+                    date_order_of=literal_map(known_orders)[F.col("uri")] if known_orders else None,
+                ),
+            )
+        )
     pasted = (F.col(s.LAYOUT) == "message_only") & F.col("wrapper").isNull()  # promoted by stitch
-    rows = heads.select("uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, "not_read", "first_not_read")
+    rows = heads.select(
+        "uri", "line", "bucket", "reason", "sample", "undated", pasted.alias("pasted"), s.TS, s.LAYOUT, "not_read", "first_not_read"
+    )
     if text:
         rows = rows.unionByName(_in_file_order(spans, _classify_others(text.stitched, text.facts)), allowMissingColumns=True)
     if exported:
         rows = rows.unionByName(exported.folded, allowMissingColumns=True)
-    counts, first_records, unparsed = rows_together([
-        rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
-            F.count(F.lit(1)).alias("count"), F.min(s.TS).alias("first_ts"), F.max(s.TS).alias("last_ts"),
-            F.sum("not_read").alias("not_read"), F.min("first_not_read").alias("first_not_read"),
-        ),
-        _first_records(heads),
-        _first_unparsed(rows),
-    ])
+    counts, first_records, unparsed = rows_together(
+        [
+            rows.groupBy("uri", "bucket", "reason", "undated", "pasted", s.LAYOUT).agg(
+                F.count(F.lit(1)).alias("count"),
+                F.min(s.TS).alias("first_ts"),
+                F.max(s.TS).alias("last_ts"),
+                F.sum("not_read").alias("not_read"),
+                F.min("first_not_read").alias("first_not_read"),
+            ),
+            _first_records(heads),
+            _first_unparsed(rows),
+        ]
+    )
     records = heads.where(F.col("bucket") == s.RECORDS).select(*s.RECORDS_SCHEMA.fieldNames())
     folded_rows = text.folded_rows if text else []
     per_file = _per_file_counts(facts, counts, folded_rows, by_uri)
@@ -221,10 +235,12 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     lines = read_splits(spark, list(read_paths))
     tried = needed_recognisers(read_paths, table)
     by_split = materialise(fold_lines(lines, table, tried))  # small; later plans start from it
-    split_rows, folds = rows_together([
-        split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")),
-        by_split.where(F.col("k") < 0).select("split", "k", "n", "line"),  # a few per split
-    ])
+    split_rows, folds = rows_together(
+        [
+            split_facts(by_split).select("*", spark_key(F.col("uri")).alias("key")),
+            by_split.where(F.col("k") < 0).select("split", "k", "n", "line"),  # a few per split
+        ]
+    )
     offsets = split_offsets(split_rows)
     facts = _file_facts(split_rows, offsets)
     by_uri = {row["uri"]: _file_for(row["key"], read_paths) for row in split_rows if row["uri"] is not None}
@@ -245,7 +261,12 @@ def _read_text(spark: SparkSession, read_paths: Mapping[str, InputFile], table: 
     leading_lines = [first_heads.get(uri, lines_of[uri] + 1) - 1 for uri in untimed]
     stitched = materialise(stitch(kept, first_head, untimed, _block_lines(lines_of.values()), hosts, _block_lines(leading_lines)))
     return _Part(
-        stitched, facts, by_uri, _with_text(lines, _placed_folds(folds, offsets)), wraps=_wraps(split_rows, offsets, tried), spans=spans,
+        stitched,
+        facts,
+        by_uri,
+        _with_text(lines, _placed_folds(folds, offsets)),
+        wraps=_wraps(split_rows, offsets, tried),
+        spans=spans,
         date_orders=slashed_date_orders(split_rows, offsets),
     )
 
@@ -301,11 +322,19 @@ def _read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape], read_p
     rows = _entry_rows(exported, table)
     tz = literal_map({path: read_paths[path].tz for path in shapes})[F.col("uri")]
     dated = F.when(F.col("time").isNotNull(), F.col("line"))
-    seen = rows.groupBy("uri").agg(
-        F.max(F.col("continues").cast("int")).alias("continues"), F.min_by("time", dated).alias("first"), F.max_by("time", dated).alias("last"),
-    ).select("uri", "continues", F.coalesce(any_to_utc(F.col("first"), tz) > any_to_utc(F.col("last"), tz), F.lit(False)).alias("later"))
+    seen = (
+        rows.groupBy("uri")
+        .agg(
+            F.max(F.col("continues").cast("int")).alias("continues"),
+            F.min_by("time", dated).alias("first"),
+            F.max_by("time", dated).alias("last"),
+        )
+        .select("uri", "continues", F.coalesce(any_to_utc(F.col("first"), tz) > any_to_utc(F.col("last"), tz), F.lit(False)).alias("later"))
+    )
     seen_rows = seen.collect()
-    continuing = [row["uri"] for row in seen_rows if row["continues"] and shapes[row["uri"]].kind != "json_array"]  # an entry per physical line (elements of an array may share one)
+    continuing = [
+        row["uri"] for row in seen_rows if row["continues"] and shapes[row["uri"]].kind != "json_array"
+    ]  # an entry per physical line (elements of an array may share one)
     if continuing:  # read again, joined
         newest_first = F.col("uri").isin(*[row["uri"] for row in seen_rows if row["later"]])  # the export runs newest first
         exported = materialise(with_continuing_entries(exported, tz, newest_first, continuing))
@@ -313,25 +342,51 @@ def _read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape], read_p
     counts = export_line_counts(spark, shapes, exported if continuing else rows)
     message_only = F.coalesce(s.LAYOUT, F.lit("message_only"))
     folded = rows.where(~F.col("kept")).select(
-        "uri", "line", F.lit(s.IRRELEVANT).alias("bucket"), F.lit(True).alias("undated"), F.lit(False).alias("pasted"), message_only.alias(s.LAYOUT)
+        "uri",
+        "line",
+        F.lit(s.IRRELEVANT).alias("bucket"),
+        F.lit(True).alias("undated"),
+        F.lit(False).alias("pasted"),
+        message_only.alias(s.LAYOUT),
     )
     kept_entries = rows.where(F.col("kept"))
     heads = kept_entries.select(
-        "uri", "line", F.col("line").alias("head_line"), message_only.alias(s.LAYOUT), "value",
-        F.coalesce("wrapper", F.lit("export")).alias("wrapper"), F.coalesce("w_ts", "time").alias("w_ts"), F.coalesce("host", "w_host").alias("w_host"),
-        F.col("level").alias("w_level"), F.col("logger").alias("w_logger"), F.col("thread").alias("w_thread"),
+        "uri",
+        "line",
+        F.col("line").alias("head_line"),
+        message_only.alias(s.LAYOUT),
+        "value",
+        F.coalesce("wrapper", F.lit("export")).alias("wrapper"),
+        F.coalesce("w_ts", "time").alias("w_ts"),
+        F.coalesce("host", "w_host").alias("w_host"),
+        F.col("level").alias("w_level"),
+        F.col("logger").alias("w_logger"),
+        F.col("thread").alias("w_thread"),
     )
     rest = F.expr("substring(message, length(substring_index(message, '\n', 1)) + 2)")
     tails = kept_entries.where(F.col("message").contains("\n")).select(
-        "uri", F.col("line_end").alias("line"), F.col("line").alias("head_line"), F.lit(None).cast("string").alias(s.LAYOUT), rest.alias("value")
+        "uri",
+        F.col("line_end").alias("line"),
+        F.col("line").alias("head_line"),
+        F.lit(None).cast("string").alias(s.LAYOUT),
+        rest.alias("value"),
     )
     stitched = materialise(heads.unionByName(tails, allowMissingColumns=True))
-    facts = [{
-        "uri": path, "layout": None, "wrapper": "export", "lines": count.lines, "first_line": None, "export": True,
-        "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries + count.joined, s.IRRELEVANT: count.outside},
-    } for path, count in counts.items()]
+    facts = [
+        {
+            "uri": path,
+            "layout": None,
+            "wrapper": "export",
+            "lines": count.lines,
+            "first_line": None,
+            "export": True,
+            "buckets": {s.CONTINUATIONS: count.entry_lines - count.entries + count.joined, s.IRRELEVANT: count.outside},
+        }
+        for path, count in counts.items()
+    ]
     descriptions = {
-        path: f"{shape.platform or 'unknown platform'} {shape.kind}, {counts[path].entries:,} entries, columns " + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
+        path: f"{shape.platform or 'unknown platform'} {shape.kind}, {counts[path].entries:,} entries, columns "
+        + ", ".join(f"{r}={c}" for r, c in shape.columns.items())
         for path, shape in shapes.items()
     }
     return _Part(stitched, facts, {path: read_paths[path] for path in shapes}, descriptions=descriptions, folded=folded)
@@ -343,15 +398,31 @@ def _entry_rows(exported: DataFrame, table: dict) -> DataFrame:
     keep no text), ``continues`` where it may continue the entry before it (``records.entry_continues``)."""
     message = F.coalesce(F.col("message"), F.lit(""))
     entries = exported.select(
-        "uri", "line", "line_end", F.substring_index(message, "\n", 1).alias("value"), message.alias("message"),
-        "time", "host", "level", "logger", "thread", entry_continues().alias("continues"),
+        "uri",
+        "line",
+        "line_end",
+        F.substring_index(message, "\n", 1).alias("value"),
+        message.alias("message"),
+        "time",
+        "host",
+        "level",
+        "logger",
+        "thread",
+        entry_continues().alias("continues"),
     )
     recognised = recognise(entries, table)
     kept = may_be_kafka_entry(F.col("layout"), F.col("message"), F.col("logger"))
-    return materialise(recognised.select(
-        "uri", "line", "line_end", "layout", kept.alias("kept"), "continues",
-        *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout", "continues")],
-    ))
+    return materialise(
+        recognised.select(
+            "uri",
+            "line",
+            "line_end",
+            "layout",
+            kept.alias("kept"),
+            "continues",
+            *[F.when(kept, F.col(c)).alias(c) for c in recognised.columns if c not in ("uri", "line", "line_end", "layout", "continues")],
+        )
+    )
 
 
 def kafka_lines(spark: SparkSession, files: list[InputFile], layout: str | None = None) -> DataFrame:
@@ -416,7 +487,8 @@ def _placed_folds(folds, offsets) -> list[dict]:
     for row in sorted(folds, key=lambda r: (offsets[r["split"]][0], offsets[r["split"]][1] + r["line"])):
         uri, before = offsets[row["split"]]
         entry = merged.setdefault(
-            (uri, row["k"]), {"uri": uri, "k": row["k"], "n": 0, "line": before + row["line"], "split": row["split"], "split_line": row["line"]}
+            (uri, row["k"]),
+            {"uri": uri, "k": row["k"], "n": 0, "line": before + row["line"], "split": row["split"], "split_line": row["line"]},
         )
         entry["n"] += row["n"]
     return list(merged.values())
@@ -461,7 +533,15 @@ def _first_unparsed(rows: DataFrame) -> DataFrame:
 def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
     """Input path -> {lines, buckets Counter, reasons Counter, layouts Counter, undated}."""
     out: dict[str, dict] = defaultdict(
-        lambda: {"lines": 0, "buckets": Counter(), "reasons": Counter(), "layouts": Counter(), "wrappers": Counter(), "undated": 0, "not_read": 0}
+        lambda: {
+            "lines": 0,
+            "buckets": Counter(),
+            "reasons": Counter(),
+            "layouts": Counter(),
+            "wrappers": Counter(),
+            "undated": 0,
+            "not_read": 0,
+        }
     )
     exports = {row["uri"] for row in facts if row.get("export")}
     for row in facts:
@@ -502,9 +582,7 @@ def _per_file_counts(facts, counts, folded_rows, by_uri) -> dict[str, dict]:
 
 
 def _samples(samples, folded_rows, by_uri) -> list[dict]:
-    found = [
-        {"file": by_uri[r["uri"]].path, "line": r["line"], "reason": r["reason"], "text": r["text"]} for r in samples
-    ]
+    found = [{"file": by_uri[r["uri"]].path, "line": r["line"], "reason": r["reason"], "text": r["text"]} for r in samples]
     for row in folded_rows:
         bucket, reason = FOLDS[row["k"]]
         if bucket == s.UNPARSED:
@@ -600,12 +678,31 @@ def host_overlaps(inputs: list[dict]) -> list[dict]:
         latest = entries[0]  # of the files so far, the one that ends last
         for later in entries[1:]:
             if later["first_ts"] < latest["last_ts"]:
-                overlaps.append({"host": host, "files": [latest["path"], later["path"]], "from": later["first_ts"], "to": min(latest["last_ts"], later["last_ts"])})
+                overlaps.append(
+                    {
+                        "host": host,
+                        "files": [latest["path"], later["path"]],
+                        "from": later["first_ts"],
+                        "to": min(latest["last_ts"], later["last_ts"]),
+                    }
+                )
             latest = max(latest, later, key=lambda e: e["last_ts"])
     return overlaps
 
 
 __all__ = [
-    "Ingested", "InputFile", "Inputs", "check_time_zone", "host_overlaps", "ingest", "ingest_files", "kafka_lines", "resolve_inputs", "route_inputs",
-    "text_bytes", "user_layout", "KAFKA_NOT_READ", "not_read_text",
+    "Ingested",
+    "InputFile",
+    "Inputs",
+    "check_time_zone",
+    "host_overlaps",
+    "ingest",
+    "ingest_files",
+    "kafka_lines",
+    "resolve_inputs",
+    "route_inputs",
+    "text_bytes",
+    "user_layout",
+    "KAFKA_NOT_READ",
+    "not_read_text",
 ]

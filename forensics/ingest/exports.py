@@ -71,15 +71,41 @@ MAX_ARRAY_CHARS = 256 * 1024 * 1024
 NAMES: dict[str, tuple[str, ...]] = {
     "time": ("@timestamp", "_time", "timestamp", "time", "date", "datetime", "ts", "tsns", "timegenerated"),
     "host": (
-        "kubernetes.pod.name", "k8s.pod.name", "resource.labels.pod_name", "pod", "pod_name", "podname",
-        "host.name", "host.hostname", "hostname", "host", "@logstream", "instance",
-        "labels.compute.googleapis.com/resource_name", "resource.labels.instance_id", "agent.hostname", "computer",
+        "kubernetes.pod.name",
+        "k8s.pod.name",
+        "resource.labels.pod_name",
+        "pod",
+        "pod_name",
+        "podname",
+        "host.name",
+        "host.hostname",
+        "hostname",
+        "host",
+        "@logstream",
+        "instance",
+        "labels.compute.googleapis.com/resource_name",
+        "resource.labels.instance_id",
+        "agent.hostname",
+        "computer",
     ),
     "source": ("log.file.path", "source", "@log", "logname", "file", "filename", "path", "service", "sourcetype", "containername"),
     "level": ("log.level", "level", "severity", "status", "loglevel", "log_level", "levelname", "detected_level"),
     "logger": ("log.logger", "logger_name", "loggername", "logger", "logger.name"),
     "thread": ("process.thread.name", "thread_name", "threadname", "thread", "thread.name", "logger.thread_name"),
-    "message": ("_raw", "@message", "line", "textpayload", "event.original", "message", "msg", "content", "log", "body", "logmessage", "logentry"),
+    "message": (
+        "_raw",
+        "@message",
+        "line",
+        "textpayload",
+        "event.original",
+        "message",
+        "msg",
+        "content",
+        "log",
+        "body",
+        "logmessage",
+        "logentry",
+    ),
 }
 """Role -> usual column names (lowercase), best first. A pod name is preferred to a host name: on
 Kubernetes ``host.name`` is the node, shared by every client pod on it (Azure's ``Computer``,
@@ -230,7 +256,11 @@ def _sniff_headerless(text: str, sep: str, records: list[list[str]], columns: di
     width = len(rows[0]) if rows else 0
     if width < 2 or any(len(row) != width for row in rows):
         return None
-    quoted = text.lstrip("\ufeff\r\n").startswith('"') or sep == "\t" or all(_TIME_VALUE.match(row[0]) and not row[1][:1].isdigit() for row in rows)
+    quoted = (
+        text.lstrip("\ufeff\r\n").startswith('"')
+        or sep == "\t"
+        or all(_TIME_VALUE.match(row[0]) and not row[1][:1].isdigit() for row in rows)
+    )
     header = tuple(str(i) for i in range(1, width + 1))
     roles = _roles_by_values(header, rows)
     if columns:
@@ -269,6 +299,7 @@ def _roles_by_values(names: Sequence[str], rows: list[list]) -> dict[str, str]:
     on a tie), the time a column whose every value is a time, the level one of levels, the host
     the first other column of one-word names (one with dots, dashes or digits first: a pod or
     a host rather than an application's name)."""
+
     def values(at: int) -> list[str]:
         return [str(row[at]) for row in rows if at < len(row) and row[at] is not None and str(row[at]).strip()]
 
@@ -286,7 +317,9 @@ def _roles_by_values(names: Sequence[str], rows: list[list]) -> dict[str, str]:
             roles["time"] = name
         elif "level" not in roles and all(_LEVEL_VALUE.match(v) for v in vals):
             roles["level"] = name
-    hosts = [name for name, vals in columns.items() if name not in roles.values() and all(_HOST_VALUE.match(v) and not v.isdigit() for v in vals)]
+    hosts = [
+        name for name, vals in columns.items() if name not in roles.values() and all(_HOST_VALUE.match(v) and not v.isdigit() for v in vals)
+    ]
     if hosts:
         roles["host"] = next((n for n in hosts if all(re.search(r"[.\d-]", v) for v in columns[n])), hosts[0])
     return roles
@@ -655,8 +688,7 @@ def _json_overrides(objects: list[dict], prefixes, columns: dict[str, str], seen
             found[role] = path
     if missing:
         raise ForensicsError(
-            f"--columns {', '.join(missing)}: no such field in the export's entries.",
-            f"Fields seen: {', '.join(seen[:60])}.",
+            f"--columns {', '.join(missing)}: no such field in the export's entries.", f"Fields seen: {', '.join(seen[:60])}."
         )
     return found
 
@@ -717,7 +749,9 @@ def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> Data
     lines by a scan of its text in the driver (``element_spans``)."""
     for shape in shapes.values():
         _check_shape(shape)
-    delimited = {path: read_lines(spark, [path], {path: _local_size(path)}) for path, shape in shapes.items() if shape.kind in ("csv", "tsv")}
+    delimited = {
+        path: read_lines(spark, [path], {path: _local_size(path)}) for path, shape in shapes.items() if shape.kind in ("csv", "tsv")
+    }
     listed = listed_spans(list(delimited.values())) if delimited else None
     numbers = {path: number for number, path in enumerate(delimited)}
     parts = []
@@ -725,7 +759,9 @@ def read_exports(spark: SparkSession, shapes: Mapping[str, ExportShape]) -> Data
         if shape.kind in ("csv", "tsv"):
             rows = _read_delimited(delimited[path], shape, listed, numbers[path])
         else:
-            rows = {"ndjson": _read_ndjson, "json_array": _read_json_array, "json_documents": _read_json_array}[shape.kind](spark, path, shape)
+            rows = {"ndjson": _read_ndjson, "json_array": _read_json_array, "json_documents": _read_json_array}[shape.kind](
+                spark, path, shape
+            )
         parts.append(rows.select(F.lit(path).alias("uri"), *OUTPUT_COLUMNS))
     return reduce(DataFrame.unionByName, parts)
 
@@ -746,12 +782,18 @@ def export_line_counts(spark: SparkSession, shapes: Mapping[str, ExportShape], r
     covered = rows.where(F.col("uri").isin(*arrays)).select("uri", F.explode(F.sequence("line", "line_end")).alias("l")).distinct()
     joined = F.count_if(F.col("joined")) if "joined" in rows.columns else F.lit(0)
     truncated = F.count_if(F.col("truncated")) if "truncated" in rows.columns else F.lit(0)
-    lines, entries, *shared = rows_together([
-        physical.groupBy("uri").count(),
-        rows.groupBy("uri").agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("line_end") - F.col("line") + 1).alias("span"),
-                                joined.alias("joined"), truncated.alias("truncated")),
-        *([covered.groupBy("uri").count()] if arrays else []),
-    ])
+    lines, entries, *shared = rows_together(
+        [
+            physical.groupBy("uri").count(),
+            rows.groupBy("uri").agg(
+                F.count(F.lit(1)).alias("n"),
+                F.sum(F.col("line_end") - F.col("line") + 1).alias("span"),
+                joined.alias("joined"),
+                truncated.alias("truncated"),
+            ),
+            *([covered.groupBy("uri").count()] if arrays else []),
+        ]
+    )
     physical_lines = {row["uri"]: row["count"] for row in lines}
     of_entries = {row["uri"]: row for row in entries}
     covered_lines = {row["uri"]: row["count"] for rows_of in shared for row in rows_of}
@@ -808,15 +850,20 @@ def _read_delimited(lines: DataFrame, shape: ExportShape, listed: DataFrame, num
     parts = spanned.where(F.col("start").isNotNull()).groupBy("start", "end").agg(in_order.alias("parts"))
     # a span's first line taken from its parts, not its grouping key: a filter on the key would be
     # pushed into the table of spans, and each file's two branches would broadcast it apart
-    joined = parts.select(F.col("parts")[0]["line"].alias("line"), F.col("end").alias("line_end"),
-                          F.array_join(F.transform("parts", lambda part: part["value"]), "\n").alias("text"))
+    joined = parts.select(
+        F.col("parts")[0]["line"].alias("line"),
+        F.col("end").alias("line_end"),
+        F.array_join(F.transform("parts", lambda part: part["value"]), "\n").alias("text"),
+    )
     records = alone.unionByName(joined).where(F.col("line") != shape.header_line)
     cells = [f"_c{i}" for i in range(len(shape.header))]
     options = {"sep": "\t" if shape.kind == "tsv" else ",", "quote": '"', "escape": '"', "mode": "PERMISSIVE"}
     schema = ", ".join(f"{c} string" for c in cells)
     parsed = records.select("line", "line_end", F.from_csv("text", schema, options).alias("cells")).select("line", "line_end", "cells.*")
     blank = F.coalesce(F.trim(F.concat_ws(_FIELD_GLUE, *cells)), F.lit("")) == ""
-    return parsed.where(~blank).select("line", "line_end", *[_cell(shape, cells, role).alias(role) for role in ROLES], F.lit(False).alias("truncated"))
+    return parsed.where(~blank).select(
+        "line", "line_end", *[_cell(shape, cells, role).alias(role) for role in ROLES], F.lit(False).alias("truncated")
+    )
 
 
 def _bucket(line: Column) -> Column:
@@ -833,7 +880,9 @@ def listed_spans(files: Sequence[DataFrame]) -> DataFrame:
     quotes, which are few, sorted into one array, and its last line, where a value left open by
     a cut download ends; the k-th such line opens a value when k is odd."""
     odd = F.when(_occurrences(F.col("value"), '"') % 2 == 1, F.col("line"))
-    lines = reduce(DataFrame.unionByName, [rows.select(F.lit(number).alias("number"), "line", odd.alias("odd")) for number, rows in enumerate(files)])
+    lines = reduce(
+        DataFrame.unionByName, [rows.select(F.lit(number).alias("number"), "line", odd.alias("odd")) for number, rows in enumerate(files)]
+    )
     toggles = lines.groupBy("number").agg(F.array_sort(F.collect_list("odd")).alias("t"), F.max("line").alias("last"))
     t = F.col("t")
     openers = F.filter(F.sequence(F.lit(0), F.size(t), F.lit(2)), lambda k: k < F.size(t))
@@ -875,16 +924,15 @@ def json_path(path: str) -> str:
     """Dotted path -> Spark JSON path (``host."a.b"`` -> ``$['host']['a.b']``)."""
     keys = parse_path(path)
     if any("'" in key for key in keys):
-        raise ForensicsError(f"JSON field {path!r} holds a single quote, which Spark's JSON paths cannot name.", "Rename the field or convert the export.")
+        raise ForensicsError(
+            f"JSON field {path!r} holds a single quote, which Spark's JSON paths cannot name.", "Rename the field or convert the export."
+        )
     return "$" + "".join(f"['{key}']" for key in keys)
 
 
 def _json_fields(value: Column, shape: ExportShape) -> list[Column]:
     """The ``ROLES`` of JSON entries in ``value``."""
-    return [
-        (F.get_json_object(value, json_path(shape.columns[role])) if role in shape.columns else _null()).alias(role)
-        for role in ROLES
-    ]
+    return [(F.get_json_object(value, json_path(shape.columns[role])) if role in shape.columns else _null()).alias(role) for role in ROLES]
 
 
 def _read_ndjson(spark: SparkSession, path: str, shape: ExportShape) -> DataFrame:
@@ -895,9 +943,15 @@ def _read_ndjson(spark: SparkSession, path: str, shape: ExportShape) -> DataFram
     value = F.col("value")
     opens = value.rlike(r"^\s*\{")
     truncated = opens & F.get_json_object(value, "$").isNull()
-    fields = [F.coalesce(field, F.when(truncated, _salvaged(value, shape.columns.get(role)))).alias(role)
-              for role, field in zip(ROLES, _json_fields(value, shape), strict=True)]
-    message = F.coalesce(F.get_json_object(value, json_path(shape.columns["message"])), F.when(truncated, _salvaged(value, shape.columns["message"])), F.when(~opens, value))
+    fields = [
+        F.coalesce(field, F.when(truncated, _salvaged(value, shape.columns.get(role)))).alias(role)
+        for role, field in zip(ROLES, _json_fields(value, shape), strict=True)
+    ]
+    message = F.coalesce(
+        F.get_json_object(value, json_path(shape.columns["message"])),
+        F.when(truncated, _salvaged(value, shape.columns["message"])),
+        F.when(~opens, value),
+    )
     fields[-1] = message.alias("message")
     return lines.select(F.col("line"), F.col("line").alias("line_end"), *fields, truncated.alias("truncated"))
 
@@ -930,7 +984,9 @@ def _read_json_array(spark: SparkSession, path: str, shape: ExportShape) -> Data
         whole = spark.read.text(path, wholetext=True).select(F.regexp_replace("value", "^\ufeff", "").alias("value"))
         elements = whole.select(F.posexplode(F.from_json("value", "array<string>")).alias("pos", "entry"))
         where = spark.createDataFrame([(i, a, b) for i, (a, b) in enumerate(spans)], "pos int, line long, line_end long")
-        return elements.join(where, "pos", "left").select("line", "line_end", *_json_fields(F.col("entry"), shape), F.lit(False).alias("truncated"))
+        return elements.join(where, "pos", "left").select(
+            "line", "line_end", *_json_fields(F.col("entry"), shape), F.lit(False).alias("truncated")
+        )
     entries = spark.createDataFrame(cut_elements(text, shape.kind), "line long, line_end long, entry string, truncated boolean")
     return entries.select("line", "line_end", *_json_fields(F.col("entry"), shape), "truncated")
 

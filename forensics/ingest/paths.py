@@ -30,7 +30,9 @@ def check_time_zone(tz: str) -> str:
     try:
         ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ForensicsError(f"Unknown time zone {tz!r}.", "Use a region id such as Europe/Berlin, UTC, or an offset such as +02:00.") from None
+        raise ForensicsError(
+            f"Unknown time zone {tz!r}.", "Use a region id such as Europe/Berlin, UTC, or an offset such as +02:00."
+        ) from None
     return tz
 
 
@@ -243,10 +245,7 @@ def check_named_files(paths: Iterable[str]) -> None:
 
 
 def resolve_inputs(
-    paths: Iterable[str],
-    hosts: Mapping[str, str] | None = None,
-    tz: str = "UTC",
-    tz_by_source: Mapping[str, str] | None = None,
+    paths: Iterable[str], hosts: Mapping[str, str] | None = None, tz: str = "UTC", tz_by_source: Mapping[str, str] | None = None
 ) -> list[InputFile]:
     """Input files for ``paths``, each once (by real path), with host and time zone.
 

@@ -117,7 +117,9 @@ after a message ending in a line break (a config block's last line)."""
 SECOND_LINES = {name: layout.SECOND_LINE for name, layout in layouts.LAYOUTS.items() if hasattr(layout, "SECOND_LINE")}
 """Layout -> the second line of its records' heads, where it writes a head over two lines (``jul``,
 ``dotnet_console``); such heads are all kept by ``fold_lines``."""
-CONTINUATION_TEXT = rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION}|{'|'.join(SECOND_LINES.values())})"
+CONTINUATION_TEXT = (
+    rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION}|{'|'.join(SECOND_LINES.values())})"
+)
 """Lines that continue a record even where a wrapper dates every line (``kubectl logs
 --timestamps`` dates an exception's first line as it dates the record it belongs to): stack-trace
 text, continuation lines a wrapper trimmed (``TRIMMED_CONTINUATION``), and the second line of a
@@ -162,7 +164,9 @@ def recognise(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recogniser
 
 
 @built_once
-def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: str | None) -> tuple[tuple[tuple[str, Column], ...], tuple[Column, ...]]:
+def _recognition(
+    table_items: tuple, peel: bool, try_fallback: bool, prefixed: str | None
+) -> tuple[tuple[tuple[str, Column], ...], tuple[Column, ...]]:
     """``recognise``'s columns for a layout table (its items) and what ``Recognisers`` tries
     (wrappers, the fallback, the prefix every line has): the columns added one after another,
     then those selected after the columns passed through. Built once
@@ -178,7 +182,11 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     marked = dated_kafka_line(value) if anchor.NAME in table else none
     if not peel:
         return tuple(added), (
-            value, F.coalesce("layout", fallback, marked).alias("layout"), none.alias("wrapper"), none.alias("w_ts"), none.alias("w_host"),
+            value,
+            F.coalesce("layout", fallback, marked).alias("layout"),
+            none.alias("wrapper"),
+            none.alias("w_ts"),
+            none.alias("w_host"),
             F.length(value).alias("width"),
         )
     first = F.substring(value, 1, 1)
@@ -188,30 +196,45 @@ def _recognition(table_items: tuple, peel: bool, try_fallback: bool, prefixed: s
     added += [
         ("clean", F.when(may_wrap, wrappers.strip_ansi(value))),
         ("unindented", F.when(indented_wrapper, F.ltrim(F.col("clean"))).otherwise(F.col("clean"))),
-        ("wrapper", F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(F.coalesce(
-            wrappers.wrapper_of(F.col("unindented")), F.when(~indented_wrapper & (F.col("clean") != value), F.lit("ansi")),
-        ))),
+        (
+            "wrapper",
+            F.when(F.col("prefixed").isNotNull(), F.col("prefixed")).otherwise(
+                F.coalesce(wrappers.wrapper_of(F.col("unindented")), F.when(~indented_wrapper & (F.col("clean") != value), F.lit("ansi")))
+            ),
+        ),
         ("w", F.when(F.col("wrapper").isNotNull(), wrappers.peel(F.col("unindented"), F.col("wrapper")))),
         ("wrapper", F.when(F.col("w")[3] == "P", F.concat("wrapper", F.lit("_partial"))).otherwise(F.col("wrapper"))),
         ("w_inner", wrappers.strip_ansi(F.col("w")[2])),
         ("w_time", F.nullif(F.col("w")[0], F.lit(""))),
         ("inner_layout", F.when(F.col("wrapper").isNotNull(), layouts.head_layout(F.col("w_inner"), table))),
         ("fallback", F.when(F.col("layout").isNull() & F.col("inner_layout").isNull() & ~envelope, fallback)),
-        ("continuation", F.when(F.col("inner_layout").isNull(), F.col("w_inner").rlike(CONTINUATION_TEXT))),  # stack-trace text behind a wrapper
-        ("inner_marked", F.when(F.col("fallback").isNull() & ~F.col("continuation"), dated_kafka_line(F.col("w_inner")))
-         if anchor.NAME in table else F.lit(None).cast("string")),  # a Kafka line in no layout behind a wrapper: the anchor reads it, the wrapper names its host
+        (
+            "continuation",
+            F.when(F.col("inner_layout").isNull(), F.col("w_inner").rlike(CONTINUATION_TEXT)),
+        ),  # stack-trace text behind a wrapper
+        (
+            "inner_marked",
+            F.when(F.col("fallback").isNull() & ~F.col("continuation"), dated_kafka_line(F.col("w_inner")))
+            if anchor.NAME in table
+            else F.lit(None).cast("string"),
+        ),  # a Kafka line in no layout behind a wrapper: the anchor reads it, the wrapper names its host
     ]
     inner = F.col("w_inner")
     indented = F.substring(inner, 1, 1).isin(" ", "\t")
     continuation = F.coalesce(F.col("continuation"), F.lit(False))
     dated = F.col("w_time").isNotNull() & (inner != "") & ~indented & ~continuation & (F.col("wrapper") != "json_message")
-    peeled = F.col("wrapper").isNotNull() & (F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | continuation | dated)))
-    peeled = peeled & (F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented | continuation)  # a JSON record stays one unless it holds a line
+    peeled = F.col("wrapper").isNotNull() & (
+        F.col("inner_layout").isNotNull() | (F.col("fallback").isNull() & (indented | continuation | dated))
+    )
+    peeled = peeled & (
+        F.col("layout").isNull() | F.col("inner_layout").isNotNull() | indented | continuation
+    )  # a JSON record stays one unless it holds a line
     inner_marked = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & F.col("inner_marked").isNotNull() & ~dated & ~envelope
     peeled = peeled | envelope | inner_marked  # an envelope is never part of a record
     return tuple(added), (
         F.when(peeled, inner).otherwise(value).alias("value"),
-        F.when(inner_marked, F.col("inner_marked")).when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
+        F.when(inner_marked, F.col("inner_marked"))
+        .when(peeled & (F.col("layout") == "json_lines"), F.col("inner_layout"))
         .otherwise(F.coalesce("layout", "inner_layout", "fallback", F.when(peeled & dated, F.lit("message_only")), F.when(~peeled, marked)))
         .alias("layout"),
         F.when(peeled, F.col("wrapper")).alias("wrapper"),
@@ -242,8 +265,12 @@ def fold_lines(lines: DataFrame, table: dict = layouts.LAYOUTS, tried: Recognise
     aggregates by hash, not by sorting every line, and hashes no file name per line.
     """
     key, folded, counted = _folding(tuple(table.items()), tried.wrappers, tried.loggerless)
-    keyed = recognise(lines, table, tried).select("split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "width", "uri", "start")
-    return keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "width", "w_ts", "w_host", "uri", "start").agg(*counted)
+    keyed = recognise(lines, table, tried).select(
+        "split", "line", "layout", "wrapper", "w_ts", "w_host", key.alias("k"), "value", "width", "uri", "start"
+    )
+    return (
+        keyed.select(*folded).groupBy("split", "k", "layout", "wrapper", "value", "width", "w_ts", "w_host", "uri", "start").agg(*counted)
+    )
 
 
 @built_once
@@ -259,7 +286,13 @@ def _folding(table_items: tuple, peeled: bool, loggerless: bool) -> tuple[Column
     partial = may_continue_partial() if peeled else F.lit(False)
     second_line = F.col("layout").isin(*SECOND_LINES)  # its Kafka text may be on the next line, which the head's fold would orphan
     by_logger = layouts.is_kafka_line(F.col("layout"), value, table)  # a shortened Kafka logger (``spark``)
-    candidate = head & ((F.col("layout") == "librdkafka") | contains_any(value, kafka_markers(loggerless) + MULTI_LINE_MARKERS) | partial | second_line | by_logger)
+    candidate = head & (
+        (F.col("layout") == "librdkafka")
+        | contains_any(value, kafka_markers(loggerless) + MULTI_LINE_MARKERS)
+        | partial
+        | second_line
+        | by_logger
+    )
     trimmed_frame = F.col("wrapper").isNotNull() & value.startswith("at ") & value.rlike(f"^{TRIMMED_FRAME}")
     frame = (first.isin(" ", "\t") & F.substring(value, 1, FRAME_PREFIX).rlike(STACK_FRAME)) | trimmed_frame
     key = (
@@ -296,8 +329,10 @@ def split_facts(folded: DataFrame) -> DataFrame:
     widths = [F.sum(F.when(width == w, F.col("n"))).alias(f"width_{w}") for w in WRAP_WIDTHS]
     slashed = (F.col("layout") == "generic") & F.substring("value", 1, 4).contains("/")
     fields = [F.max(F.when(slashed, F.regexp_extract("value", _SLASHED_HEAD, i).try_cast("int"))).alias(f"slashed_{i}") for i in (1, 2)]
-    return folded.withColumn("width", F.coalesce(F.col("width"), F.length("value"))).groupBy("split", "uri", "start", "layout", "wrapper").agg(
-        F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths, *fields
+    return (
+        folded.withColumn("width", F.coalesce(F.col("width"), F.length("value")))
+        .groupBy("split", "uri", "start", "layout", "wrapper")
+        .agg(F.sum("n").alias("lines"), F.min("line").alias("first_line"), F.max(width).alias("widest"), *widths, *fields)
     )
 
 
@@ -363,7 +398,9 @@ def with_continuing_entries(entries: DataFrame, tz: Column, newest_first: Column
     order = Window.partitionBy("uri", "host", "source").orderBy(any_to_utc(F.col("time"), tz), in_file_order)
     continues = entry_continues() & F.col("uri").isin(*files)
     placed = entries.select(
-        "*", continues.alias("continues"), F.row_number().over(order).alias("position"),
+        "*",
+        continues.alias("continues"),
+        F.row_number().over(order).alias("position"),
         F.last(F.when(~continues, F.col("line")), True).over(order.rowsBetween(Window.unboundedPreceding, Window.currentRow)).alias("head"),
     )
     joined = placed.where(F.col("continues") & F.col("head").isNotNull())
@@ -371,9 +408,9 @@ def with_continuing_entries(entries: DataFrame, tz: Column, newest_first: Column
         F.array_join(F.transform(F.array_sort(F.collect_list(F.struct("position", "message"))), lambda e: e["message"]), "\n").alias("more")
     )
     message = F.when(F.col("more").isNull(), F.col("message")).otherwise(F.concat_ws("\n", F.col("message"), F.col("more")))
-    return (
-        placed.join(texts, ["uri", "line"], "left")
-        .select(*[message.alias(c) if c == "message" else c for c in entries.columns], (F.col("continues") & F.col("head").isNotNull()).alias("joined"))
+    return placed.join(texts, ["uri", "line"], "left").select(
+        *[message.alias(c) if c == "message" else c for c in entries.columns],
+        (F.col("continues") & F.col("head").isNotNull()).alias("joined"),
     )
 
 
@@ -391,7 +428,11 @@ def in_time_order(spans: Mapping[str, tuple[int, int]], line: Column | None = No
 
 
 def stitch(
-    kept: DataFrame, first_head: Column | None = None, untimed: list[str] | None = None, block_lines: int | None = None, hosts: bool = False,
+    kept: DataFrame,
+    first_head: Column | None = None,
+    untimed: list[str] | None = None,
+    block_lines: int | None = None,
+    hosts: bool = False,
     leading_block_lines: int | None = None,
 ) -> DataFrame:
     """Mark each kept row with the head it continues (``head_line``) where it continues one.
@@ -407,6 +448,7 @@ def stitch(
     some file names a host on its lines (``wrappers.NAMING_HOSTS``); then a row whose wrapper
     names another host than the head above it continues no head.
     """
+
     def mark(rows: DataFrame, blocks: int | None = block_lines) -> DataFrame:
         return _mark_heads(rows, blocks, hosts)
 
@@ -420,9 +462,9 @@ def stitch(
     before_first = F.coalesce(F.col("line") < first_head, F.lit(True))  # no head can reach across the file's first head
     if untimed is not None:
         before_first = before_first & F.col("uri").isin(*untimed)
-    return anchor_floor(mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first), leading_block_lines)), block_lines, hosts)
-
-
+    return anchor_floor(
+        mark(kept.where(~before_first)).unionByName(promote(kept.where(before_first), leading_block_lines)), block_lines, hosts
+    )
 
 
 def kafka_marked(value: Column) -> Column:
@@ -450,13 +492,18 @@ def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> Dat
     failed = F.col("layout").isNull() & F.col("head_line").isNull()
     value = F.col("value")
     needles, _ = anchor.weak_marks()
-    weak = contains_any(value, anchor.weak_gate()) & F.exists(F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle))
+    weak = contains_any(value, anchor.weak_gate()) & F.exists(
+        F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle)
+    )
     order = Window.partitionBy("uri").orderBy("line")
     broken = value.rlike(STAMP_ONLY) | leaves_bracket_open(value)  # a line a paste broke: its head goes on below
     after_stamp = F.coalesce((F.lag("line").over(order) == F.col("line") - 1) & F.lag(broken).over(order), F.lit(False))
-    stamp_first = value.rlike(STAMP_ONLY) & F.coalesce(F.lead(kafka_marked(value)).over(order) & (F.lead("line").over(order) == F.col("line") + 1), F.lit(False))
+    stamp_first = value.rlike(STAMP_ONLY) & F.coalesce(
+        F.lead(kafka_marked(value)).over(order) & (F.lead("line").over(order) == F.col("line") + 1), F.lit(False)
+    )
     layout = (
-        F.when(after_stamp, F.lit(None).cast("string")).when(stamp_first, F.lit(anchor.NAME))
+        F.when(after_stamp, F.lit(None).cast("string"))
+        .when(stamp_first, F.lit(anchor.NAME))
         .when(kafka_marked(value) | weak | value.rlike(BARE_EXCEPTION), F.lit(anchor.NAME))
     )
     retried = marked.where(failed).drop("head_line").withColumn("layout", layout)
@@ -500,21 +547,34 @@ def _mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = F
         own = F.last(F.when(is_head, head), True).over(by_host)
         nearest = F.when(F.col("w_host").isNull(), F.col("any")).otherwise(F.greatest(own, F.col("unnamed")))  # structs order by line first
     marked = numbered.withColumn("head", nearest).select(
-        *kept.columns, "block", "rn", F.col("head.line").alias("head_line"), F.col("head.rn").alias("head_rn"),
-        F.col("head.layout").alias("head_layout"), F.col("head.host").alias("head_host"),
+        *kept.columns,
+        "block",
+        "rn",
+        F.col("head.line").alias("head_line"),
+        F.col("head.rn").alias("head_rn"),
+        F.col("head.layout").alias("head_layout"),
+        F.col("head.host").alias("head_host"),
     )
     contiguous = F.col("line") - F.col("head_line") == F.col("rn") - F.col("head_rn")  # line - rn is constant along a run of kept lines
     may_continue = ~F.col("head_layout").isin(*layouts.ONE_LINE)
-    ends_anchored = (F.col("head_layout") == anchor.NAME) & F.col("value").rlike(anchor.DATED) & ~kafka_marked(F.col("value"))  # another logger's record
+    ends_anchored = (
+        (F.col("head_layout") == anchor.NAME) & F.col("value").rlike(anchor.DATED) & ~kafka_marked(F.col("value"))
+    )  # another logger's record
     joined = ~is_head & contiguous & may_continue & ~ends_anchored
     helpers = ("block", "rn", "head_rn", "head_layout", "head_host")
     if block_lines is None:
         return marked.withColumn("head_line", F.when(is_head | joined, F.col("head_line"))).drop(*helpers)
-    opening = F.col("head_line").isNull() & (F.col("line") - F.col("block") * block_lines == F.col("rn"))  # every line of the block up to here kept
+    opening = F.col("head_line").isNull() & (
+        F.col("line") - F.col("block") * block_lines == F.col("rn")
+    )  # every line of the block up to here kept
     states = marked.select(
-        "uri", "block", "line",
+        "uri",
+        "block",
+        "line",
         F.when(is_head | joined, F.when(may_continue, F.col("head_line")).otherwise(F.lit(-1)))
-        .when(opening, F.lit(0)).otherwise(F.lit(-1)).alias("carries"),
+        .when(opening, F.lit(0))
+        .otherwise(F.lit(-1))
+        .alias("carries"),
         F.when(is_head | joined, F.col("head_host")).alias("carries_host"),
     )
     carried = _carried(states, block_lines)
@@ -536,16 +596,20 @@ def _carried(states: DataFrame, block_lines: int) -> DataFrame:
     continues it, else the one passed into it when every line of the block is kept.
     """
     ends = states.groupBy("uri", "block").agg(
-        F.max_by("carries", "line").alias("carries"), F.max_by("carries_host", "line").alias("host"), F.max("line").alias("end"),
+        F.max_by("carries", "line").alias("carries"), F.max_by("carries_host", "line").alias("host"), F.max("line").alias("end")
     )
     passes = F.when(F.col("end") == (F.col("block") + 1) * block_lines, F.col("carries")).otherwise(F.lit(-1))
     by_file = Window.partitionBy("uri").orderBy("block")
     earlier = by_file.rowsBetween(Window.unboundedPreceding, -1)
-    runs = ends.select("uri", "block", "host", passes.alias("passes"), (F.col("block") - F.row_number().over(by_file)).alias("run"))  # run: equal along consecutive blocks
+    runs = ends.select(
+        "uri", "block", "host", passes.alias("passes"), (F.col("block") - F.row_number().over(by_file)).alias("run")
+    )  # run: equal along consecutive blocks
     source = F.last(F.when(F.col("passes") != 0, F.struct("run", F.col("passes").alias("head"), "host")), True).over(earlier)
     chained = runs.select("uri", "block", "run", source.alias("source"))
     reaches = (F.col("source.run") == F.col("run")) & (F.col("source.head") > 0)
-    return chained.select("uri", "block", F.when(reaches, F.col("source.head")).alias("carried"), F.when(reaches, F.col("source.host")).alias("carried_host"))
+    return chained.select(
+        "uri", "block", F.when(reaches, F.col("source.head")).alias("carried"), F.when(reaches, F.col("source.host")).alias("carried_host")
+    )
 
 
 def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
@@ -553,7 +617,9 @@ def is_kafka(layout: Column, logger: Column, message: Column) -> Column:
     prefix (``[Consumer clientId=..]``, ``stream-thread [..]``) opening the message, or
     librdkafka's thread in its first characters (``librdkafka.DECORATED``)."""
     decorated = message.contains("[thrd:") & message.rlike(f"^{layouts.librdkafka.DECORATED}")
-    return layout.isin("librdkafka", anchor.NAME) | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX) | decorated
+    return (
+        layout.isin("librdkafka", anchor.NAME) | F.coalesce(logger, F.lit("")).rlike(KAFKA_LOGGER) | message.rlike(KAFKA_PREFIX) | decorated
+    )
 
 
 def may_be_kafka_entry(layout: Column, message: Column, logger: Column) -> Column:
@@ -591,10 +657,15 @@ def kafka_lines(
         split = F.coalesce(F.col("anchor_parts"), split)
     parts = F.col("parts")
     parsed = heads.withColumn("parts", split).select(
-        source_of.alias(s.SOURCE_FILE), F.coalesce("w_host", host_of).alias(s.HOST), F.col("line").alias(s.LINE), F.col("layout").alias(s.LAYOUT),
+        source_of.alias(s.SOURCE_FILE),
+        F.coalesce("w_host", host_of).alias(s.HOST),
+        F.col("line").alias(s.LINE),
+        F.col("layout").alias(s.LAYOUT),
         record_ts(F.col("layout"), F.nullif(parts[0], F.lit("")), F.col("w_ts"), tz_of, table).alias(s.TS),
-        layouts._common.normalise_level(parts[1]).alias(s.LEVEL), F.nullif(parts[2], F.lit("")).alias(s.LOGGER),
-        F.nullif(parts[3], F.lit("")).alias(s.THREAD), F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
+        layouts._common.normalise_level(parts[1]).alias(s.LEVEL),
+        F.nullif(parts[2], F.lit("")).alias(s.LOGGER),
+        F.nullif(parts[3], F.lit("")).alias(s.THREAD),
+        F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
         parts[5].alias(s.MESSAGE),
     )
     return parsed.where(is_kafka(F.col(s.LAYOUT), F.col(s.LOGGER), F.col(s.MESSAGE)))
@@ -634,7 +705,9 @@ def joined_text(message: Column, width: Column, wrap: Column, tail: Column) -> C
 
     def merge(acc: Column, piece: Column) -> Column:
         wrapped = (acc["width"] == wrap) & ~piece["value"].rlike(r"^(\t|  )")  # not an indented line
-        text = F.concat(acc["text"], F.when(acc["partial"] | F.coalesce(wrapped, F.lit(False)), F.lit("")).otherwise(F.lit("\n")), piece["value"])
+        text = F.concat(
+            acc["text"], F.when(acc["partial"] | F.coalesce(wrapped, F.lit(False)), F.lit("")).otherwise(F.lit("\n")), piece["value"]
+        )
         return F.struct(text.alias("text"), shown_width(piece).alias("width"), is_partial(piece["wrapper"]).alias("partial"))
 
     start = F.struct(message.alias("text"), width.alias("width"), F.lit(False).alias("partial"))
@@ -660,12 +733,19 @@ def whole_wrapped_heads(table: dict = layouts.LAYOUTS) -> Rewrite:
 
     def glue(acc: Column, piece: Column) -> Column:
         takes = acc["open"] & ~piece["value"].rlike(r"^(\t|  )")
-        return F.when(takes, F.struct(
-            F.concat(acc["text"], piece["value"]).alias("text"), shown_width(piece).alias("width"),
-            (shown_width(piece) == wrap).alias("open"), (acc["used"] + 1).alias("used"),
-        )).otherwise(F.struct(acc["text"], acc["width"], F.lit(False).alias("open"), acc["used"]))
+        return F.when(
+            takes,
+            F.struct(
+                F.concat(acc["text"], piece["value"]).alias("text"),
+                shown_width(piece).alias("width"),
+                (shown_width(piece) == wrap).alias("open"),
+                (acc["used"] + 1).alias("used"),
+            ),
+        ).otherwise(F.struct(acc["text"], acc["width"], F.lit(False).alias("open"), acc["used"]))
 
-    start = F.struct(F.col("value").alias("text"), shown_width().alias("width"), (shown_width() == wrap).alias("open"), F.lit(0).alias("used"))
+    start = F.struct(
+        F.col("value").alias("text"), shown_width().alias("width"), (shown_width() == wrap).alias("open"), F.lit(0).alias("used")
+    )
     whole = F.when(wrap.isNotNull() & F.col("tail").isNotNull() & (shown_width() == wrap), F.aggregate("tail", start, glue))
     used = F.coalesce(F.col("wrapped.used"), F.lit(0))
     line = F.when(used > 0, F.col("wrapped.text"))
@@ -684,8 +764,11 @@ def wrapped_once() -> Column:
     stack-trace text (``CONTINUATION_TEXT``). Its message is then joined with no line break."""
     piece = F.col("tail")[0]["value"]
     return (
-        F.col("wrap_width").isNull() & (F.size("tail") == 1) & shown_width().isin(*WRAP_WIDTHS)
-        & ~piece.rlike(r"^(\t|  )") & ~piece.rlike(CONTINUATION_TEXT)
+        F.col("wrap_width").isNull()
+        & (F.size("tail") == 1)
+        & shown_width().isin(*WRAP_WIDTHS)
+        & ~piece.rlike(r"^(\t|  )")
+        & ~piece.rlike(CONTINUATION_TEXT)
     )
 
 
@@ -695,10 +778,16 @@ def whole_head_lines(table: dict = layouts.LAYOUTS) -> Rewrite:
     taken off its ``tail``, and its ``layout`` the one the whole line is in (kept where it is in
     none). A JSON record cut by the runtime is no JSON until it is whole: its first piece is
     dated by the envelope alone (``message_only``), and its fields are spread over the whole line."""
+
     def glue(acc: Column, piece: Column) -> Column:
-        return F.when(acc["open"], F.struct(
-            F.concat(acc["text"], piece["value"]).alias("text"), is_partial(piece["wrapper"]).alias("open"), (acc["used"] + 1).alias("used"),
-        )).otherwise(acc)
+        return F.when(
+            acc["open"],
+            F.struct(
+                F.concat(acc["text"], piece["value"]).alias("text"),
+                is_partial(piece["wrapper"]).alias("open"),
+                (acc["used"] + 1).alias("used"),
+            ),
+        ).otherwise(acc)
 
     start = F.struct(F.col("value").alias("text"), is_partial(F.col("wrapper")).alias("open"), F.lit(0).alias("used"))
     whole = F.when(is_partial(F.col("wrapper")), F.aggregate("tail", start, glue))  # null without a tail: kept as it is
@@ -706,7 +795,9 @@ def whole_head_lines(table: dict = layouts.LAYOUTS) -> Rewrite:
     rest = F.when(F.col("whole").isNull(), F.col("tail")).otherwise(F.filter("tail", lambda _, i: i >= F.col("whole.used")))
     return (("whole", whole),), {
         "value": line,
-        "layout": F.when(F.col("whole").isNotNull(), F.coalesce(layouts.head_layout(line, table), F.col("layout"))).otherwise(F.col("layout")),
+        "layout": F.when(F.col("whole").isNotNull(), F.coalesce(layouts.head_layout(line, table), F.col("layout"))).otherwise(
+            F.col("layout")
+        ),
         "tail": F.when(F.size(rest) > 0, rest),
     }
 
@@ -734,16 +825,21 @@ def split_anchor_heads() -> Rewrite:
     they are taken off the ``tail``. The head is then split as one line. A line as wide as its
     file's wrap (``wrap_width``) or a terminal's (``WRAP_WIDTHS``) was cut by a hard wrap, not
     broken at a space: the next line is glued to it as it is."""
+
     def open_(text: Column) -> Column:
         return text.rlike(STAMP_ONLY) | leaves_bracket_open(text)
 
     def join(acc: Column, piece: Column) -> Column:
         wrapped = (acc["width"] == F.coalesce(F.col("wrap_width"), F.lit(-1))) | acc["width"].isin(*WRAP_WIDTHS)
-        text = F.concat(acc["text"], F.when(wrapped, F.lit("")).otherwise(F.lit(" ")), F.when(wrapped, piece["value"]).otherwise(F.trim(piece["value"])))
+        text = F.concat(
+            acc["text"], F.when(wrapped, F.lit("")).otherwise(F.lit(" ")), F.when(wrapped, piece["value"]).otherwise(F.trim(piece["value"]))
+        )
         taken = F.struct(text.alias("text"), open_(text).alias("open"), (acc["used"] + 1).alias("used"), shown_width(piece).alias("width"))
         return F.when(acc["open"], taken).otherwise(acc)
 
-    start = F.struct(F.col("value").alias("text"), open_(F.col("value")).alias("open"), F.lit(0).alias("used"), shown_width().alias("width"))
+    start = F.struct(
+        F.col("value").alias("text"), open_(F.col("value")).alias("open"), F.lit(0).alias("used"), shown_width().alias("width")
+    )
     joined = F.when((F.col("layout") == anchor.NAME) & F.col("tail").isNotNull(), F.aggregate("tail", start, join))
     used = F.coalesce(F.col("anchor_joined.used"), F.lit(0))
     return (("anchor_joined", joined),), {
@@ -806,8 +902,14 @@ def closing_fields(text: Column) -> Column:
 
 
 def assemble_records(
-    stitched: DataFrame, host_of: Column, tz_of: Column, source_of: Column, table: dict = layouts.LAYOUTS,
-    wrap_of: Column | None = None, partial_lines: bool = False, date_order_of: Column | None = None,
+    stitched: DataFrame,
+    host_of: Column,
+    tz_of: Column,
+    source_of: Column,
+    table: dict = layouts.LAYOUTS,
+    wrap_of: Column | None = None,
+    partial_lines: bool = False,
+    date_order_of: Column | None = None,
 ) -> DataFrame:
     """Heads with their continuation text, parsed into record fields, with bucket and reason.
 
@@ -879,8 +981,10 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
     piece_wrapper = (F.col("wrapper") if partial_lines else F.lit(None).cast("string")).alias("wrapper")
     second = second_head_lines()
     rewrites = (
-        ((whole_head_lines(table),) if partial_lines else ()) + ((whole_wrapped_heads(table),) if wrapped else ())
-        + ((second,) if second else ()) + (split_anchor_heads(),)
+        ((whole_head_lines(table),) if partial_lines else ())
+        + ((whole_wrapped_heads(table),) if wrapped else ())
+        + ((second,) if second else ())
+        + (split_anchor_heads(),)
     )
     parts = F.col("parts")
     ts_text = F.nullif(parts[0], F.lit(""))
@@ -891,9 +995,12 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
     text = (
         F.when(F.col("tail").isNull(), parts[5])
         .when(wrapped_once(), F.concat(parts[5], first_piece))
-        .when((F.trim(parts[5]) == "") & first_piece.rlike(SPLIT_AFTER_HEAD), F.concat_ws(
-            "\n", F.regexp_replace(first_piece, SPLIT_AFTER_HEAD, ""), F.concat_ws("\n", F.slice("tail.value", 2, F.size("tail"))),
-        ))
+        .when(
+            (F.trim(parts[5]) == "") & first_piece.rlike(SPLIT_AFTER_HEAD),
+            F.concat_ws(
+                "\n", F.regexp_replace(first_piece, SPLIT_AFTER_HEAD, ""), F.concat_ws("\n", F.slice("tail.value", 2, F.size("tail")))
+            ),
+        )
         .when(~glued, F.concat_ws("\n", parts[5], F.concat_ws("\n", F.col("tail.value"))))
         .otherwise(joined_text(parts[5], shown_width(), F.col("wrap_width"), F.col("tail")))
         .alias("text"),
@@ -912,25 +1019,36 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
     message = F.when(F.col("logger_in_tail"), F.col("closing")[2]).otherwise(F.col("text"))
     anchored = F.col("anchored")
     is_anchored = anchored.isNotNull()
-    anchor_text = F.when(F.col("tail").isNull(), anchored[5]).otherwise(F.concat_ws("\n", anchored[5], F.concat_ws("\n", F.col("tail.value"))))
+    anchor_text = F.when(F.col("tail").isNull(), anchored[5]).otherwise(
+        F.concat_ws("\n", anchored[5], F.concat_ws("\n", F.col("tail.value")))
+    )
     anchor_day = F.when((anchored[0] != "") & ~is_time_of_day(anchored[0]), anchored[0])
     record_time = F.when(is_anchored, any_to_utc(F.coalesce(anchor_day, F.col("w_ts")), F.col("file_tz"))).otherwise(ts)
     bucket = F.col("bucket")
     marked_tail = F.filter("tail", lambda piece: kafka_marked(piece["value"]))
-    not_read = F.when(bucket != s.RECORDS, kafka_marked(F.col("value")).cast("int") + F.coalesce(F.size(marked_tail), F.lit(0))).otherwise(F.lit(0))
-    first_not_read = F.when(bucket != s.RECORDS, F.coalesce(
-        F.when(kafka_marked(F.col("value")), F.col("line")), F.array_min(F.transform(marked_tail, lambda piece: piece["line"])),
-    ))
+    not_read = F.when(bucket != s.RECORDS, kafka_marked(F.col("value")).cast("int") + F.coalesce(F.size(marked_tail), F.lit(0))).otherwise(
+        F.lit(0)
+    )
+    first_not_read = F.when(
+        bucket != s.RECORDS,
+        F.coalesce(F.when(kafka_marked(F.col("value")), F.col("line")), F.array_min(F.transform(marked_tail, lambda piece: piece["line"]))),
+    )
     return Assembly(
         tail_rows=F.col("layout").isNull() & F.col("head_line").isNotNull(),
-        tail=(F.max("line").alias("line_end"), F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper, "width"))).alias("tail")),
+        tail=(
+            F.max("line").alias("line_end"),
+            F.sort_array(F.collect_list(F.struct("line", "value", piece_wrapper, "width"))).alias("tail"),
+        ),
         rewrites=rewrites,
         parts=layouts.split_fields(F.col("layout"), F.col("value"), table),
         text=text,
         closing=F.when(F.col("layout").isin(*LOGGER_CLOSES) & (parts[2] == ""), closing_fields(F.col("text"))),
         logger=logger,
         anchored=~relevant & (F.col("layout") != anchor.NAME) & kafka_marked(F.col("value")),
-        bucket=F.when(is_anchored, F.lit(s.RECORDS)).when(~relevant, F.lit(s.IRRELEVANT)).when(bad_ts, F.lit(s.UNPARSED)).otherwise(F.lit(s.RECORDS)),
+        bucket=F.when(is_anchored, F.lit(s.RECORDS))
+        .when(~relevant, F.lit(s.IRRELEVANT))
+        .when(bad_ts, F.lit(s.UNPARSED))
+        .otherwise(F.lit(s.RECORDS)),
         record=(
             F.col("uri"),
             F.col("line"),
@@ -944,9 +1062,13 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
             F.coalesce(F.col("line_end"), F.col("line")).alias(s.LINE_END),
             F.when(is_anchored, F.lit(anchor.NAME)).otherwise(F.col("layout")).alias(s.LAYOUT),
             record_time.alias(s.TS),
-            layouts._common.normalise_level(F.coalesce(F.nullif(F.when(is_anchored, anchored[1]).otherwise(parts[1]), F.lit("")), F.col("w_level"))).alias(s.LEVEL),
+            layouts._common.normalise_level(
+                F.coalesce(F.nullif(F.when(is_anchored, anchored[1]).otherwise(parts[1]), F.lit("")), F.col("w_level"))
+            ).alias(s.LEVEL),
             F.when(is_anchored, F.nullif(anchored[2], F.lit(""))).otherwise(F.col("logger_")).alias(s.LOGGER),
-            F.coalesce(F.nullif(F.when(is_anchored, anchored[3]).otherwise(parts[3]), F.lit("")), F.col("thread_in_tail"), F.col("w_thread")).alias(s.THREAD),
+            F.coalesce(
+                F.nullif(F.when(is_anchored, anchored[3]).otherwise(parts[3]), F.lit("")), F.col("thread_in_tail"), F.col("w_thread")
+            ).alias(s.THREAD),
             F.nullif(parts[4], F.lit("")).alias(s.CLIENT),
             F.when(is_anchored, anchor_text).otherwise(message).alias(s.MESSAGE),
             not_read.alias("not_read"),

@@ -106,7 +106,11 @@ def needed_recognisers(paths: Iterable[str], table: dict = layouts.LAYOUTS) -> R
         unnamed = unnamed or names_no_logger(lines, heads.get(layouts.log4j.NAME, []), headed)
     prefix = next((name for name in wrappers.PREFIXED if name in prefixed), None)  # a CRI line is in kubectl's shape too
     return Recognisers(
-        wrappers=wrapped, fallback=needs_fallback, seen=frozenset(seen), prefixed=prefix if sampled else None, newest_first=frozenset(newest_first),
+        wrappers=wrapped,
+        fallback=needs_fallback,
+        seen=frozenset(seen),
+        prefixed=prefix if sampled else None,
+        newest_first=frozenset(newest_first),
         loggerless=wrapped or needs_fallback or unnamed or not seen or not seen <= {*layouts.NAMED_LOGGERS, layouts.log4j.NAME},
         wraps=tuple(wraps),
     )
@@ -133,8 +137,7 @@ def names_no_logger(lines: list[str], log4j_heads: list, headed: list[bool]) -> 
     line that names no logger (``log4j.NAMED_LOGGER``): a line followed by another head, as a
     multi-line record's first line names its logger only on its last."""
     return any(
-        head and next_headed and not _LOG4J_NAMED_LOGGER.match(line)
-        for line, head, next_headed in zip(lines, log4j_heads, headed[1:])
+        head and next_headed and not _LOG4J_NAMED_LOGGER.match(line) for line, head, next_headed in zip(lines, log4j_heads, headed[1:])
     )
 
 
@@ -178,7 +181,8 @@ def any_wrapped(lines: list[str]) -> bool:
     behind indentation (``records.recognise`` tries wrappers on indented lines too)."""
     indented = [line.lstrip(" ") for line in lines if line.startswith(" ")]  # a wrapper a paste indented
     return (
-        any(map(_OPENS_JSON, lines)) or "\x1b" in "".join(lines)
+        any(map(_OPENS_JSON, lines))
+        or "\x1b" in "".join(lines)
         or any(any(map(regex.match, lines)) or any(map(regex.match, indented)) for regex in _WRAPPER_REGEXES.values())
     )
 

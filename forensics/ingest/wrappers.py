@@ -124,11 +124,14 @@ SHAPES = {
     "tanuki": (rf"(?s)^{_TANUKI}(.*)$", "$1", "", "$2"),
     "compose": (rf"(?s)^(?!\d{{4}}-\d\d-\d\d\s)([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "kubectl_prefix": (rf"(?s)^\[pod/([^/\]\s]+)/[^\]\s]+\] (?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
-    "stern": (
-        rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3",
-    ),
+    "stern": (rf"(?s)^(?:{_LABEL} )?([a-z][a-z0-9.-]*) {_LABEL} (?:({_ISO_ZONED}) |\d\d-\d\d \d\d:\d\d:\d\d )?(.*)$", "$2", "$1", "$3"),
     "grep": (rf"(?s)^{_GREP_PATH}(?:[:-]\d+(?=[:-](?!\d\d[:-]\d\d)))?[:-](.*)$", "", "$1", "$2"),  # $1: dir/name
-    "name": (rf"(?s)^(?!{_LEVEL_WORD}:|[A-Z][a-z]+[A-Z][A-Za-z]*: )([A-Za-z0-9][\w@-]{{0,62}}(?:\.[a-z0-9][\w@-]{{0,62}})*): (.*)$", "", "$1", "$2"),
+    "name": (
+        rf"(?s)^(?!{_LEVEL_WORD}:|[A-Z][a-z]+[A-Z][A-Za-z]*: )([A-Za-z0-9][\w@-]{{0,62}}(?:\.[a-z0-9][\w@-]{{0,62}})*): (.*)$",
+        "",
+        "$1",
+        "$2",
+    ),
     "host": (rf"(?s)^(?!{_LEVEL_WORD} )([A-Za-z0-9][\w.@-]{{0,62}}) (?=[\[{{\t]|\d{{4}}-\d\d-\d\d)(.*)$", "", "$1", "$2"),
 }
 """Wrapper -> (regex, then the time, host and inner-line groups): one regex extracts all three.
@@ -138,7 +141,20 @@ WRAPPERS = ("docker_json", *SHAPES, "json_message", "lost_brace", "ansi")
 """``ansi``: colour codes alone, around an otherwise plain line."""
 ENVELOPES = ("docker_json", "cri")
 """Wrappers in a shape no application writes: always peeled, and they may cut a line in pieces."""
-NAMING_HOSTS = ("journald", "heroku", "aws_tail", "logcli", "syslog", "compose", "kubectl_prefix", "stern", "json_message", "grep", "name", "host")
+NAMING_HOSTS = (
+    "journald",
+    "heroku",
+    "aws_tail",
+    "logcli",
+    "syslog",
+    "compose",
+    "kubectl_prefix",
+    "stern",
+    "json_message",
+    "grep",
+    "name",
+    "host",
+)
 """Wrappers that name the writer of each line, so that one file may hold several writers' lines."""
 PIECES = tuple(f"{name}_partial" for name in ENVELOPES)
 """Wrappers of a piece of a line, which the next line of the file continues."""
@@ -164,11 +180,18 @@ def wrapper_of(value: Column) -> Column:
     kind = F.when(value.startswith('{"log":'), F.lit("docker_json"))
     for name in SHAPES:
         gate = {
-            "syslog": upper, "kibana_paste": upper, "compose": value.contains("|"), "tanuki": value.contains(" | "), "grafana": digit & value.contains("\t"),
-            "logcli": iso_t & value.contains(" {"), "kubectl_prefix": value.startswith("[pod/"), "stern": first.between("a", "z"),
+            "syslog": upper,
+            "kibana_paste": upper,
+            "compose": value.contains("|"),
+            "tanuki": value.contains(" | "),
+            "grafana": digit & value.contains("\t"),
+            "logcli": iso_t & value.contains(" {"),
+            "kubectl_prefix": value.startswith("[pod/"),
+            "stern": first.between("a", "z"),
             "grep": value.contains(".log") | value.contains(".out") | value.contains(".txt"),
             "jenkins": value.startswith("[") & (F.substring(value, 12, 1) == "T"),
-            "name": value.contains(": "), "host": first_alnum & value.contains(" "),
+            "name": value.contains(": "),
+            "host": first_alnum & value.contains(" "),
         }.get(name, iso_t)
         kind = kind.when(gate & value.rlike(SHAPES[name][0]), F.lit(name))
     kind = kind.when(value.startswith("{") & (value.contains('"message"') | value.contains('"msg"')), F.lit("json_message"))
@@ -248,7 +271,9 @@ def peel(value: Column, wrapper: Column) -> Column:
     whole = F.lit("")
     docker = F.from_json(value, "log string, stream string, time string")
     docker_piece = F.when(~docker["log"].endswith("\n"), F.lit("P")).otherwise(whole)  # an envelope read as no JSON is no piece
-    fields = F.when(wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", ""), docker_piece))
+    fields = F.when(
+        wrapper == "docker_json", F.array(docker["time"], F.lit(""), F.regexp_replace(docker["log"], r"\r?\n$", ""), docker_piece)
+    )
     for name, (regex, ts, host, inner) in SHAPES.items():
         if name in _WORDS_BEFORE:
             parts = _peel_words(value, _WORDS_BEFORE[name], tagged=name == "cri")
@@ -265,11 +290,14 @@ def peel(value: Column, wrapper: Column) -> Column:
     message = F.regexp_replace(F.coalesce(shipped["message"], shipped["msg"]), r"\r?\n$", "")
     envelope_time = F.coalesce(shipped["timestamp"], shipped["@timestamp"], shipped["time"])
     stamped = envelope_time.isNull() & message.rlike(f"^{_ISO_ZONED} ")  # stern --output json --timestamps
-    fields = fields.when(wrapper == "json_message", F.array(
-        F.when(stamped, F.substring_index(message, " ", 1)).otherwise(F.coalesce(envelope_time, F.lit(""))),
-        F.coalesce(shipped["host"], shipped["hostname"], shipped["podName"], F.lit("")),
-        F.when(stamped, F.regexp_replace(message, f"^{_ISO_ZONED} ", "")).otherwise(message),
-        whole,
-    ))
+    fields = fields.when(
+        wrapper == "json_message",
+        F.array(
+            F.when(stamped, F.substring_index(message, " ", 1)).otherwise(F.coalesce(envelope_time, F.lit(""))),
+            F.coalesce(shipped["host"], shipped["hostname"], shipped["podName"], F.lit("")),
+            F.when(stamped, F.regexp_replace(message, f"^{_ISO_ZONED} ", "")).otherwise(message),
+            whole,
+        ),
+    )
     fields = fields.when(wrapper == "lost_brace", F.array(F.lit(""), F.lit(""), F.concat(F.lit("{"), value), whole))
     return fields.when(wrapper == "ansi", F.array(F.lit(""), F.lit(""), value, whole))

@@ -43,8 +43,22 @@ from ._common import FIELDS
 from ._common import split_fields as split_by_regex
 
 LAYOUTS: dict[str, ModuleType] = registry(
-    "NAME", log4j, logback, spring_boot, json_lines, librdkafka, ruby_logger, jul, tomcat, spark, dotnet_console, logfmt, structlog_console, generic,
-    message_only, anchor,
+    "NAME",
+    log4j,
+    logback,
+    spring_boot,
+    json_lines,
+    librdkafka,
+    ruby_logger,
+    jul,
+    tomcat,
+    spark,
+    dotnet_console,
+    logfmt,
+    structlog_console,
+    generic,
+    message_only,
+    anchor,
 )
 """The built-in layouts in recognition order: the exact forms first, ``generic`` after them."""
 ONE_LINE = (json_lines.NAME, logfmt.NAME)

@@ -34,7 +34,9 @@ BRACKETED_OPENINGS = (*(f"[{kind} " for kind in CLIENT_KINDS), WORKER_OPENING, "
 (``generic``); looked for in an export's message (``records.OPENING_MARKERS``)."""
 JUL_LEVELS = "SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST"
 """java.util.logging's levels by name (``jul``, ``tomcat``); ``_LEVEL_ALIASES`` reads them as log4j's."""
-KAFKAJS_NAMESPACES = r"(?:Consumer|ConsumerGroup|Runner|FetchManager|Connection|ConnectionPool|RequestQueue|BrokerPool|Broker|Cluster|Producer|Admin)"
+KAFKAJS_NAMESPACES = (
+    r"(?:Consumer|ConsumerGroup|Runner|FetchManager|Connection|ConnectionPool|RequestQueue|BrokerPool|Broker|Cluster|Producer|Admin)"
+)
 """KafkaJS's namespaces (``logger.namespace(..)`` in its source, 2.2.4)."""
 KAFKAJS_NAMESPACE = rf"\[{KAFKAJS_NAMESPACES}\] "
 """A namespace as KafkaJS's log creators open a message with it: ``[ConsumerGroup] ``."""
@@ -63,9 +65,28 @@ FRANZ_GO_MESSAGE = rf"(?:{FRANZ_GO_WORDS}; group: |{FRANZ_GO_POSITIONS}; why: {F
 message, then the group it names first. Go logs carry no logger name, so these words are the
 mark (``logfmt`` and ``json_lines`` rewrite a structured record of one into this form)."""
 FRANZ_GO_KEYS = (
-    "group", "member_id", "instance_id", "generation", "balance_protocol", "leader", "assigned", "added", "lost",
-    "revoking", "stage", "err", "topic", "partition", "commit_from", "commit_to", "commit_epoch", "error_code",
-    "why", "how", "input", "to",
+    "group",
+    "member_id",
+    "instance_id",
+    "generation",
+    "balance_protocol",
+    "leader",
+    "assigned",
+    "added",
+    "lost",
+    "revoking",
+    "stage",
+    "err",
+    "topic",
+    "partition",
+    "commit_from",
+    "commit_to",
+    "commit_epoch",
+    "error_code",
+    "why",
+    "how",
+    "input",
+    "to",
 )
 """The keys franz-go logs beside its group messages (``pkg/kgo/consumer_group.go``), in an order that
 keeps each message's own: ``group`` first, ``commit_from`` before ``commit_to``, ``why, how, input``, ``group, to``."""
@@ -126,10 +147,18 @@ _WORDY_DATE = r"^(?:(\d\d?)[ -]([A-Z][a-z]{2})[ -](\d{4})|([A-Z][a-z]{2}) (\d\d?
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 _LEVEL_ALIASES = {
-    "WARNING": "WARN", "SEVERE": "ERROR", "CRITICAL": "FATAL", "NOTICE": "INFO",
-    "CONFIG": "INFO", "FINE": "DEBUG", "FINER": "TRACE", "FINEST": "TRACE",  # java.util.logging's
-    "INFORMATION": "INFO", "VERBOSE": "TRACE",  # .NET's (Serilog, Microsoft.Extensions.Logging)
-    "EXCEPTION": "ERROR", "NOTSET": "TRACE",  # structlog's method names where no add_log_level renamed them
+    "WARNING": "WARN",
+    "SEVERE": "ERROR",
+    "CRITICAL": "FATAL",
+    "NOTICE": "INFO",
+    "CONFIG": "INFO",
+    "FINE": "DEBUG",
+    "FINER": "TRACE",
+    "FINEST": "TRACE",  # java.util.logging's
+    "INFORMATION": "INFO",
+    "VERBOSE": "TRACE",  # .NET's (Serilog, Microsoft.Extensions.Logging)
+    "EXCEPTION": "ERROR",
+    "NOTSET": "TRACE",  # structlog's method names where no add_log_level renamed them
 }
 
 

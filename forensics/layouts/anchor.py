@@ -65,8 +65,19 @@ _LEVEL_WORDS = r"(?i:TRACE|DEBUG?|DBG|INFO?|NOTICE|WARN(?:ING|IN|I)?|WRN|ERROR?|
 LEVEL = rf"(?<![A-Za-z0-9])({_LEVEL_WORDS})(?![A-Za-z0-9])"
 """A level token in any case or cut short (a ``%.5p`` layout's ``WARNI``, ``ERRO``; ``INF``/``WRN``/``ERR``)."""
 _LEVEL_NAMES = {
-    "DEBU": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WARNI": "WARN", "WARNIN": "WARN", "WARNING": "WARN", "WRN": "WARN",
-    "ERRO": "ERROR", "ERR": "ERROR", "SEVERE": "ERROR", "CRIT": "FATAL", "CRITICAL": "FATAL", "NOTICE": "INFO",
+    "DEBU": "DEBUG",
+    "DBG": "DEBUG",
+    "INF": "INFO",
+    "WARNI": "WARN",
+    "WARNIN": "WARN",
+    "WARNING": "WARN",
+    "WRN": "WARN",
+    "ERRO": "ERROR",
+    "ERR": "ERROR",
+    "SEVERE": "ERROR",
+    "CRIT": "FATAL",
+    "CRITICAL": "FATAL",
+    "NOTICE": "INFO",
 }
 LOST_ESC = r"\x1b\[[0-9;]*m|\[\d[\d;]*m|\[m(?![a-z])"
 """A colour code, also where a paste lost its ESC byte (``[32mINFO [m``; not the ``[m`` of a thread ``[main]``)."""
@@ -155,7 +166,9 @@ def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
     message = F.when(closed.contains(c.SEP), tail[0]).otherwise(rest)
     trailing_logger = F.when(closed.contains(c.SEP), F.nullif(tail[1], F.lit("")))
     stamp = F.nullif(F.regexp_extract(prefix, _LAST_STAMP, 1), F.lit(""))
-    iso = F.regexp_replace(F.regexp_replace(stamp, r"(?<=\d)(?:[_\t]|\s\|\s| {2,4})(?=\d\d:)", " "), r"^(\d{4})(\d\d)(\d\d)(?=[ T])", "$1-$2-$3")
+    iso = F.regexp_replace(
+        F.regexp_replace(stamp, r"(?<=\d)(?:[_\t]|\s\|\s| {2,4})(?=\d\d:)", " "), r"^(\d{4})(\d\d)(\d\d)(?=[ T])", "$1-$2-$3"
+    )
     ts = F.coalesce(iso, F.regexp_extract(prefix, _LAST_TIME, 1))
     logger = F.coalesce(
         F.nullif(F.regexp_extract(prefix, f"({LOGGERS})", 1), F.lit("")),
@@ -196,7 +209,7 @@ def weak_gate() -> tuple[str, ...]:
     holds one: a line that holds none holds no mark, and a few substring scans spare it the
     hundreds of the marks (chosen greedily, each piece the one in most texts not yet covered)."""
     texts = weak_marks()[0]
-    pieces_of = {t: {t[i:i + WEAK_GATE_GRAM] for i in range(len(t) - WEAK_GATE_GRAM + 1)} - {""} for t in texts}
+    pieces_of = {t: {t[i : i + WEAK_GATE_GRAM] for i in range(len(t) - WEAK_GATE_GRAM + 1)} - {""} for t in texts}
     pieces_of = {t: {p for p in pieces if " " not in p} or {t} for t, pieces in pieces_of.items()}
     gate: list[str] = []
     uncovered = set(texts)

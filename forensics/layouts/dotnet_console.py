@@ -25,8 +25,7 @@ from . import _common as c
 NAME = "dotnet_console"
 DESCRIPTION = ".NET Microsoft.Extensions.Logging console: level: Category[event id], then the message indented"
 EXAMPLE = (
-    "info: Orders.KafkaLog[0]\n"
-    '      rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed join state wait-sync -> steady (state up)'
+    'info: Orders.KafkaLog[0]\n      rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed join state wait-sync -> steady (state up)'
 )
 FIRST_CHARS = "tdiwfc0123456789["
 LEVELS = {"trce": "TRACE", "dbug": "DEBUG", "info": "INFO", "warn": "WARN", "fail": "ERROR", "crit": "FATAL"}

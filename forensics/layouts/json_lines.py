@@ -73,12 +73,42 @@ own log creator writes ``level``, ``timestamp``, ``logger``, ``message``, then t
 CLIENT_KEYS = ('"groupId"', '"memberId"')
 """The fields that make a record's other fields its client's context (``client_context``)."""
 _FLAT = [
-    "@timestamp", "timestamp", "time", "ts", "timeMillis", "timestampSeconds", "timestampNanos", "asctime", "@t",
-    "level", "log.level", "severity", f"{GCP}severity", "levelname", "@l",
-    "logger_name", "loggerName", "log.logger", "logger", "name", "SourceContext",
-    "thread_name", "process.thread.name", "thread", "threadName",
-    "message", "msg", "textPayload", "@m", "@mt",
-    "stack_trace", "error.stack_trace", "error.type", "error.message", "@x", "exception",
+    "@timestamp",
+    "timestamp",
+    "time",
+    "ts",
+    "timeMillis",
+    "timestampSeconds",
+    "timestampNanos",
+    "asctime",
+    "@t",
+    "level",
+    "log.level",
+    "severity",
+    f"{GCP}severity",
+    "levelname",
+    "@l",
+    "logger_name",
+    "loggerName",
+    "log.logger",
+    "logger",
+    "name",
+    "SourceContext",
+    "thread_name",
+    "process.thread.name",
+    "thread",
+    "threadName",
+    "message",
+    "msg",
+    "textPayload",
+    "@m",
+    "@mt",
+    "stack_trace",
+    "error.stack_trace",
+    "error.type",
+    "error.message",
+    "@x",
+    "exception",
 ]
 SCHEMA = StructType(
     [StructField(name, _S) for name in _FLAT]
@@ -104,8 +134,17 @@ regardless of case, and ``Message`` and ``Timestamp`` would be ambiguous beside 
 _MESSAGE_FIELDS = ("message", "msg", "textPayload", "@m", "@mt", "Message")
 """The fields that hold a record's message (``jsonPayload.message`` aside)."""
 _MESSAGE_KEYS = tuple(f'"{name}"' for name in _MESSAGE_FIELDS)
-LEVEL_NAMES = {"10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL",
-               "DEFAULT": "", "ALERT": "FATAL", "EMERGENCY": "FATAL"}
+LEVEL_NAMES = {
+    "10": "TRACE",
+    "20": "DEBUG",
+    "30": "INFO",
+    "40": "WARN",
+    "50": "ERROR",
+    "60": "FATAL",
+    "DEFAULT": "",
+    "ALERT": "FATAL",
+    "EMERGENCY": "FATAL",
+}
 """Bunyan / pino level numbers and GCP severities that log4j has no name for."""
 FRAME = r'\{"class":"([^"]*)","method":"([^"]*)"(?:,"file":"([^"]*)")?(?:,"line":(-?\d+))?[^{}]*\},?'
 """One frame of log4j2 JsonLayout's ``extendedStackTrace`` array (its keys in the order it writes them)."""
@@ -157,15 +196,28 @@ def rendered(template: Column, value: Column) -> Column:
 
     def piece(text: Column) -> Column:
         name = F.regexp_extract(text, f"^{HOLE}$", 1)
-        return (F.when(text == "{{", F.lit("{")).when(text == "}}", F.lit("}"))
-                .when(name != "", F.coalesce(properties[name], text)).otherwise(text))
+        return (
+            F.when(text == "{{", F.lit("{"))
+            .when(text == "}}", F.lit("}"))
+            .when(name != "", F.coalesce(properties[name], text))
+            .otherwise(text)
+        )
 
-    return F.when(template.isNotNull(), F.array_join(F.transform(F.regexp_extract_all(template, F.lit(TEMPLATE_PIECE), F.lit(0)), piece), ""))
+    return F.when(
+        template.isNotNull(), F.array_join(F.transform(F.regexp_extract_all(template, F.lit(TEMPLATE_PIECE), F.lit(0)), piece), "")
+    )
 
 
 def _message(r: Column, dotnet: Column, value: Column) -> Column:
-    return F.coalesce(r["message"], r["msg"], r["textPayload"], r["jsonPayload"]["message"], r.getField("@m"),
-                      rendered(r.getField("@mt"), value), dotnet["Message"])
+    return F.coalesce(
+        r["message"],
+        r["msg"],
+        r["textPayload"],
+        r["jsonPayload"]["message"],
+        r.getField("@m"),
+        rendered(r.getField("@mt"), value),
+        dotnet["Message"],
+    )
 
 
 def head(value: Column) -> Column:
@@ -177,15 +229,15 @@ def head(value: Column) -> Column:
 
 def _seconds(seconds: Column, nanos: Column) -> Column:
     """``seconds.nanos`` text (epoch seconds with a 9-digit fraction); null without seconds."""
-    return F.when(seconds.isNotNull() & (seconds != ""),
-                  F.concat(seconds, F.lit("."), F.lpad(F.coalesce(nanos, F.lit("0")), 9, "0")))
+    return F.when(seconds.isNotNull() & (seconds != ""), F.concat(seconds, F.lit("."), F.lpad(F.coalesce(nanos, F.lit("0")), 9, "0")))
 
 
 def _timestamp(r: Column, dotnet: Column) -> Column:
     """The record's time as text: ISO text, epoch millis, or epoch seconds with a fraction."""
     ts = r["timestamp"]
-    gcp_object = _seconds(F.regexp_extract(ts, r'"seconds"\s*:\s*"?(\d+)', 1),
-                          F.nullif(F.regexp_extract(ts, r'"nanos"\s*:\s*(\d+)', 1), F.lit("")))
+    gcp_object = _seconds(
+        F.regexp_extract(ts, r'"seconds"\s*:\s*"?(\d+)', 1), F.nullif(F.regexp_extract(ts, r'"nanos"\s*:\s*(\d+)', 1), F.lit(""))
+    )
     return F.coalesce(
         r.getField("@timestamp"),
         F.when(ts.startswith("{"), gcp_object).otherwise(ts),
@@ -202,9 +254,17 @@ def _timestamp(r: Column, dotnet: Column) -> Column:
 
 
 def _level(r: Column, dotnet: Column) -> Column:
-    level = F.coalesce(r["level"], r.getField("log.level"), r["log"]["level"], r["severity"],
-                       r.getField(f"{GCP}severity"), r["levelname"], r.getField("@l"), dotnet["LogLevel"],
-                       F.when(r.getField("@m").isNotNull() | r.getField("@mt").isNotNull(), F.lit("Information")))  # Serilog leaves Information out
+    level = F.coalesce(
+        r["level"],
+        r.getField("log.level"),
+        r["log"]["level"],
+        r["severity"],
+        r.getField(f"{GCP}severity"),
+        r["levelname"],
+        r.getField("@l"),
+        dotnet["LogLevel"],
+        F.when(r.getField("@m").isNotNull() | r.getField("@mt").isNotNull(), F.lit("Information")),
+    )  # Serilog leaves Information out
     names = F.create_map(*[F.lit(x) for pair in LEVEL_NAMES.items() for x in pair])
     return F.coalesce(names[F.upper(level)], level)
 
@@ -238,8 +298,7 @@ def _stack(r: Column, dotnet: Column) -> Column:
         from_thrown,
         F.when(thrown.isNotNull(), F.nullif(summary, F.lit(""))),
         r["err"]["stack"],
-        F.when(r.getField("error.message").isNotNull(),
-               F.concat_ws(": ", r.getField("error.type"), r.getField("error.message"))),
+        F.when(r.getField("error.message").isNotNull(), F.concat_ws(": ", r.getField("error.type"), r.getField("error.message"))),
         r.getField("@x"),
         dotnet["Exception"],
         _exception(r["exception"]),
@@ -269,7 +328,9 @@ def franz_go(text: Column, value: Column) -> Column:
     positions = value.contains(f'"why":"{c.FRANZ_GO_FETCHED}') & value.rlike(rf'"msg"\s*:\s*"{c.FRANZ_GO_POSITIONS}"')
     written = group_line | positions
     fields = F.map_entries(F.from_json(value, "map<string,string>", {"mode": "PERMISSIVE"}))
-    return c.franz_go_text(written, text, F.transform(fields, lambda field: field["key"]), F.transform(fields, lambda field: field["value"]))
+    return c.franz_go_text(
+        written, text, F.transform(fields, lambda field: field["key"]), F.transform(fields, lambda field: field["value"])
+    )
 
 
 def split(value: Column) -> Column:
@@ -279,11 +340,29 @@ def split(value: Column) -> Column:
     return F.array(
         _timestamp(r, dotnet),
         _level(r, dotnet),
-        F.coalesce(r["logger_name"], r["loggerName"], r.getField("log.logger"), r["log"]["logger"], r["logger"],
-                   r.getField(f"{GCP}labels")["loggerName"], r["labels"]["loggerName"], r["jsonPayload"]["logger"], r["name"],
-                   r["SourceContext"], dotnet["Category"], r["extra"]["logger"], _kafkajs(text, value)),
-        F.coalesce(r["thread_name"], r.getField("process.thread.name"), r["process"]["thread"]["name"], r["thread"],
-                   r["jsonPayload"]["thread"], r["threadName"]),
+        F.coalesce(
+            r["logger_name"],
+            r["loggerName"],
+            r.getField("log.logger"),
+            r["log"]["logger"],
+            r["logger"],
+            r.getField(f"{GCP}labels")["loggerName"],
+            r["labels"]["loggerName"],
+            r["jsonPayload"]["logger"],
+            r["name"],
+            r["SourceContext"],
+            dotnet["Category"],
+            r["extra"]["logger"],
+            _kafkajs(text, value),
+        ),
+        F.coalesce(
+            r["thread_name"],
+            r.getField("process.thread.name"),
+            r["process"]["thread"]["name"],
+            r["thread"],
+            r["jsonPayload"]["thread"],
+            r["threadName"],
+        ),
         F.lit(None).cast("string"),
         F.when(stack.isNull(), message).otherwise(F.concat_ws("\n", message, stack)),
     )

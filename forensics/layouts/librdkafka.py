@@ -16,8 +16,7 @@ from . import _common as c
 NAME = "librdkafka"
 DESCRIPTION = "librdkafka native log: %LEVEL|epoch.ms|FACILITY|handle| [thrd:name]: msg"
 EXAMPLE = (
-    "%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: Group \"orders-app\" changed "
-    "state init -> query-coord (join-state init)"
+    '%7|1600000000.123|CGRPSTATE|rdkafka#consumer-1| [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
 )
 FIRST_CHARS = "%0123456789"
 HEAD = (

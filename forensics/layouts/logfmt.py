@@ -43,8 +43,19 @@ LOGGER_KEYS = (("logger",), ("caller",), ("name",))
 THREAD_KEYS = ("thread",)
 MESSAGE_KEYS = ("msg", "message")
 STACK_KEYS = ("stacktrace", "stack_trace")
-LEVEL_NAMES = {"DBUG": "DEBUG", "DBG": "DEBUG", "EROR": "ERROR", "ERR": "ERROR", "CRIT": "FATAL",
-               "TRCE": "TRACE", "TRC": "TRACE", "WRN": "WARN", "INF": "INFO", "FTL": "FATAL", "PANIC": "FATAL"}
+LEVEL_NAMES = {
+    "DBUG": "DEBUG",
+    "DBG": "DEBUG",
+    "EROR": "ERROR",
+    "ERR": "ERROR",
+    "CRIT": "FATAL",
+    "TRCE": "TRACE",
+    "TRC": "TRACE",
+    "WRN": "WARN",
+    "INF": "INFO",
+    "FTL": "FATAL",
+    "PANIC": "FATAL",
+}
 """Short level names (log15, zerolog) in log4j's names; the rest are upper-cased later."""
 _BACKSLASH = "\u0002"
 

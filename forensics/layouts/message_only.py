@@ -24,9 +24,7 @@ DESCRIPTION = "A message with no layout fields (untimed paste, or dated by its w
 EXAMPLE = "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
 FIRST_CHARS = ""
 _KAFKA_LOGGER = r"(?:org\.apache\.kafka|o\.a\.k)\.[\w.$]*[\w$]"
-LEVEL_AND_KAFKA_LOGGER = (
-    rf"\[?({c.LEVELS})\s*\]?\s*(?:\[({_KAFKA_LOGGER})(?::\d+)?\] ?|({_KAFKA_LOGGER})(?::\d+)?(?: - |: | (?=\[)))"
-)
+LEVEL_AND_KAFKA_LOGGER = rf"\[?({c.LEVELS})\s*\]?\s*(?:\[({_KAFKA_LOGGER})(?::\d+)?\] ?|({_KAFKA_LOGGER})(?::\d+)?(?: - |: | (?=\[)))"
 """An excerpt's line whose timestamp was cut off but whose level and Kafka logger were kept, in
 any of the usual forms: ``[INFO ][org.apache.kafka.clients.Metadata] msg`` (Logstash's own
 layout), ``INFO  o.a.k.c.c.i.ConsumerCoordinator - msg``, ``WARN [org.apache.kafka..] msg``."""

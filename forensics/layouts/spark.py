@@ -36,10 +36,24 @@ TEMPLATE = c.replacement(ts_text="$1", level="$2", logger="$3", message="$4")
 
 KAFKA_CLASSES = {
     "org.apache.kafka.clients.consumer.internals": (
-        "AbstractCoordinator", "ConsumerCoordinator", "ConsumerUtils", "SubscriptionState", "Fetcher", "FetchCollector",
-        "CompletedFetch", "AbstractStickyAssignor", "ConsumerRebalanceListenerInvoker", "LegacyKafkaConsumer",
-        "ClassicKafkaConsumer", "AsyncKafkaConsumer", "MembershipManagerImpl", "ConsumerMembershipManager",
-        "CommitRequestManager", "HeartbeatRequestManager", "ConsumerHeartbeatRequestManager", "CoordinatorRequestManager",
+        "AbstractCoordinator",
+        "ConsumerCoordinator",
+        "ConsumerUtils",
+        "SubscriptionState",
+        "Fetcher",
+        "FetchCollector",
+        "CompletedFetch",
+        "AbstractStickyAssignor",
+        "ConsumerRebalanceListenerInvoker",
+        "LegacyKafkaConsumer",
+        "ClassicKafkaConsumer",
+        "AsyncKafkaConsumer",
+        "MembershipManagerImpl",
+        "ConsumerMembershipManager",
+        "CommitRequestManager",
+        "HeartbeatRequestManager",
+        "ConsumerHeartbeatRequestManager",
+        "CoordinatorRequestManager",
     ),
     "org.apache.kafka.clients.consumer": ("KafkaConsumer", "ConsumerConfig"),
     "org.apache.kafka.clients.producer": ("KafkaProducer", "ProducerConfig"),
@@ -53,7 +67,8 @@ as in any other layout. Some of their lines carry no log-context prefix to tell 
 before Kafka 1.0)."""
 FULL_NAMES = {
     short: f"{package}.{name}"
-    for package, names in KAFKA_CLASSES.items() for name in names
+    for package, names in KAFKA_CLASSES.items()
+    for name in names
     for short in (name, f"{package.rpartition('.')[2]}.{name}")
 }
 """``ConsumerCoordinator`` and ``internals.ConsumerCoordinator`` -> the class's full name."""

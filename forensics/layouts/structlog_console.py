@@ -28,13 +28,10 @@ LEVELS = ("debug", "info", "warning", "warn", "error", "critical", "exception", 
 _FIRST_LETTERS = sorted({level[0] for level in LEVELS})
 _OPENING = rf"(?P<ts>{c.ISO_DATETIME}) \[(?P<level>{'|'.join(LEVELS)}) *\] "
 START, _ = c.java_pattern(f"^{_OPENING}")
-HEAD, _GROUPS = c.java_pattern(
-    rf"(?s)^{_OPENING}(?P<event>[^\n]*?)(?: +\[(?P<logger>{c.LOGGER})\](?: [\w.-]+=[^\n]*)?)? *(?P<rest>\n.*)?$"
-)
+HEAD, _GROUPS = c.java_pattern(rf"(?s)^{_OPENING}(?P<event>[^\n]*?)(?: +\[(?P<logger>{c.LOGGER})\](?: [\w.-]+=[^\n]*)?)? *(?P<rest>\n.*)?$")
 _NUMBER = {name: f"${number}" for name, number in _GROUPS}
 TEMPLATE = c.replacement(
-    ts_text=_NUMBER["ts"], level=_NUMBER["level"], logger=_NUMBER["logger"],
-    message=_NUMBER["event"] + _NUMBER["rest"],
+    ts_text=_NUMBER["ts"], level=_NUMBER["level"], logger=_NUMBER["logger"], message=_NUMBER["event"] + _NUMBER["rest"]
 )
 SPLIT = (HEAD, TEMPLATE)
 _LONGEST_STAMP = 36

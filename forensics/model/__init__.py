@@ -112,4 +112,14 @@ def _kept(table: DataFrame) -> DataFrame:
     return table if known_empty(table) else materialise(table)
 
 
-__all__ = ["Model", "build_model", "clock_skew", "commit_lineage", "correct_clocks", "ownership_intervals", "rebalances", "restore_episodes", "with_members"]
+__all__ = [
+    "Model",
+    "build_model",
+    "clock_skew",
+    "commit_lineage",
+    "correct_clocks",
+    "ownership_intervals",
+    "rebalances",
+    "restore_episodes",
+    "with_members",
+]

@@ -41,7 +41,10 @@ COORDINATOR_PREFIX = "coordinator:"
 
 ANSWERED = {"coordinator:group:stabilized": JOINED[0], "coordinator:group:assignment_received": JOINED[1]}
 """Coordinator line -> the member line that answers it (written just after it, same generation)."""
-ASKED = {"consumer:group:join_started": "coordinator:group:stabilized", "consumer:group:assignment_finished": "coordinator:group:assignment_received"}
+ASKED = {
+    "consumer:group:join_started": "coordinator:group:stabilized",
+    "consumer:group:assignment_finished": "coordinator:group:assignment_received",
+}
 """Member line -> the coordinator line it precedes: a member's JoinGroup requests for generation N
 reach the coordinator before it stabilizes N; the leader's assignment before it is received."""
 
@@ -130,7 +133,9 @@ def clock_skew(events: DataFrame, event_types: frozenset[str] | None = None) -> 
     Spark's optimiser plans away instead of computing bounds that cannot exist.
     """
     s.validate_columns(events, [s.EVENT_TYPE, s.HOST, s.GROUP_ID, s.GENERATION, s.TS], "clock_skew")
-    coordinator = empty_without(events.where(F.col(s.EVENT_TYPE).startswith(COORDINATOR_PREFIX)), s.event_types_of(COORDINATOR_PREFIX), event_types)
+    coordinator = empty_without(
+        events.where(F.col(s.EVENT_TYPE).startswith(COORDINATOR_PREFIX)), s.event_types_of(COORDINATOR_PREFIX), event_types
+    )
     marks = _marks(events)
     reference = _reference(coordinator, marks)
     ref_marks = marks.join(reference, F.col(s.HOST) == F.col("reference")).select(
@@ -139,12 +144,16 @@ def clock_skew(events: DataFrame, event_types: frozenset[str] | None = None) -> 
     diffs = marks.join(ref_marks, [s.GROUP_ID, s.GENERATION, s.EVENT_TYPE]).withColumn(
         "diff_ms", _millis(F.col("mark")) - _millis(F.col("ref_mark"))
     )
-    stats = diffs.where(F.col(s.HOST) != F.col("reference")).groupBy(s.HOST).agg(
-        F.percentile_approx("diff_ms", 0.5).alias("median_ms"),
-        (F.max("diff_ms") - F.min("diff_ms")).alias("spread_ms"),
-        # against the coordinator every member line answers its line: the offset is at most the least difference
-        F.when(F.max("reference_is_coordinator"), F.min("diff_ms")).alias("offset_max_ms"),
-        F.countDistinct(s.GROUP_ID, s.GENERATION).alias("samples"),
+    stats = (
+        diffs.where(F.col(s.HOST) != F.col("reference"))
+        .groupBy(s.HOST)
+        .agg(
+            F.percentile_approx("diff_ms", 0.5).alias("median_ms"),
+            (F.max("diff_ms") - F.min("diff_ms")).alias("spread_ms"),
+            # against the coordinator every member line answers its line: the offset is at most the least difference
+            F.when(F.max("reference_is_coordinator"), F.min("diff_ms")).alias("offset_max_ms"),
+            F.countDistinct(s.GROUP_ID, s.GENERATION).alias("samples"),
+        )
     )
     hosts = events.select(s.HOST).where(F.col(s.HOST).isNotNull()).distinct().crossJoin(reference)
     joined = hosts.join(stats, s.HOST, "left").join(_lower_bounds(events, coordinator, reference), s.HOST, "left")

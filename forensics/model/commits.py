@@ -32,8 +32,21 @@ LOG_KINDS = {
 DUMP_KINDS = {s.CONSUMER_OFFSETS_COMMIT: c.DUMP_COMMIT, s.DESCRIBE_OFFSETS: c.DUMP_SNAPSHOT}
 
 HISTORY_COLUMNS = (
-    s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, "kind", s.OFFSET, "strategy", MEMBER, s.HOST, s.CLIENT_ID,
-    s.GENERATION, "source", s.SOURCE_FILE, s.LINE, "strategy_line",
+    s.GROUP_ID,
+    s.TOPIC,
+    s.PARTITION,
+    s.TS,
+    "kind",
+    s.OFFSET,
+    "strategy",
+    MEMBER,
+    s.HOST,
+    s.CLIENT_ID,
+    s.GENERATION,
+    "source",
+    s.SOURCE_FILE,
+    s.LINE,
+    "strategy_line",
 )
 
 OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=')?([^\s{},=']+)(?:-|', partition=)(\d+)(?:=|\): )OffsetAndMetadata[{(]offset=(\d+)"
@@ -59,11 +72,9 @@ def per_partition_failures(members: DataFrame) -> DataFrame:
     )
     entries = F.arrays_zip(*[F.regexp_extract_all("_offsets", F.lit(OFFSET_MAP_ENTRY), F.lit(i)).alias(f"_{i}") for i in (1, 2, 3)])
     exploded = maps.withColumn("_entry", F.explode(entries))
-    return exploded.withColumns({
-        s.TOPIC: F.col("_entry._1"),
-        s.PARTITION: F.col("_entry._2").cast("int"),
-        s.OFFSET: F.col("_entry._3").cast("long"),
-    }).drop("_entry", "_offsets")
+    return exploded.withColumns(
+        {s.TOPIC: F.col("_entry._1"), s.PARTITION: F.col("_entry._2").cast("int"), s.OFFSET: F.col("_entry._3").cast("long")}
+    ).drop("_entry", "_offsets")
 
 
 def per_partition_positions(members: DataFrame) -> DataFrame:
@@ -75,12 +86,14 @@ def per_partition_positions(members: DataFrame) -> DataFrame:
     listed = members.where(F.col(s.EVENT_TYPE).isin(SET_COMMITTED, COMMITTED) & F.col(s.TOPIC).isNull() & F.col(s.PARTITIONS).isNotNull())
     exploded = listed.withColumn("_position", F.explode(go_positions(F.regexp_extract(s.MESSAGE, r"(?:input|to): (.*)$", 1))))
     offset = F.col("_position.offset")
-    return exploded.withColumns({
-        s.EVENT_TYPE: F.when((F.col(s.EVENT_TYPE) == COMMITTED) | (offset >= 0), F.col(s.EVENT_TYPE)).otherwise(F.lit(NO_COMMITTED)),
-        s.TOPIC: F.col("_position.topic"),
-        s.PARTITION: F.col("_position.partition"),
-        s.OFFSET: F.when(offset >= 0, offset),
-    }).drop("_position")
+    return exploded.withColumns(
+        {
+            s.EVENT_TYPE: F.when((F.col(s.EVENT_TYPE) == COMMITTED) | (offset >= 0), F.col(s.EVENT_TYPE)).otherwise(F.lit(NO_COMMITTED)),
+            s.TOPIC: F.col("_position.topic"),
+            s.PARTITION: F.col("_position.partition"),
+            s.OFFSET: F.when(offset >= 0, offset),
+        }
+    ).drop("_position")
 
 
 def log_offsets(members: DataFrame) -> DataFrame:
@@ -102,16 +115,30 @@ def log_offsets(members: DataFrame) -> DataFrame:
     is_seek = F.col(s.EVENT_TYPE) == "consumer:offset:seek_strategy"
     before = per_partition.rowsBetween(Window.unboundedPreceding, -1)
     seek = F.when(is_seek, F.struct(F.col("strategy").alias("strategy"), F.col(s.LINE).alias("line")))
-    with_strategy = relevant.withColumn("_seek", F.last(seek, ignorenulls=True).over(before)).withColumn(
-        "_own_strategy", F.col("strategy")
-    ).withColumn("strategy", F.coalesce(F.col("strategy"), F.col("_seek.strategy")))
+    with_strategy = (
+        relevant.withColumn("_seek", F.last(seek, ignorenulls=True).over(before))
+        .withColumn("_own_strategy", F.col("strategy"))
+        .withColumn("strategy", F.coalesce(F.col("strategy"), F.col("_seek.strategy")))
+    )
     return with_strategy.where(F.col(s.EVENT_TYPE) != "consumer:offset:seek_strategy").select(
-        s.GROUP_ID, s.TOPIC, s.PARTITION, s.TS, kinds[F.col(s.EVENT_TYPE)].alias("kind"), s.OFFSET,
+        s.GROUP_ID,
+        s.TOPIC,
+        s.PARTITION,
+        s.TS,
+        kinds[F.col(s.EVENT_TYPE)].alias("kind"),
+        s.OFFSET,
         F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("strategy"))
-        .when(F.col(s.EVENT_TYPE) == "consumer:offset:out_of_range", F.col("_own_strategy")).alias("strategy"),
-        MEMBER, s.HOST, s.CLIENT_ID, F.col("generation_now").alias(s.GENERATION),
-        F.lit("log").alias("source"), s.SOURCE_FILE, s.LINE,
-        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("_seek.line")).alias("strategy_line"), s.MEMBER_BASIS,
+        .when(F.col(s.EVENT_TYPE) == "consumer:offset:out_of_range", F.col("_own_strategy"))
+        .alias("strategy"),
+        MEMBER,
+        s.HOST,
+        s.CLIENT_ID,
+        F.col("generation_now").alias(s.GENERATION),
+        F.lit("log").alias("source"),
+        s.SOURCE_FILE,
+        s.LINE,
+        F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("_seek.line")).alias("strategy_line"),
+        s.MEMBER_BASIS,
     )
 
 
@@ -122,11 +149,21 @@ def dump_offsets(offsets: DataFrame) -> DataFrame:
     rows = offsets.where(F.col(s.KIND).isin(*DUMP_KINDS) & F.col(s.CURRENT_OFFSET).isNotNull())
     null_text = F.lit(None).cast("string")
     return rows.select(
-        s.GROUP_ID, s.TOPIC, s.PARTITION,
+        s.GROUP_ID,
+        s.TOPIC,
+        s.PARTITION,
         F.coalesce(F.col(s.COMMIT_TS), F.col(s.SNAPSHOT_TS)).alias(s.TS),
-        kinds[F.col(s.KIND)].alias("kind"), F.col(s.CURRENT_OFFSET).alias(s.OFFSET), null_text.alias("strategy"),
-        null_text.alias(MEMBER), null_text.alias(s.HOST), null_text.alias(s.CLIENT_ID), F.lit(None).cast("int").alias(s.GENERATION),
-        F.lit("dump").alias("source"), s.SOURCE_FILE, s.LINE, F.lit(None).cast("long").alias("strategy_line"),
+        kinds[F.col(s.KIND)].alias("kind"),
+        F.col(s.CURRENT_OFFSET).alias(s.OFFSET),
+        null_text.alias("strategy"),
+        null_text.alias(MEMBER),
+        null_text.alias(s.HOST),
+        null_text.alias(s.CLIENT_ID),
+        F.lit(None).cast("int").alias(s.GENERATION),
+        F.lit("dump").alias("source"),
+        s.SOURCE_FILE,
+        s.LINE,
+        F.lit(None).cast("long").alias("strategy_line"),
         null_text.alias(s.MEMBER_BASIS),
     )
 
@@ -149,12 +186,19 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
         history = history.unionByName(dump_offsets(offsets))
     owner = F.coalesce(F.col(MEMBER), F.concat_ws("/", s.HOST, s.CLIENT_ID))
     intervals = ownership.select(
-        F.col(s.GROUP_ID).alias("_g"), F.col(s.TOPIC).alias("_t"), F.col(s.PARTITION).alias("_p"),
-        owner.alias("owner"), F.col(s.GENERATION).alias("owner_generation"), "from_ts", "to_ts",
+        F.col(s.GROUP_ID).alias("_g"),
+        F.col(s.TOPIC).alias("_t"),
+        F.col(s.PARTITION).alias("_p"),
+        owner.alias("owner"),
+        F.col(s.GENERATION).alias("owner_generation"),
+        "from_ts",
+        "to_ts",
     )
     same_partition = (F.col(s.GROUP_ID) == F.col("_g")) & (F.col(s.TOPIC) == F.col("_t")) & (F.col(s.PARTITION) == F.col("_p"))
     inside = same_partition & (F.col("from_ts") <= F.col(s.TS)) & (F.col("to_ts").isNull() | (F.col(s.TS) <= F.col("to_ts")))
-    latest_first = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION).orderBy(F.col("from_ts").desc_nulls_last())  # one line may name several partitions
+    latest_first = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION).orderBy(
+        F.col("from_ts").desc_nulls_last()
+    )  # one line may name several partitions
     at_time = (
         history.join(intervals, inside, "left")
         .withColumn("_rank", F.row_number().over(latest_first))
@@ -162,30 +206,38 @@ def commit_lineage(members: DataFrame, ownership: DataFrame, offsets: DataFrame 
         .drop("_g", "_t", "_p", "from_ts", "to_ts", "_rank")
     )
     own = intervals.select(
-        "_g", "_t", "_p", F.col("owner").alias("_member"), F.col("owner_generation").alias("_generation"),
-        F.col("from_ts").alias("_from"), F.col("to_ts").alias("_to"), F.lit(True).alias("_own"),
+        "_g",
+        "_t",
+        "_p",
+        F.col("owner").alias("_member"),
+        F.col("owner_generation").alias("_generation"),
+        F.col("from_ts").alias("_from"),
+        F.col("to_ts").alias("_to"),
+        F.lit(True).alias("_own"),
     )
     # a generation not logged (no join line in the logs) is unknown, not another generation: the
     # owner's own commit inside its interval is its own
     unknown_generation = F.col(s.GENERATION).isNull() | F.col("_generation").isNull()
     inside_own = (F.col("_from") <= F.col(s.TS)) & (F.col("_to").isNull() | (F.col(s.TS) <= F.col("_to")))
     owned_then = (
-        (F.col(s.GROUP_ID) == F.col("_g")) & (F.col(s.TOPIC) == F.col("_t")) & (F.col(s.PARTITION) == F.col("_p"))
+        (F.col(s.GROUP_ID) == F.col("_g"))
+        & (F.col(s.TOPIC) == F.col("_t"))
+        & (F.col(s.PARTITION) == F.col("_p"))
         & (F.col(MEMBER) == F.col("_member"))
         & ((F.col(s.GENERATION) == F.col("_generation")) | (unknown_generation & inside_own))
     )
     one_row = Window.partitionBy(s.SOURCE_FILE, s.LINE, "kind", s.TOPIC, s.PARTITION).orderBy(F.col("_own").desc_nulls_last())
-    attributed = (
-        at_time.join(own, owned_then, "left")
-        .withColumn("_rank", F.row_number().over(one_row)).where(F.col("_rank") == 1)
-    )
+    attributed = at_time.join(own, owned_then, "left").withColumn("_rank", F.row_number().over(one_row)).where(F.col("_rank") == 1)
     ordered = Window.partitionBy(s.GROUP_ID, s.TOPIC, s.PARTITION).orderBy(s.TS, s.SOURCE_FILE, s.LINE)
     commit = F.col("kind").isin(*c.COMMITTED_KINDS)
     return attributed.select(
         *HISTORY_COLUMNS,
         F.row_number().over(ordered).alias("sequence"),
-        F.last(F.when(commit, F.col(s.OFFSET)), ignorenulls=True).over(ordered.rowsBetween(Window.unboundedPreceding, -1)).alias("previous_offset"),
-        "owner", "owner_generation",
+        F.last(F.when(commit, F.col(s.OFFSET)), ignorenulls=True)
+        .over(ordered.rowsBetween(Window.unboundedPreceding, -1))
+        .alias("previous_offset"),
+        "owner",
+        "owner_generation",
         F.when(F.col("source") == "log", F.coalesce(F.col("_own"), F.lit(False))).alias("in_own_interval"),
         s.MEMBER_BASIS,
     )

@@ -66,7 +66,9 @@ def coordinator_signals(members: DataFrame) -> DataFrame:
     coordinator = members.where(F.col(s.EVENT_TYPE).startswith("coordinator:group:") & F.col(s.GROUP_ID).isNotNull())
     kind = F.coalesce(_reason_kind(), literal_map(MEMBERSHIP)[F.col(s.EVENT_TYPE)])
     lines = coordinator.where(F.col(s.EVENT_TYPE).isin(PREPARING, EPOCH_BUMPED, *MEMBERSHIP)).select(
-        "*", kind.alias("_kind"), F.when(kind.isNotNull(), F.col(s.MEMBER_ID)).alias("_member_id"),
+        "*",
+        kind.alias("_kind"),
+        F.when(kind.isNotNull(), F.col(s.MEMBER_ID)).alias("_member_id"),
         F.when(F.col(s.EVENT_TYPE).isin(PREPARING, EPOCH_BUMPED), coordinator_generation()).alias("_known"),
     )
     done = coordinator.where(F.col(s.EVENT_TYPE).isin(*REACHED)).select(
@@ -82,9 +84,13 @@ def coordinator_signals(members: DataFrame) -> DataFrame:
 def coordinator_spans(signals: DataFrame) -> DataFrame:
     """Per group (``_spans``): each member id the coordinator names, with the generation its join
     leads to (``joined``) and the one its leaving leads to (``left``), null where not logged."""
-    spans = signals.where(F.col("_member_id").isNotNull()).groupBy(s.GROUP_ID, "_member_id").agg(
-        F.min(F.when(F.col("_kind") == "joined", F.col("_g"))).alias("joined"),
-        F.min(F.when(F.col("_kind") != "joined", F.col("_g"))).alias("left"),
+    spans = (
+        signals.where(F.col("_member_id").isNotNull())
+        .groupBy(s.GROUP_ID, "_member_id")
+        .agg(
+            F.min(F.when(F.col("_kind") == "joined", F.col("_g"))).alias("joined"),
+            F.min(F.when(F.col("_kind") != "joined", F.col("_g"))).alias("left"),
+        )
     )
     return spans.groupBy(s.GROUP_ID).agg(F.collect_list(F.struct(F.col("_member_id").alias("id"), "joined", "left")).alias("_spans"))
 
@@ -95,8 +101,12 @@ def held_member_ids() -> Column:
     the logs: while it has not left) up to, not including, the one its leaving leads to; and the
     generation's leader."""
     generation = F.col(s.GENERATION)
-    held = F.filter(F.col("_spans"), lambda span: F.coalesce(span["joined"] <= generation, span["left"].isNotNull())
-                    & F.coalesce(generation < span["left"], F.lit(True)))
+    held = F.filter(
+        F.col("_spans"),
+        lambda span: (
+            F.coalesce(span["joined"] <= generation, span["left"].isNotNull()) & F.coalesce(generation < span["left"], F.lit(True))
+        ),
+    )
     ids = F.coalesce(F.transform(held, lambda span: span["id"]), F.array().cast("array<string>"))
     leader = F.when(F.col("coordinator_leader").isNotNull(), F.array("coordinator_leader")).otherwise(F.array().cast("array<string>"))
     return F.array_sort(F.array_union(ids, leader))
@@ -117,21 +127,27 @@ def _coordinator_starts(signals: DataFrame) -> DataFrame:
         F.sort_array(F.collect_set(F.when(F.col("_kind") == "joined", F.col("_member_id")))).alias("coordinator_joined"),
         F.sort_array(F.collect_set(F.when(F.col("_kind") != "joined", F.col("_member_id")))).alias("coordinator_left"),
         F.collect_set("_kind").alias("_kinds"),
-        first_stated(s.HOST).alias("_host"), first_stated("coordinator").alias("_partition"),
+        first_stated(s.HOST).alias("_host"),
+        first_stated("coordinator").alias("_partition"),
     )
 
 
 def _coordinator_outcomes(members: DataFrame) -> DataFrame:
     """Per group and generation: when the coordinator stabilized it and received the leader's
     assignment (KIP-848: computed the target assignment), its member count and leader."""
-    facts = members.where(F.col(s.EVENT_TYPE).isin(STABILIZED, ASSIGNMENT_RECEIVED, EMPTY, TARGET_ASSIGNMENT) & F.col(s.GROUP_ID).isNotNull())
+    facts = members.where(
+        F.col(s.EVENT_TYPE).isin(STABILIZED, ASSIGNMENT_RECEIVED, EMPTY, TARGET_ASSIGNMENT) & F.col(s.GROUP_ID).isNotNull()
+    )
     emptied = F.when(F.max((F.col(s.EVENT_TYPE) == EMPTY).cast("int")) == 1, F.lit(0))
     return facts.groupBy(s.GROUP_ID, coordinator_generation().alias(s.GENERATION)).agg(
         _earliest(s.TS, STABILIZED).alias("coordinator_stabilized_ts"),
         _earliest(s.TS, ASSIGNMENT_RECEIVED, TARGET_ASSIGNMENT).alias("coordinator_assignment_ts"),
-        F.coalesce(_earliest("member_count", STABILIZED), _earliest("member_count", ASSIGNMENT_RECEIVED), emptied).alias("coordinator_member_count"),
+        F.coalesce(_earliest("member_count", STABILIZED), _earliest("member_count", ASSIGNMENT_RECEIVED), emptied).alias(
+            "coordinator_member_count"
+        ),
         _earliest("leader_id", ASSIGNMENT_RECEIVED).alias("coordinator_leader"),
-        first_stated(s.HOST).alias("_stated_host"), first_stated("coordinator").alias("_stated_partition"),
+        first_stated(s.HOST).alias("_stated_host"),
+        first_stated("coordinator").alias("_stated_partition"),
     )
 
 
@@ -146,27 +162,38 @@ def coordinator_view(members: DataFrame) -> DataFrame:
     view = _coordinator_starts(signals).join(_coordinator_outcomes(members), [s.GROUP_ID, s.GENERATION], "full")
     none = F.array().cast("array<string>")
     return view.join(coordinator_spans(signals), s.GROUP_ID, "left").select(
-        s.GROUP_ID, s.GENERATION,
+        s.GROUP_ID,
+        s.GENERATION,
         F.coalesce("_host", "_stated_host").alias("coordinator_host"),
         F.coalesce("_partition", "_stated_partition").alias("coordinator_partition"),
-        "coordinator_start_ts", "coordinator_stabilized_ts", "coordinator_assignment_ts", "coordinator_reason",
-        "coordinator_member_count", "coordinator_leader", held_member_ids().alias("coordinator_member_ids"),
+        "coordinator_start_ts",
+        "coordinator_stabilized_ts",
+        "coordinator_assignment_ts",
+        "coordinator_reason",
+        "coordinator_member_count",
+        "coordinator_leader",
+        held_member_ids().alias("coordinator_member_ids"),
         *[F.coalesce(name, none).alias(name) for name in ("coordinator_joined", "coordinator_left", "_kinds")],
-        F.col("_evidence.source_file").alias("coordinator_file"), F.col("_evidence.line").alias("coordinator_line"),
+        F.col("_evidence.source_file").alias("coordinator_file"),
+        F.col("_evidence.line").alias("coordinator_line"),
     )
 
 
 def member_names(members: DataFrame) -> DataFrame:
     """Member id -> the member (``host/client``) whose own lines carry it, per group."""
-    return members.where(F.col(MEMBER).isNotNull() & F.col(s.MEMBER_ID).isNotNull()).groupBy(s.GROUP_ID, s.MEMBER_ID).agg(
-        first_stated(MEMBER).alias("_name")
+    return (
+        members.where(F.col(MEMBER).isNotNull() & F.col(s.MEMBER_ID).isNotNull())
+        .groupBy(s.GROUP_ID, s.MEMBER_ID)
+        .agg(first_stated(MEMBER).alias("_name"))
     )
 
 
 def logged_member_ids(members: DataFrame) -> DataFrame:
     """Per group: every member id some member's own lines carry (``_logged_ids``)."""
-    return members.where(F.col(MEMBER).isNotNull() & F.col(s.MEMBER_ID).isNotNull()).groupBy(s.GROUP_ID).agg(
-        F.collect_set(s.MEMBER_ID).alias("_logged_ids")
+    return (
+        members.where(F.col(MEMBER).isNotNull() & F.col(s.MEMBER_ID).isNotNull())
+        .groupBy(s.GROUP_ID)
+        .agg(F.collect_set(s.MEMBER_ID).alias("_logged_ids"))
     )
 
 
@@ -176,6 +203,7 @@ def missing_members() -> Column:
     (needs ``coordinator_member_ids`` and ``_logged_ids``)."""
     logged = F.coalesce(F.col("_logged_ids"), F.array().cast("array<string>"))
     missing = F.filter(F.coalesce(F.col("coordinator_member_ids"), F.array().cast("array<string>")), lambda m: ~F.array_contains(logged, m))
-    return F.transform(missing, lambda m: F.struct(
-        m.alias("member_id"), F.nullif(F.regexp_extract(m, MEMBER_ID_OF_CLIENT, 1), F.lit("")).alias("client_id")
-    ))
+    return F.transform(
+        missing,
+        lambda m: F.struct(m.alias("member_id"), F.nullif(F.regexp_extract(m, MEMBER_ID_OF_CLIENT, 1), F.lit("")).alias("client_id")),
+    )

@@ -10,28 +10,30 @@ from pyspark.sql import functions as F
 from .. import schema as s
 from ..registry import earliest, first_stated
 from ..sources import nothing_in
-from .members import (
-    EPOCH_STEP,
-    GENERATION_NOW,
-    JOINED,
-    MEMBER,
-    epoch_fenced,
-    generation_mark,
-    member_unknown,
-)
+from .members import EPOCH_STEP, GENERATION_NOW, JOINED, MEMBER, epoch_fenced, generation_mark, member_unknown
 from .ownership import ASSIGNED, STREAMS_THREAD
 from .triggers import REJOIN_STATED, TRIGGERS
 
 STARTS = (
-    "consumer:group:revoked", "consumer:group:join_started", "consumer:group:join_requested",
-    "consumer:group:leave", "consumer:group:poll_timeout", "consumer:group:session_timeout",
-    "consumer:group:fenced", "consumer:group:lost", "consumer:group:heartbeat_failed",
-    "consumer:group:generation_reset", "consumer:group:coordinator_unavailable",
+    "consumer:group:revoked",
+    "consumer:group:join_started",
+    "consumer:group:join_requested",
+    "consumer:group:leave",
+    "consumer:group:poll_timeout",
+    "consumer:group:session_timeout",
+    "consumer:group:fenced",
+    "consumer:group:lost",
+    "consumer:group:heartbeat_failed",
+    "consumer:group:generation_reset",
+    "consumer:group:coordinator_unavailable",
 )
 """Lines that show a member taking part in (or causing) the next rebalance."""
 
 AFTER_BUMP = (
-    "consumer:group:revoked", "consumer:group:lost", "consumer:group:heartbeat_failed", "consumer:group:fenced",
+    "consumer:group:revoked",
+    "consumer:group:lost",
+    "consumer:group:heartbeat_failed",
+    "consumer:group:fenced",
     "consumer:group:session_timeout",
 )
 """KIP-848 / KIP-1071 lines that follow the group epoch bump they belong to: the coordinator
@@ -48,8 +50,10 @@ def generation_members(members: DataFrame) -> DataFrame:
     marked = members.withColumn("_mark", generation_mark()).where(F.col("_mark").isNotNull() & F.col(s.GROUP_ID).isNotNull())
     first_join = F.when(F.col(s.EVENT_TYPE) != JOINED[1], F.col(s.TS))
     per_member = marked.groupBy(s.GROUP_ID, "_mark", MEMBER).agg(
-        F.min(first_join).alias("t"), first_stated(s.MEMBER_ID).alias(s.MEMBER_ID),
-        first_stated(s.INSTANCE_ID).alias(s.INSTANCE_ID), first_stated("protocol").alias("protocol"),
+        F.min(first_join).alias("t"),
+        first_stated(s.MEMBER_ID).alias(s.MEMBER_ID),
+        first_stated(s.INSTANCE_ID).alias(s.INSTANCE_ID),
+        first_stated("protocol").alias("protocol"),
         F.max(s.EVENT_TYPE).alias(s.EVENT_TYPE),
         F.max((F.col("state_from") == "JOINING").cast("int")).alias("_joining"),
         earliest(F.struct(s.SOURCE_FILE, s.LINE), first_join).alias("_first_line"),
@@ -139,8 +143,10 @@ def generation_assignments(members: DataFrame, generations: DataFrame, event_typ
     )
     leader = F.when(leads, F.col(MEMBER))
     last_of_epoch = F.max(F.col("_era").isNotNull().cast("int")) == 1
-    first_per_member = assigned.where(F.col(s.EVENT_TYPE) == ASSIGNED).groupBy(s.GROUP_ID, GENERATION_NOW, MEMBER).agg(
-        F.when(last_of_epoch, F.max(s.TS)).otherwise(F.min(s.TS)).alias("t")
+    first_per_member = (
+        assigned.where(F.col(s.EVENT_TYPE) == ASSIGNED)
+        .groupBy(s.GROUP_ID, GENERATION_NOW, MEMBER)
+        .agg(F.when(last_of_epoch, F.max(s.TS)).otherwise(F.min(s.TS)).alias("t"))
     )
     running = first_per_member.groupBy(s.GROUP_ID, F.col(GENERATION_NOW).alias(s.GENERATION)).agg(
         F.max("t").alias("end_ts"),

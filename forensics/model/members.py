@@ -87,7 +87,9 @@ def epoch_fenced() -> Column:
     assignment, ``.. saw fenced member epoch, ..`` or ``.., err: FENCED_MEMBER_EPOCH: ..``)."""
     state = (F.col(s.EVENT_TYPE) == EPOCH_STEP) & (F.col("state_to") == "FENCED")
     heartbeat = (F.col(s.EVENT_TYPE) == "consumer:group:heartbeat_failed") & F.col(s.MESSAGE).rlike(r"because epoch -?\d+ is fenced\.")
-    abandoned = (F.col(s.EVENT_TYPE) == "consumer:group:lost") & F.col(s.MESSAGE).rlike(r"saw fenced member epoch, |, err: FENCED_MEMBER_EPOCH\b")
+    abandoned = (F.col(s.EVENT_TYPE) == "consumer:group:lost") & F.col(s.MESSAGE).rlike(
+        r"saw fenced member epoch, |, err: FENCED_MEMBER_EPOCH\b"
+    )
     return state | heartbeat | abandoned
 
 
@@ -105,9 +107,8 @@ def generation_mark() -> Column:
     protocol) or the member epoch of a KIP-848 / KIP-1071 member state transition; else null.
     Epochs below 1 are no generation: 0 is a member joining (4.0+ logs ``with epoch 0
     transitioned from UNSUBSCRIBED to JOINING``), -1 and -2 a member leaving."""
-    return (
-        F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION))
-        .when((F.col(s.EVENT_TYPE) == EPOCH_STEP) & (F.col("epoch") > 0), F.col("epoch"))
+    return F.when(F.col(s.EVENT_TYPE).isin(*JOINED), F.col(s.GENERATION)).when(
+        (F.col(s.EVENT_TYPE) == EPOCH_STEP) & (F.col("epoch") > 0), F.col("epoch")
     )
 
 
@@ -127,7 +128,9 @@ def client_of_thread() -> Column:
     lines on the consumer's own thread); else, on a Spring container's consumer thread, the
     thread itself, its one consumer (the Java client's lines kept at WARN)."""
     spring = F.when(F.col(s.EVENT_TYPE).startswith("consumer:") & F.col(s.CLIENT_ID).isNull(), F.col(s.THREAD))
-    on_thread = F.coalesce(_sole_client(F.col(s.CLIENT_ID), s.SOURCE_FILE, s.THREAD), F.when(F.col(s.THREAD).rlike(SPRING_CONSUMER_THREAD), spring))
+    on_thread = F.coalesce(
+        _sole_client(F.col(s.CLIENT_ID), s.SOURCE_FILE, s.THREAD), F.when(F.col(s.THREAD).rlike(SPRING_CONSUMER_THREAD), spring)
+    )
     return F.when(F.col(s.THREAD).isNotNull(), on_thread)
 
 
@@ -158,7 +161,17 @@ def unnamed_member(events: DataFrame, client: Column) -> list[Column]:
 
 
 MEMBER_INPUTS = (
-    *EVIDENCE_ORDER, s.EVENT_TYPE, s.TEMPLATE_ID, s.HOST, s.TS, s.CLIENT_ID, s.THREAD, s.GROUP_ID, s.INSTANCE_ID, s.MEMBER_ID, s.GENERATION,
+    *EVIDENCE_ORDER,
+    s.EVENT_TYPE,
+    s.TEMPLATE_ID,
+    s.HOST,
+    s.TS,
+    s.CLIENT_ID,
+    s.THREAD,
+    s.GROUP_ID,
+    s.INSTANCE_ID,
+    s.MEMBER_ID,
+    s.GENERATION,
     "epoch",
 )
 """The columns ``with_members`` reads."""
@@ -192,9 +205,9 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), client_of_thread()))
     named = named.withColumn(s.CLIENT_ID, F.coalesce(F.col(s.CLIENT_ID), sole_consumer_of_file(named), franz_go_client()))
     client = member_client(named)
-    with_member = named.select(
-        "*", *unnamed_member(named, client),
-    ).withColumn(MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)).otherwise(F.col("_unnamed")))
+    with_member = named.select("*", *unnamed_member(named, client)).withColumn(
+        MEMBER, F.when(client.isNotNull(), F.concat_ws("/", F.col(s.HOST), client)).otherwise(F.col("_unnamed"))
+    )
     with_member = with_member.withColumn(
         s.MEMBER_BASIS, F.when(client.isNotNull(), F.lit(s.MEMBER_BASES[0])).otherwise(F.col("_unnamed_basis"))
     ).drop("_unnamed", "_unnamed_basis")
@@ -209,7 +222,10 @@ def _members_of_lines(events: DataFrame) -> DataFrame:
         return F.when(F.col(MEMBER).isNotNull(), value)
 
     return with_member.select(
-        *EVIDENCE_ORDER, s.CLIENT_ID, MEMBER, s.MEMBER_BASIS,
+        *EVIDENCE_ORDER,
+        s.CLIENT_ID,
+        MEMBER,
+        s.MEMBER_BASIS,
         F.coalesce(F.col(s.GROUP_ID), of_member(F.first(F.col(s.GROUP_ID), ignorenulls=True).over(whole))).alias(s.GROUP_ID),
         F.coalesce(of_member(F.last(s.MEMBER_ID, ignorenulls=True).over(upto)), F.col(s.MEMBER_ID)).alias(s.MEMBER_ID),
         F.coalesce(F.col(s.INSTANCE_ID), of_member(F.first(s.INSTANCE_ID, ignorenulls=True).over(whole))).alias(s.INSTANCE_ID),

@@ -23,17 +23,31 @@ from .members import GENERATION_NOW, MEMBER, epoch_fenced, member_order, member_
 
 ASSIGNED = "consumer:group:assigned"
 RELEASES = {"consumer:group:revoked": "revoked", "consumer:group:lost": "lost"}
-MEMBER_LEFT = (
-    "consumer:group:leave", "consumer:group:poll_timeout", "consumer:group:session_timeout", "consumer:group:fenced",
-)
+MEMBER_LEFT = ("consumer:group:leave", "consumer:group:poll_timeout", "consumer:group:session_timeout", "consumer:group:fenced")
 THREAD_GONE = ("PENDING_SHUTDOWN", "DEAD")
 END_OF_LOGS = "end of logs"
 STREAMS_THREAD = r"^(.*-StreamThread-\d+)-consumer$"
 """A Kafka Streams thread's main consumer is named after the thread."""
 
 OWNERSHIP_COLUMNS = (
-    s.GROUP_ID, s.TOPIC, s.PARTITION, s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID, s.INSTANCE_ID, s.GENERATION,
-    "from_ts", "to_ts", "ended", s.SOURCE_FILE, "from_line", "to_line", MEMBER, s.MEMBER_BASIS,
+    s.GROUP_ID,
+    s.TOPIC,
+    s.PARTITION,
+    s.TASK,
+    s.HOST,
+    s.CLIENT_ID,
+    s.THREAD,
+    s.MEMBER_ID,
+    s.INSTANCE_ID,
+    s.GENERATION,
+    "from_ts",
+    "to_ts",
+    "ended",
+    s.SOURCE_FILE,
+    "from_line",
+    "to_line",
+    MEMBER,
+    s.MEMBER_BASIS,
 )
 
 
@@ -43,14 +57,29 @@ def partition_changes(members: DataFrame) -> DataFrame:
     kinds = literal_map({ASSIGNED: "acquired", **RELEASES})
     lists = members.where(F.col(s.EVENT_TYPE).isin(ASSIGNED, *RELEASES) & (F.col(s.PARTITIONS).isNotNull() | F.col(s.TASK).isNotNull()))
     units = F.when(
-        F.col(s.PARTITIONS).isNotNull(), F.transform(s.PARTITIONS, lambda tp: F.struct(tp.alias("tp"), F.lit(None).cast("string").alias("task")))
+        F.col(s.PARTITIONS).isNotNull(),
+        F.transform(s.PARTITIONS, lambda tp: F.struct(tp.alias("tp"), F.lit(None).cast("string").alias("task"))),
     ).otherwise(F.transform(task_list(F.col(s.TASK)), lambda task: F.struct(F.lit(None).cast("string").alias("tp"), task.alias("task"))))
-    return lists.select(
-        s.GROUP_ID, MEMBER, s.HOST, s.CLIENT_ID,
-        F.coalesce(F.nullif(F.regexp_extract(s.CLIENT_ID, STREAMS_THREAD, 1), F.lit("")), F.col(s.THREAD)).alias(s.THREAD),
-        s.MEMBER_ID, s.INSTANCE_ID, GENERATION_NOW, s.TS, s.SOURCE_FILE, s.LINE, s.MEMBER_BASIS,
-        kinds[F.col(s.EVENT_TYPE)].alias("change"), F.explode(units).alias("_unit"),
-    ).select("*", F.col("_unit.tp").alias("tp"), F.col("_unit.task").alias(s.TASK)).drop("_unit")
+    return (
+        lists.select(
+            s.GROUP_ID,
+            MEMBER,
+            s.HOST,
+            s.CLIENT_ID,
+            F.coalesce(F.nullif(F.regexp_extract(s.CLIENT_ID, STREAMS_THREAD, 1), F.lit("")), F.col(s.THREAD)).alias(s.THREAD),
+            s.MEMBER_ID,
+            s.INSTANCE_ID,
+            GENERATION_NOW,
+            s.TS,
+            s.SOURCE_FILE,
+            s.LINE,
+            s.MEMBER_BASIS,
+            kinds[F.col(s.EVENT_TYPE)].alias("change"),
+            F.explode(units).alias("_unit"),
+        )
+        .select("*", F.col("_unit.tp").alias("tp"), F.col("_unit.task").alias(s.TASK))
+        .drop("_unit")
+    )
 
 
 def member_exits(members: DataFrame) -> DataFrame:
@@ -59,7 +88,8 @@ def member_exits(members: DataFrame) -> DataFrame:
     the coordinator fenced or removed it: its assignment is lost."""
     fenced = epoch_fenced() | member_unknown()
     gone = (
-        F.col(s.EVENT_TYPE).isin(*MEMBER_LEFT) | fenced
+        F.col(s.EVENT_TYPE).isin(*MEMBER_LEFT)
+        | fenced
         | ((F.col(s.EVENT_TYPE) == "streams:thread:state") & F.col("state_to").isin(*THREAD_GONE))
         | (F.col(s.EVENT_TYPE).isin(*RELEASES) & F.col(s.PARTITIONS).isNull() & F.col(s.TASK).isNull())
     )
@@ -77,7 +107,9 @@ def with_first_exit(acquired: DataFrame, exits: DataFrame) -> DataFrame:
     of acquisitions to exits grows with their product (a member restarting all day).
     """
     exit_rows = exits.select(
-        MEMBER, F.col("exit_ts").alias(s.TS), F.col("exit_line").alias(s.LINE),
+        MEMBER,
+        F.col("exit_ts").alias(s.TS),
+        F.col("exit_line").alias(s.LINE),
         F.struct("exit_ts", "exit_line", "exit_reason").alias("_exit"),
     )
     both = acquired.withColumn("_acquired", F.lit(True)).unionByName(exit_rows, allowMissingColumns=True)
@@ -111,7 +143,8 @@ def without_repeats(changes: DataFrame) -> DataFrame:
     ``partitions assigned``)."""
     per_partition = Window.partitionBy(s.GROUP_ID, MEMBER, "tp", s.TASK).orderBy(*member_order())
     again = (
-        (F.col("change") == "acquired") & (F.lag("change").over(per_partition) == "acquired")
+        (F.col("change") == "acquired")
+        & (F.lag("change").over(per_partition) == "acquired")
         & F.lag(GENERATION_NOW).over(per_partition).eqNullSafe(F.col(GENERATION_NOW))
     )
     return changes.withColumn("_again", F.coalesce(again, F.lit(False))).where(~F.col("_again")).drop("_again")
@@ -148,7 +181,12 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
         s.GROUP_ID,
         topic_of(F.col("tp")).alias(s.TOPIC),
         partition_of(F.col("tp")).alias(s.PARTITION),
-        s.TASK, s.HOST, s.CLIENT_ID, s.THREAD, s.MEMBER_ID, s.INSTANCE_ID,
+        s.TASK,
+        s.HOST,
+        s.CLIENT_ID,
+        s.THREAD,
+        s.MEMBER_ID,
+        s.INSTANCE_ID,
         F.col(GENERATION_NOW).alias(s.GENERATION),
         F.col(s.TS).alias("from_ts"),
         F.when(release_first, F.col("next_ts")).otherwise(F.col("exit.exit_ts")).alias("to_ts"),
@@ -156,5 +194,6 @@ def ownership_intervals(members: DataFrame) -> DataFrame:
         s.SOURCE_FILE,
         F.col(s.LINE).alias("from_line"),
         F.when(release_first, F.col("next_line")).otherwise(F.col("exit.exit_line")).alias("to_line"),
-        MEMBER, s.MEMBER_BASIS,
+        MEMBER,
+        s.MEMBER_BASIS,
     )

@@ -54,8 +54,10 @@ def evidence_gaps(members: DataFrame) -> DataFrame:
     paired = dated.withColumn("_previous", previous).where(F.col("_previous").isNotNull())
     apart = F.unix_micros(F.col(s.TS)) - F.unix_micros(F.col("_previous.ts"))
     switched = (
-        (F.col(s.SOURCE_FILE) != F.col("_previous.source_file")) & F.col(s.HOST).eqNullSafe(F.col("_previous.host"))
-        & (F.col("_previous.ts") == F.col("_previous._file_last")) & (F.col(s.TS) == F.col("_file_first"))
+        (F.col(s.SOURCE_FILE) != F.col("_previous.source_file"))
+        & F.col(s.HOST).eqNullSafe(F.col("_previous.host"))
+        & (F.col("_previous.ts") == F.col("_previous._file_last"))
+        & (F.col(s.TS) == F.col("_file_first"))
     )
     gaps = paired.where((apart > LONG_SILENCE_S * 1_000_000) | (switched & (apart > EXCERPT_GAP_S * 1_000_000)))
     return gaps.select(F.col(s.GROUP_ID).alias("_gap_group"), F.col("_previous.ts").alias("_gap_from"), F.col(s.TS).alias("_gap_to"))
@@ -121,12 +123,13 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     # said so.
     with_previous = table.withColumn("_previous", F.coalesce(previous, no_one)).withColumn("_first", previous.isNull())
     joined_members = (
-        F.when(previous.isNull() | ~logged, no_one).when(kip848, F.coalesce(F.col("_joiners"), no_one))
+        F.when(previous.isNull() | ~logged, no_one)
+        .when(kip848, F.coalesce(F.col("_joiners"), no_one))
         .otherwise(F.array_except("members", "_previous"))
     )
-    left_members = F.when(~logged, no_one).otherwise(F.array_union(
-        F.when(kip848, no_one).otherwise(F.array_except("_previous", "members")), F.coalesce(F.col("leaving"), no_one)
-    ))
+    left_members = F.when(~logged, no_one).otherwise(
+        F.array_union(F.when(kip848, no_one).otherwise(F.array_except("_previous", "members")), F.coalesce(F.col("leaving"), no_one))
+    )
     protocol_type = (
         F.when(F.col("_kip1071") == 1, F.lit(KIP1071))
         .when(kip848, F.lit(KIP848))
@@ -138,18 +141,27 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
     end = F.coalesce(F.col("end_ts"), F.col("coordinator_assignment_ts"), joined)
     bumped_first = F.col("_bump_evidence").isNotNull() & F.coalesce(F.col("joined_ts") < F.col("start_ts"), F.col("start_ts").isNull())
     evidence = F.when(bumped_first, F.col("_bump_evidence")).otherwise(F.col("start_evidence"))
-    coordinator_first = F.col("coordinator_file").isNotNull() & F.coalesce(F.col("coordinator_start_ts") < F.col("start_ts"), F.col("start_ts").isNull())
+    coordinator_first = F.col("coordinator_file").isNotNull() & F.coalesce(
+        F.col("coordinator_start_ts") < F.col("start_ts"), F.col("start_ts").isNull()
+    )
     stated = coordinator_trigger()
     with_sets = with_previous.select("*", joined_members.alias("members_joined"), F.array_distinct(left_members).alias("members_left"))
     missing = missing_members()
     table = with_sets.select(
         *keys,
-        start.alias("start_ts"), joined.alias("joined_ts"), end.alias("end_ts"),
+        start.alias("start_ts"),
+        joined.alias("joined_ts"),
+        end.alias("end_ts"),
         F.when(end >= start, _ms(end, start)).alias("duration_ms"),  # an end before the start: clocks of two hosts, no duration
-        "members", "member_ids", "instance_ids", "members_joined", "members_left",
+        "members",
+        "member_ids",
+        "instance_ids",
+        "members_joined",
+        "members_left",
         F.coalesce("leader", "_leader_name", "coordinator_leader").alias("leader"),
         F.coalesce(F.col("assignments"), F.array()).alias("assignments"),
-        "protocol", protocol_type.alias("protocol_type"),
+        "protocol",
+        protocol_type.alias("protocol_type"),
         F.coalesce(F.col("moved"), no_one).alias("moved"),
         F.coalesce(stated, members_trigger(F.col("members_joined"), F.col("members_left"))).alias("trigger"),
         F.when(coordinator_first, F.col("coordinator_file")).otherwise(evidence.source_file).alias("start_file"),
@@ -157,8 +169,9 @@ def rebalances(members: DataFrame, ownership: DataFrame, event_types: frozenset[
         F.when(stated.isNotNull(), F.lit("coordinator")).otherwise(F.lit("members")).alias("trigger_source"),
         *[c for c in view.columns if c.startswith("coordinator_")],
         missing.alias("missing_members"),
-        F.when(F.col("coordinator_host").isNotNull(), F.greatest(
-            F.coalesce(F.col("coordinator_member_count") - F.size("members"), F.lit(0)), F.size(missing)
-        )).alias("missing_member_count"),
+        F.when(
+            F.col("coordinator_host").isNotNull(),
+            F.greatest(F.coalesce(F.col("coordinator_member_count") - F.size("members"), F.lit(0)), F.size(missing)),
+        ).alias("missing_member_count"),
     )
     return without_durations_across_gaps(table, evidence_gaps(members))

@@ -26,7 +26,13 @@ from .ownership import STREAMS_THREAD
 
 TASK_OPENED = ("streams:task:created", "streams:task:initialized", "streams:checkpoint:missing", "streams:checkpoint:loaded")
 TASK_DONE = ("streams:task:restored", "streams:task:running")
-TASK_CLOSED = ("streams:task:closed_clean", "streams:task:closed_dirty", "streams:task:suspended", "streams:task:migrated", "streams:task:recycled")
+TASK_CLOSED = (
+    "streams:task:closed_clean",
+    "streams:task:closed_dirty",
+    "streams:task:suspended",
+    "streams:task:migrated",
+    "streams:task:recycled",
+)
 RESTORE = ("streams:restore:start", "streams:restore:progress", "streams:restore:finished")
 CHECKPOINT_WRITTEN = "streams:checkpoint:written"
 CHECKPOINT_WRITES = (CHECKPOINT_WRITTEN, "streams:checkpoint:write_failed")
@@ -68,7 +74,9 @@ def task_episodes(members: DataFrame) -> DataFrame:
         F.max(F.when(F.col(s.EVENT_TYPE).isin(*TASK_CLOSED), F.col(s.TS))).alias("task_closed_ts"),
         first_stated(s.SOURCE_FILE, s.LINE).alias(s.SOURCE_FILE),  # the file of opened_line
         F.min(s.LINE).alias("opened_line"),
-        F.collect_set(F.when(F.col(s.EVENT_TYPE).isin(*TASK_OPENED) & (F.col(s.EVENT_TYPE) != "streams:task:created"), F.col("changelog"))).alias("_changelogs"),
+        F.collect_set(
+            F.when(F.col(s.EVENT_TYPE).isin(*TASK_OPENED) & (F.col(s.EVENT_TYPE) != "streams:task:created"), F.col("changelog"))
+        ).alias("_changelogs"),
         *_by_role("_missing", F.col(s.EVENT_TYPE) == "streams:checkpoint:missing"),
         *_by_role("_loaded", F.col(s.EVENT_TYPE) == "streams:checkpoint:loaded"),
         *_by_role("_opened", F.col(s.EVENT_TYPE).isin(*TASK_OPENED)),
@@ -86,10 +94,7 @@ def _by_role(name: str, condition: Column) -> tuple[Column, Column]:
     and ``name_standby`` (1 where a standby task's line does): a standby replica and the active
     task it becomes log the same lines under the same task id."""
     standby = _standby_line()
-    return (
-        F.max((condition & ~standby).cast("int")).alias(name),
-        F.max((condition & standby).cast("int")).alias(f"{name}_standby"),
-    )
+    return (F.max((condition & ~standby).cast("int")).alias(name), F.max((condition & standby).cast("int")).alias(f"{name}_standby"))
 
 
 def opened_as_standby() -> Column:
@@ -124,14 +129,15 @@ def checkpoints_written(members: DataFrame) -> DataFrame:
     lines = members.where(F.col(s.EVENT_TYPE) == CHECKPOINT_WRITTEN)
     entry = F.lit(CHECKPOINT_ENTRY)
     entries = F.arrays_zip(
-        F.regexp_extract_all("changelog", entry, F.lit(1)).alias("_tp"),
-        F.regexp_extract_all("changelog", entry, F.lit(2)).alias("_offset"),
+        F.regexp_extract_all("changelog", entry, F.lit(1)).alias("_tp"), F.regexp_extract_all("changelog", entry, F.lit(2)).alias("_offset")
     )
-    exploded = lines.select(
-        "host", _thread(lines).alias("thread"), s.TS, s.SOURCE_FILE, s.LINE, F.explode(entries).alias("_entry")
-    )
+    exploded = lines.select("host", _thread(lines).alias("thread"), s.TS, s.SOURCE_FILE, s.LINE, F.explode(entries).alias("_entry"))
     return exploded.select(
-        "host", "thread", s.TS, F.col("_entry._tp").alias("changelog"), F.col("_entry._offset").cast("long").alias(s.OFFSET),
+        "host",
+        "thread",
+        s.TS,
+        F.col("_entry._tp").alias("changelog"),
+        F.col("_entry._offset").cast("long").alias(s.OFFSET),
         F.struct(F.col(s.SOURCE_FILE).alias("file"), F.col(s.LINE).alias("line")).alias("evidence"),
     ).where(F.col(s.OFFSET) >= 0)
 
@@ -143,7 +149,9 @@ def last_checkpoints(episodes: DataFrame, checkpoints: DataFrame) -> DataFrame:
     keyed by ``_lc_<key>`` columns."""
     keys = [*EPISODE, s.TASK, "changelog"]
     written = checkpoints.select(
-        F.col("host").alias("_cp_host"), F.col("changelog").alias("_cp_changelog"), F.col(s.TS).alias("_cp_ts"),
+        F.col("host").alias("_cp_host"),
+        F.col("changelog").alias("_cp_changelog"),
+        F.col(s.TS).alias("_cp_ts"),
         F.struct(
             F.col(s.TS).alias("ts"), F.col(s.OFFSET).alias("offset"), F.col("thread").alias("thread"), F.col("evidence").alias("evidence")
         ).alias("_cp"),
@@ -153,8 +161,10 @@ def last_checkpoints(episodes: DataFrame, checkpoints: DataFrame) -> DataFrame:
     )
     latest = F.struct(F.col("_cp.ts"), F.col("_cp.evidence.file"), F.col("_cp.evidence.line"))
     return (
-        episodes.select(*keys, "opened_ts").join(written, before_opening)
-        .groupBy(*keys).agg(F.max_by("_cp", latest).alias("last_checkpoint"))
+        episodes.select(*keys, "opened_ts")
+        .join(written, before_opening)
+        .groupBy(*keys)
+        .agg(F.max_by("_cp", latest).alias("last_checkpoint"))
         .select(*[F.col(k).alias(f"_lc_{k}") for k in keys], "last_checkpoint")
     )
 
@@ -203,39 +213,64 @@ def restore_episodes(members: DataFrame) -> DataFrame:
         F.lag(released).over(previous).alias("previous_released_ts"),
         F.lag("closed_evidence").over(previous).alias("previous_closed_evidence"),
     )
-    per_changelog = with_previous.select(
-        "*", F.explode_outer(F.when(F.size("_changelogs") > 0, F.col("_changelogs"))).alias("changelog")
-    )
+    per_changelog = with_previous.select("*", F.explode_outer(F.when(F.size("_changelogs") > 0, F.col("_changelogs"))).alias("changelog"))
     activity = changelog_activity(members).withColumnRenamed("changelog_tp", "changelog")
     with_activity = per_changelog.join(activity, [*EPISODE, "changelog"], "left")
     checkpoints = last_checkpoints(per_changelog, checkpoints_written(members))
     same_row = [F.col(k).eqNullSafe(F.col(f"_lc_{k}")) for k in [*EPISODE, s.TASK, "changelog"]]
     with_previous = with_activity.join(checkpoints, reduce(and_, same_row), "left")
     running = F.coalesce(F.col("task_running_ts"), F.when(F.col("thread_running_ts") >= F.col("opened_ts"), F.col("thread_running_ts")))
-    completed = (
-        F.when(F.col("restore_finished_ts").isNotNull() | F.col("task_running_ts").isNotNull(), F.lit(True))
-        .when(running.isNotNull(), F.lit(False))
+    completed = F.when(F.col("restore_finished_ts").isNotNull() | F.col("task_running_ts").isNotNull(), F.lit(True)).when(
+        running.isNotNull(), F.lit(False)
     )
-    evidence = F.array_sort(F.array_distinct(F.filter(F.flatten(F.array(
-        F.col("_task_evidence"), F.coalesce(F.col("_changelog_evidence"), F.array()),
-        F.array(F.when(running.isNotNull(), F.col("running_evidence"))),
-    )), lambda e: e.isNotNull())))
+    evidence = F.array_sort(
+        F.array_distinct(
+            F.filter(
+                F.flatten(
+                    F.array(
+                        F.col("_task_evidence"),
+                        F.coalesce(F.col("_changelog_evidence"), F.array()),
+                        F.array(F.when(running.isNotNull(), F.col("running_evidence"))),
+                    )
+                ),
+                lambda e: e.isNotNull(),
+            )
+        )
+    )
     standby = opened_as_standby()
     missing = F.when(standby, F.col("_missing_standby")).otherwise(F.col("_missing"))
     loaded = F.when(standby, F.col("_loaded_standby")).otherwise(F.col("_loaded"))
     return with_previous.select(
-        s.GROUP_ID, "host", "thread", F.col(GENERATION_NOW).alias(s.GENERATION), s.TASK, "changelog",
-        topic_of(F.col("changelog")).alias(s.TOPIC), partition_of(F.col("changelog")).alias(s.PARTITION),
+        s.GROUP_ID,
+        "host",
+        "thread",
+        F.col(GENERATION_NOW).alias(s.GENERATION),
+        s.TASK,
+        "changelog",
+        topic_of(F.col("changelog")).alias(s.TOPIC),
+        partition_of(F.col("changelog")).alias(s.PARTITION),
         F.when(missing == 1, F.lit(False)).when(loaded == 1, F.lit(True)).alias("checkpoint_found"),
         (F.col("_wiped") == 1).alias("store_wiped"),
-        "reset_offset", "restore_from", "restore_to", "records_restored", F.when(~standby, completed).alias("restore_completed"),
+        "reset_offset",
+        "restore_from",
+        "restore_to",
+        "records_restored",
+        F.when(~standby, completed).alias("restore_completed"),
         "restore_finished_ts",
-        F.col("last_checkpoint.offset").alias("last_checkpoint_offset"), F.col("last_checkpoint.ts").alias("last_checkpoint_ts"),
-        F.col("last_checkpoint.thread").alias("last_checkpoint_thread"), F.col("last_checkpoint.evidence").alias("last_checkpoint_evidence"),
-        "opened_ts", running.alias("running_ts"),
-        "previous_host", "previous_thread", "previous_released_ts",
+        F.col("last_checkpoint.offset").alias("last_checkpoint_offset"),
+        F.col("last_checkpoint.ts").alias("last_checkpoint_ts"),
+        F.col("last_checkpoint.thread").alias("last_checkpoint_thread"),
+        F.col("last_checkpoint.evidence").alias("last_checkpoint_evidence"),
+        "opened_ts",
+        running.alias("running_ts"),
+        "previous_host",
+        "previous_thread",
+        "previous_released_ts",
         (F.col("previous_host") == F.col("host")).alias("same_instance"),
         ((F.unix_micros("opened_ts") - F.unix_micros("previous_released_ts")) / 1000).cast("long").alias("gap_ms"),
-        s.SOURCE_FILE, "opened_line", evidence.alias("evidence"),
-        F.col("previous_closed_evidence").alias("previous_evidence"), standby.alias("standby"),
+        s.SOURCE_FILE,
+        "opened_line",
+        evidence.alias("evidence"),
+        F.col("previous_closed_evidence").alias("previous_evidence"),
+        standby.alias("standby"),
     )

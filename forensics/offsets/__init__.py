@@ -43,19 +43,10 @@ from ..ingest.read import open_local, read_lines, spark_key
 from ..registry import registry
 from ..spark import empty_of, kept_in_the_driver, materialise, materialised_together, rows_together, scratch_checkpoints
 from . import _common as c
-from . import (
-    burrow,
-    consumer_groups,
-    consumer_offsets_topic,
-    dump_log,
-    get_offsets,
-    prometheus,
-)
+from . import burrow, consumer_groups, consumer_offsets_topic, dump_log, get_offsets, prometheus
 from ._common import OFFSETS_SCHEMA, ROW_KINDS
 
-DUMP_KINDS: dict[str, ModuleType] = registry(
-    "KIND", consumer_groups, consumer_offsets_topic, get_offsets, dump_log, burrow, prometheus
-)
+DUMP_KINDS: dict[str, ModuleType] = registry("KIND", consumer_groups, consumer_offsets_topic, get_offsets, dump_log, burrow, prometheus)
 
 _RAW = "_raw"
 _STAMP = "_stamp"
@@ -95,11 +86,7 @@ def prepare_lines(lines: DataFrame, snapshot_ts: datetime | str | None = None) -
     the argument), all with one window over each file's lines.
     """
     base = c.computed_once(
-        lines.select(
-            spark_key(F.col("uri")).alias(c.SOURCE_FILE),
-            F.col("line").cast("long").alias(c.LINE),
-            F.col("value").alias(_RAW),
-        ),
+        lines.select(spark_key(F.col("uri")).alias(c.SOURCE_FILE), F.col("line").cast("long").alias(c.LINE), F.col("value").alias(_RAW)),
         _has_stamp=F.col(_RAW).rlike(c.STAMP),
         value=c.before_stamp(F.col(_RAW)),
     )
@@ -234,11 +221,13 @@ def read_offsets_accounted(spark: SparkSession, paths: Sequence[str] | str, snap
             prepared = materialise(prepared)
             table = materialise(parse_lines(prepared, kinds))
         table = keep(table)
-        totals, by_kind, snapshots = rows_together([
-            _accounting(prepared, table, kinds),
-            table.groupBy("kind").count(),
-            table.select("snapshot_ts").where(F.col("snapshot_ts").isNotNull()).distinct(),
-        ])
+        totals, by_kind, snapshots = rows_together(
+            [
+                _accounting(prepared, table, kinds),
+                table.groupBy("kind").count(),
+                table.select("snapshot_ts").where(F.col("snapshot_ts").isNotNull()).distinct(),
+            ]
+        )
     accounting = {k: int(totals[0][k]) for k in ("lines", "rows", "skipped", "unparsed", "records")}
     return OffsetDumps(table, accounting, {r["kind"]: r["count"] for r in by_kind}, [r["snapshot_ts"] for r in snapshots])
 

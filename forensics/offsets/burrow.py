@@ -40,14 +40,7 @@ from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import (
-    ArrayType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-)
+from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
 from . import _common as c
 
@@ -83,16 +76,29 @@ GLUED = r"(?<=\})\s*(?=\{\"error\")"
 _L, _I, _S = LongType(), IntegerType(), StringType()
 _COMMIT = StructType([StructField(name, _L) for name in ("offset", "timestamp", "observedAt", "lag")])
 _ENTRY = StructType(
-    [StructField("topic", _S), StructField("partition", _I), StructField("owner", _S), StructField("client_id", _S),
-     StructField("status", _S), StructField("start", _COMMIT), StructField("end", _COMMIT)]
+    [
+        StructField("topic", _S),
+        StructField("partition", _I),
+        StructField("owner", _S),
+        StructField("client_id", _S),
+        StructField("status", _S),
+        StructField("start", _COMMIT),
+        StructField("end", _COMMIT),
+    ]
 )
 RESPONSE_SCHEMA = StructType(
     [
         StructField("message", _S),
         StructField(
             "status",
-            StructType([StructField("cluster", _S), StructField("group", _S), StructField("status", _S),
-                        StructField("partitions", ArrayType(_ENTRY))]),
+            StructType(
+                [
+                    StructField("cluster", _S),
+                    StructField("group", _S),
+                    StructField("status", _S),
+                    StructField("partitions", ArrayType(_ENTRY)),
+                ]
+            ),
         ),
     ]
 )
@@ -124,7 +130,10 @@ def _document_lines(lines: DataFrame) -> DataFrame:
     in_file = Window.partitionBy(c.SOURCE_FILE).orderBy(c.LINE)
     upto, before = in_file.rowsBetween(Window.unboundedPreceding, 0), in_file.rowsBetween(Window.unboundedPreceding, -1)
     marked = lines.select(
-        c.SOURCE_FILE, c.LINE, c.VALUE, c.SNAPSHOT_TS,
+        c.SOURCE_FILE,
+        c.LINE,
+        c.VALUE,
+        c.SNAPSHOT_TS,
         F.last(F.when(opens, F.col(c.LINE)), ignorenulls=True).over(upto).alias("_doc"),
         F.last(F.when(closes, F.col(c.LINE)), ignorenulls=True).over(before).alias("_closed"),
     )
@@ -135,7 +144,11 @@ def _document_lines(lines: DataFrame) -> DataFrame:
     at_start = F.last(F.when(F.col(c.LINE) == F.col("_doc"), F.col("_nested")), ignorenulls=True).over(upto)
     key = F.regexp_extract(value, ENTRY_KEY, 1)
     return nested.select(
-        c.SOURCE_FILE, c.LINE, c.VALUE, c.SNAPSHOT_TS, "_doc",
+        c.SOURCE_FILE,
+        c.LINE,
+        c.VALUE,
+        c.SNAPSHOT_TS,
+        "_doc",
         F.when(key != "", key).alias("_key"),
         (F.col("_nested") - at_start).alias("_depth"),
     )
@@ -153,14 +166,19 @@ def _responses(lines: DataFrame) -> DataFrame:
     that is no whole response, with the entries it holds (``_salvaged``)."""
     ordered = F.sort_array(F.collect_list(F.struct(F.col(c.LINE), F.col(c.VALUE))))
     any_key = F.regexp_extract(F.col(c.VALUE), ANY_ENTRY_KEY, 1)
-    documents = _document_lines(lines).withColumn("_any_key", F.when(any_key != "", any_key)).groupBy(c.SOURCE_FILE, "_doc").agg(
-        F.concat_ws("\n", F.transform(ordered, lambda entry: entry[c.VALUE])).alias("_text"),
-        F.count(F.lit(1)).alias("_lines"),
-        _entry_lines("start").alias("_starts"),
-        _entry_lines("end").alias("_ends"),
-        F.sort_array(F.collect_list(F.when(F.col("_any_key") == "start", F.col(c.LINE)))).alias("_any_starts"),
-        F.sort_array(F.collect_list(F.when(F.col("_any_key") == "end", F.col(c.LINE)))).alias("_any_ends"),
-        F.min_by(F.col(c.SNAPSHOT_TS), F.col(c.LINE)).alias("_snapshot"),
+    documents = (
+        _document_lines(lines)
+        .withColumn("_any_key", F.when(any_key != "", any_key))
+        .groupBy(c.SOURCE_FILE, "_doc")
+        .agg(
+            F.concat_ws("\n", F.transform(ordered, lambda entry: entry[c.VALUE])).alias("_text"),
+            F.count(F.lit(1)).alias("_lines"),
+            _entry_lines("start").alias("_starts"),
+            _entry_lines("end").alias("_ends"),
+            F.sort_array(F.collect_list(F.when(F.col("_any_key") == "start", F.col(c.LINE)))).alias("_any_starts"),
+            F.sort_array(F.collect_list(F.when(F.col("_any_key") == "end", F.col(c.LINE)))).alias("_any_ends"),
+            F.min_by(F.col(c.SNAPSHOT_TS), F.col(c.LINE)).alias("_snapshot"),
+        )
     )
     records = F.split(F.trim(F.col("_text")), GLUED)
     parsed = documents.select("*", F.size(records).alias("_records"), F.explode(records).alias("_record")).withColumn(
@@ -168,9 +186,19 @@ def _responses(lines: DataFrame) -> DataFrame:
     )
     whole = F.coalesce(F.col("_json.message").rlike("^" + MESSAGE + "$") & F.col("_json.status").isNotNull(), F.lit(False))
     kept = parsed.where(whole).drop("_any_starts", "_any_ends")
-    unread = parsed.where(~whole).groupBy(c.SOURCE_FILE, "_doc").agg(F.count(F.lit(1)).alias("_n"), F.first("_text").alias("_text"),
-        F.first("_lines").alias("_lines"), F.first("_any_starts").alias("_starts"), F.first("_any_ends").alias("_ends"),
-        F.first("_snapshot").alias("_snapshot"), F.max(F.col("_records")).alias("_records"))
+    unread = (
+        parsed.where(~whole)
+        .groupBy(c.SOURCE_FILE, "_doc")
+        .agg(
+            F.count(F.lit(1)).alias("_n"),
+            F.first("_text").alias("_text"),
+            F.first("_lines").alias("_lines"),
+            F.first("_any_starts").alias("_starts"),
+            F.first("_any_ends").alias("_ends"),
+            F.first("_snapshot").alias("_snapshot"),
+            F.max(F.col("_records")).alias("_records"),
+        )
+    )
     damaged = unread.where((F.col("_n") == F.col("_records")) & (F.col("_records") == 1))  # no response of the document parsed
     return kept.unionByName(_salvaged(damaged.drop("_n")), allowMissingColumns=True).drop("_record")
 
@@ -181,8 +209,8 @@ _REPAIRS = (
     (r"\}-", "}"),  # a REST client's folding marks: "}-" closes, "## " opens a folded line
     (r"(?m)^#+ *", ""),
     (r"(?m)^(\s*)\d+:\s*\{", "$1{"),  # an array element's index before it
-    (r"(?m)([{,]\s*|^\s*)([A-Za-z_$][\w$]*)\s*:", "$1\"$2\":"),  # JavaScript's unquoted keys
-    (r"'((?:[^'\\\n]|\\.)*)'", "\"$1\""),  # and single-quoted strings
+    (r"(?m)([{,]\s*|^\s*)([A-Za-z_$][\w$]*)\s*:", '$1"$2":'),  # JavaScript's unquoted keys
+    (r"'((?:[^'\\\n]|\\.)*)'", '"$1"'),  # and single-quoted strings
     (r"(\"|\d|true|false|null|\}|\])([ \t]*\r?\n\s*[\"{])", "$1,$2"),  # commas a rendering left out
 )
 ENTRY_OBJECT = r"\{(?:[^{}]|\{[^{}]*\})*\}"
@@ -198,10 +226,24 @@ def _salvaged(documents: DataFrame) -> DataFrame:
     group the text names (``status.group``, else the request's URL)."""
     text = reduce(lambda acc, fix: F.regexp_replace(acc, fix[0], fix[1]), _REPAIRS, F.col("_text"))
     parsed = F.transform(F.regexp_extract_all(text, F.lit(ENTRY_OBJECT), 0), lambda o: F.from_json(o, _ENTRY, {"mode": "PERMISSIVE"}))
-    entries = F.array_distinct(F.filter(parsed, lambda e: e.isNotNull() & e["topic"].isNotNull() & e["partition"].isNotNull()
-                                        & (e["start"]["offset"].isNotNull() | e["end"]["offset"].isNotNull())))
+    entries = F.array_distinct(
+        F.filter(
+            parsed,
+            lambda e: (
+                e.isNotNull()
+                & e["topic"].isNotNull()
+                & e["partition"].isNotNull()
+                & (e["start"]["offset"].isNotNull() | e["end"]["offset"].isNotNull())
+            ),
+        )
+    )
     group = F.coalesce(F.nullif(F.regexp_extract(text, GROUP, 1), F.lit("")), F.nullif(F.regexp_extract(text, URL_GROUP, 1), F.lit("")))
-    status = F.struct(F.lit(None).cast("string").alias("cluster"), group.alias("group"), F.lit(None).cast("string").alias("status"), entries.alias("partitions"))
+    status = F.struct(
+        F.lit(None).cast("string").alias("cluster"),
+        group.alias("group"),
+        F.lit(None).cast("string").alias("status"),
+        entries.alias("partitions"),
+    )
     json_ = F.struct(F.lit(MESSAGE).alias("message"), status.alias("status"))
     return documents.withColumn("_json", json_).where(F.size(F.col("_json.status.partitions")) > 0)
 
@@ -243,8 +285,7 @@ def parse(lines: DataFrame) -> DataFrame:
     entries = _responses(lines).select("*", F.posexplode(F.col("_json.status.partitions")).alias("_pos", "_entry"))
     entry = F.col("_entry")
     commits = entries.select(
-        "*",
-        F.explode(F.array(_commit_row(entry, "start", F.col("_starts")), _commit_row(entry, "end", F.col("_ends")))).alias("_commit"),
+        "*", F.explode(F.array(_commit_row(entry, "start", F.col("_starts")), _commit_row(entry, "end", F.col("_ends")))).alias("_commit")
     ).where(F.col("_commit").isNotNull())
     placed = commits.withColumn(c.LINE, F.col("_commit.line")).withColumn(c.SNAPSHOT_TS, F.col("_commit.seen"))
     offset, lag = F.col("_commit.offset"), F.col("_commit.lag")

@@ -105,9 +105,7 @@ def _tokens(df: DataFrame) -> DataFrame:
     # An Empty group's strategy is an empty column before 4.0: the row is one cell short.
     at = F.array_position(F.col("_names"), "ASSIGNMENT-STRATEGY").cast("int")
     short_by_strategy = (at > 0) & (F.size(plain) == n - 1)
-    with_dash = F.concat(
-        F.slice(plain, 1, F.greatest(at - 1, F.lit(0))), F.array(F.lit("-")), F.slice(plain, F.greatest(at, F.lit(1)), n)
-    )
+    with_dash = F.concat(F.slice(plain, 1, F.greatest(at - 1, F.lit(0))), F.array(F.lit("-")), F.slice(plain, F.greatest(at, F.lit(1)), n))
     cells = F.when(free_text_last, limited).when(short_by_strategy, with_dash).otherwise(plain)
     return c.computed_once(step1, _cells=cells).drop("_body")
 
@@ -128,7 +126,9 @@ def _valid(kind: Column) -> Column:
     same_width = F.size(F.col("_cells")) == F.size(F.col("_names"))
     offsets_ok = (
         _cell("PARTITION").rlike(r"^\d+$")
-        & number_or_dash("CURRENT-OFFSET") & number_or_dash("LOG-END-OFFSET") & number_or_dash("LAG")
+        & number_or_dash("CURRENT-OFFSET")
+        & number_or_dash("LOG-END-OFFSET")
+        & number_or_dash("LAG")
         & number_or_dash("LEADER-EPOCH")
     )
     members_ok = _cell("#PARTITIONS").rlike(r"^\d+$")

@@ -57,10 +57,7 @@ JSON_SCHEMA = StructType(
                 [
                     StructField("version", _I),
                     StructField("type", _I),
-                    StructField(
-                        "data",
-                        StructType([StructField("group", _S), StructField("topic", _S), StructField("partition", _I)]),
-                    ),
+                    StructField("data", StructType([StructField("group", _S), StructField("topic", _S), StructField("partition", _I)])),
                 ]
             ),
         ),

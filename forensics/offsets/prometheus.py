@@ -48,8 +48,8 @@ MAX_EXACT = 2**53
 
 def _label(labels: Column, name: str) -> Column:
     """The unescaped value of label ``name`` (``\\"``, ``\\\\``, ``\\n`` escapes), else null."""
-    raw = F.regexp_extract(labels, r'(?:^|,)[ \t]*' + name + r'[ \t]*=[ \t]*"((?:[^"\\]|\\.)*)"', 1)
-    found = labels.rlike(r'(?:^|,)[ \t]*' + name + r'[ \t]*=')
+    raw = F.regexp_extract(labels, r"(?:^|,)[ \t]*" + name + r'[ \t]*=[ \t]*"((?:[^"\\]|\\.)*)"', 1)
+    found = labels.rlike(r"(?:^|,)[ \t]*" + name + r"[ \t]*=")
     unescaped = F.regexp_replace(F.regexp_replace(F.regexp_replace(raw, r"\\n", "\n"), r'\\"', '"'), r"\\\\", "\\\\")
     return F.when(found, unescaped)
 

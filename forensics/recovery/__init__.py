@@ -12,5 +12,15 @@ from .commands import csv_file_name
 from .facts import facts_of
 from .planning import FIELDS, KINDS, attach_recovery, csv_text, plan_items, recovery_for, reset_rows_by_group, retention
 
-__all__ = ["FIELDS", "KINDS", "attach_recovery", "csv_file_name", "csv_text", "facts_of", "plan_items",
-           "recovery_for", "reset_rows_by_group", "retention"]
+__all__ = [
+    "FIELDS",
+    "KINDS",
+    "attach_recovery",
+    "csv_file_name",
+    "csv_text",
+    "facts_of",
+    "plan_items",
+    "recovery_for",
+    "reset_rows_by_group",
+    "retention",
+]

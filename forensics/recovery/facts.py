@@ -13,12 +13,12 @@ from ..contract import COMMITTED_KINDS, OUT_OF_RANGE, RESET
 class Facts:
     """What the result says beyond the findings, keyed for the plans."""
 
-    commits: dict       # (group, topic, partition) -> committed offsets seen, oldest first: {offset, at, evidence}
-    log_starts: dict    # (topic, partition) -> log starts known: {offset, at, evidence, source}
+    commits: dict  # (group, topic, partition) -> committed offsets seen, oldest first: {offset, at, evidence}
+    log_starts: dict  # (topic, partition) -> log starts known: {offset, at, evidence, source}
     out_of_range: dict  # (topic, partition) -> positions found out of range: {offset, at, evidence}
-    settings: dict      # group or application id -> {host: settings of its clients' config blocks}
-    topics: dict        # group -> topics its members owned
-    hosts: dict         # group -> hosts of its members
+    settings: dict  # group or application id -> {host: settings of its clients' config blocks}
+    topics: dict  # group -> topics its members owned
+    hosts: dict  # group -> hosts of its members
     dump_files: frozenset
 
 
@@ -78,8 +78,7 @@ def facts_of(result: dict) -> Facts:
     earliest = [c for c in commits if c.get("kind") == RESET and str(c.get("strategy") or "").lower() == "earliest"]
     owned = _grouped(result.get("ownership") or [], lambda o: o.get("group"))
     return Facts(
-        commits=_grouped([c for c in commits if c.get("kind") in COMMITTED_KINDS],
-                         lambda c: (c.get("group_id"), *partition_of(c)), _point),
+        commits=_grouped([c for c in commits if c.get("kind") in COMMITTED_KINDS], lambda c: (c.get("group_id"), *partition_of(c)), _point),
         log_starts=_grouped(earliest, partition_of, lambda c: _point(c, "the consumer's reset to the earliest offset")),
         out_of_range=_grouped([c for c in commits if c.get("kind") == OUT_OF_RANGE], partition_of, _point),
         settings=_settings_by_owner(result.get("config") or []),

@@ -19,15 +19,30 @@ from .commands import (
 from .facts import Facts, bootstrap_servers, facts_of, partition_of, setting, time_of
 
 DAMAGE_VERDICTS = ("loss", "duplication")
-RECONSUME, UNRECOVERABLE, DEDUPLICATE, RESTORE_STATE, MANUAL = (
-    "reconsume", "unrecoverable", "deduplicate", "restore_state", "manual")
+RECONSUME, UNRECOVERABLE, DEDUPLICATE, RESTORE_STATE, MANUAL = ("reconsume", "unrecoverable", "deduplicate", "restore_state", "manual")
 KINDS = (RECONSUME, UNRECOVERABLE, DEDUPLICATE, RESTORE_STATE, MANUAL)
 """``recovery.kind`` values, in the order ``plan.md`` lists them."""
 
 FIELDS = (
-    "kind", "summary", "group", "topic", "partition", "offset_from", "offset_to", "records", "exact",
-    "window", "retention", "bootstrap_servers", "csv_file", "reset_rows", "replays_too", "keys", "streams",
-    "steps", "caveats",
+    "kind",
+    "summary",
+    "group",
+    "topic",
+    "partition",
+    "offset_from",
+    "offset_to",
+    "records",
+    "exact",
+    "window",
+    "retention",
+    "bootstrap_servers",
+    "csv_file",
+    "reset_rows",
+    "replays_too",
+    "keys",
+    "streams",
+    "steps",
+    "caveats",
 )
 """The fields of every ``recovery`` object (null where they do not apply): a stable contract."""
 
@@ -39,11 +54,19 @@ def _has_range(finding: dict) -> bool:
 
 def _blank(finding: dict, kind: str, summary: str, window: dict | None, facts: Facts) -> dict:
     recovery = dict.fromkeys(FIELDS)
-    recovery.update({
-        "kind": kind, "summary": summary, "window": window, "reset_rows": [], "keys": list(finding.get("keys") or []),
-        "steps": [], "caveats": [], "bootstrap_servers": bootstrap_servers(facts, finding.get("group")),
-        **{f: finding.get(f) for f in ("group", "topic", "partition", "offset_from", "offset_to", "records", "exact")},
-    })
+    recovery.update(
+        {
+            "kind": kind,
+            "summary": summary,
+            "window": window,
+            "reset_rows": [],
+            "keys": list(finding.get("keys") or []),
+            "steps": [],
+            "caveats": [],
+            "bootstrap_servers": bootstrap_servers(facts, finding.get("group")),
+            **{f: finding.get(f) for f in ("group", "topic", "partition", "offset_from", "offset_to", "records", "exact")},
+        }
+    )
     return recovery
 
 
@@ -76,11 +99,17 @@ def _unmeasured(finding: dict, facts: Facts) -> dict:
     recovery = _blank(finding, MANUAL, f"Measure the range first: {what}. No reset before it is known.", None, facts)
     recovery["steps"] = [
         *measure_steps(finding),
-        plan_step("plan", "Plan the recovery from the measured range", None,
-              "With [from, to) known, re-consume (loss) or de-duplicate (duplication) exactly that range; `forensics plan` "
-              "does it when the offset dumps are given with --offsets."),
+        plan_step(
+            "plan",
+            "Plan the recovery from the measured range",
+            None,
+            "With [from, to) known, re-consume (loss) or de-duplicate (duplication) exactly that range; `forensics plan` "
+            "does it when the offset dumps are given with --offsets.",
+        ),
     ]
-    recovery["caveats"] = ["The logs prove the finding but not its range: a reset planned without measuring it could skip or replay the wrong records."]
+    recovery["caveats"] = [
+        "The logs prove the finding but not its range: a reset planned without measuring it could skip or replay the wrong records."
+    ]
     return recovery
 
 
@@ -126,13 +155,21 @@ def retention(finding: dict, facts: Facts) -> dict:
     note = {
         "deleted": f"{shown}: the whole range was already deleted by retention; no reset can bring it back.",
         "partly_deleted": f"{shown}: [{low}, {start}) was already deleted; Kafka sets a reset below the log start to the log start."
-        if start is not None else f"Offset {low} of {tp} was out of range at {fact.get('at')}: it was already below the log start "
+        if start is not None
+        else f"Offset {low} of {tp} was out of range at {fact.get('at')}: it was already below the log start "
         "(deleted by retention, or truncated); only what is at or above the current log start can be re-consumed.",
         "oldest_retained": f"{shown}: the range starts at the oldest record kept, the next that retention deletes; re-consume soon.",
         "retained": f"{shown}: the range was still kept then; retention may have advanced since.",
         "unknown": f"The offset dumps do not show the log start of {tp}: records below it may already be deleted by retention.",
     }[status]
-    return {"status": status, "log_start": start, "at": fact.get("at"), "evidence": fact.get("evidence"), "source": fact.get("source"), "note": note}
+    return {
+        "status": status,
+        "log_start": start,
+        "at": fact.get("at"),
+        "evidence": fact.get("evidence"),
+        "source": fact.get("source"),
+        "note": note,
+    }
 
 
 def _commits_seen(finding: dict, facts: Facts) -> list[dict]:
@@ -142,68 +179,126 @@ def _commits_seen(finding: dict, facts: Facts) -> list[dict]:
 def _first_commit_past(finding: dict, facts: Facts, after, offset: int) -> dict | None:
     """The group's first commit of the partition at ``offset`` or beyond, after time ``after``."""
     limit = time_of(after)
-    return next((c for c in _commits_seen(finding, facts)
-                 if (c.get("offset") or 0) >= offset and (limit is None or (time_of(c["at"]) or limit) > limit)), None)
+    return next(
+        (
+            c
+            for c in _commits_seen(finding, facts)
+            if (c.get("offset") or 0) >= offset and (limit is None or (time_of(c["at"]) or limit) > limit)
+        ),
+        None,
+    )
 
 
 def _reconsume(finding: dict, facts: Facts) -> dict:
     kept = retention(finding, facts)
-    window = {"from": finding.get("start"), "to": finding.get("end"),
-              "basis": "when the group skipped the range: downstream outputs of these records are missing from then on "
-                       "(the records' own timestamps: read the range)"}
+    window = {
+        "from": finding.get("start"),
+        "to": finding.get("end"),
+        "basis": "when the group skipped the range: downstream outputs of these records are missing from then on "
+        "(the records' own timestamps: read the range)",
+    }
     if kept["status"] == "deleted":
         return _unrecoverable(finding, facts, kept, window)
     group, low, high = finding["group"], finding["offset_from"], finding["offset_to"]
-    recovery = _blank(finding, RECONSUME, f"Re-consume {topic_partition(finding)} [{low}, {high}) ({high - low} records) in group {group}: "
-                      f"reset its offset to {low} from {csv_file_name(group)}, with the group stopped.", window, facts)
+    recovery = _blank(
+        finding,
+        RECONSUME,
+        f"Re-consume {topic_partition(finding)} [{low}, {high}) ({high - low} records) in group {group}: "
+        f"reset its offset to {low} from {csv_file_name(group)}, with the group stopped.",
+        window,
+        facts,
+    )
     seen = _commits_seen(finding, facts)
     last = seen[-1] if seen else None
-    recovery.update({
-        "retention": kept, "csv_file": csv_file_name(group),
-        "reset_rows": [{"group": group, "topic": finding["topic"], "partition": finding["partition"], "offset": low}],
-        "replays_too": {"offset_from": high, "offset_to": last["offset"], "as_of": last["at"]} if ((last or {}).get("offset") or 0) > high else None,
-        "steps": [check_log_start_step(finding), *group_reset_steps(group, csv_file_name(group), facts.hosts.get(group) or []),
-                  *read_range_steps(finding, "Instead of moving the group: read exactly the range and replay it through the processing path.", True)],
-        "caveats": _reconsume_caveats(finding, kept),
-    })
+    recovery.update(
+        {
+            "retention": kept,
+            "csv_file": csv_file_name(group),
+            "reset_rows": [{"group": group, "topic": finding["topic"], "partition": finding["partition"], "offset": low}],
+            "replays_too": {"offset_from": high, "offset_to": last["offset"], "as_of": last["at"]}
+            if ((last or {}).get("offset") or 0) > high
+            else None,
+            "steps": [
+                check_log_start_step(finding),
+                *group_reset_steps(group, csv_file_name(group), facts.hosts.get(group) or []),
+                *read_range_steps(
+                    finding, "Instead of moving the group: read exactly the range and replay it through the processing path.", True
+                ),
+            ],
+            "caveats": _reconsume_caveats(finding, kept),
+        }
+    )
     return recovery
 
 
 def _reconsume_caveats(finding: dict, kept: dict) -> list[str]:
-    caveats = [f"The reset makes the group re-consume from {finding['offset_from']} up to its committed offset at the time: records from "
-               f"{finding['offset_to']} on are processed a second time; downstream must tolerate them, or replay exactly the range "
-               "(read_range) instead of resetting the group.", kept["note"]]
+    caveats = [
+        f"The reset makes the group re-consume from {finding['offset_from']} up to its committed offset at the time: records from "
+        f"{finding['offset_to']} on are processed a second time; downstream must tolerate them, or replay exactly the range "
+        "(read_range) instead of resetting the group.",
+        kept["note"],
+    ]
     if finding.get("exact") is False:
-        caveats.append(f"[{finding['offset_from']}, {finding['offset_to']}) is an upper bound: the range really starts at the log start of "
-                       "the time, not shown here; Kafka sets the reset to the current log start when that is higher.")
+        caveats.append(
+            f"[{finding['offset_from']}, {finding['offset_to']}) is an upper bound: the range really starts at the log start of "
+            "the time, not shown here; Kafka sets the reset to the current log start when that is higher."
+        )
     return caveats
 
 
 def _unrecoverable(finding: dict, facts: Facts, kept: dict, window: dict) -> dict:
-    recovery = _blank(finding, UNRECOVERABLE, f"Records [{finding['offset_from']}, {finding['offset_to']}) of {topic_partition(finding)} are no longer in Kafka: "
-                      "recover them from their source (the producers' system of record, a backup or a mirror).", window, facts)
-    recovery.update({
-        "retention": kept,
-        "steps": [check_log_start_step(finding), plan_step("recover_from_source", "Re-produce or re-derive the records from their source", None,
-                                                        "No consumer group reset can bring deleted records back; a reset below the log start is set to the log start.")],
-        "caveats": [kept["note"]],
-    })
+    recovery = _blank(
+        finding,
+        UNRECOVERABLE,
+        f"Records [{finding['offset_from']}, {finding['offset_to']}) of {topic_partition(finding)} are no longer in Kafka: "
+        "recover them from their source (the producers' system of record, a backup or a mirror).",
+        window,
+        facts,
+    )
+    recovery.update(
+        {
+            "retention": kept,
+            "steps": [
+                check_log_start_step(finding),
+                plan_step(
+                    "recover_from_source",
+                    "Re-produce or re-derive the records from their source",
+                    None,
+                    "No consumer group reset can bring deleted records back; a reset below the log start is set to the log start.",
+                ),
+            ],
+            "caveats": [kept["note"]],
+        }
+    )
     return recovery
 
 
 def _deduplicate(finding: dict, facts: Facts) -> dict:
     low, high, group = finding["offset_from"], finding["offset_to"], finding["group"]
     caught_up = _first_commit_past(finding, facts, finding.get("end") or finding.get("start"), high)
-    window = {"from": finding.get("start"), "to": caught_up["at"] if caught_up else None,
-              "basis": f"from the rewind until group {group} committed past {high} again"
-                       + ("" if caught_up else " (not seen in the logs: the window is open)")}
-    recovery = _blank(finding, DEDUPLICATE, f"Downstream of group {group}: de-duplicate the outputs of {topic_partition(finding)} records [{low}, {high}) "
-                      f"({high - low} records), processed twice.", window, facts)
+    window = {
+        "from": finding.get("start"),
+        "to": caught_up["at"] if caught_up else None,
+        "basis": f"from the rewind until group {group} committed past {high} again"
+        + ("" if caught_up else " (not seen in the logs: the window is open)"),
+    }
+    recovery = _blank(
+        finding,
+        DEDUPLICATE,
+        f"Downstream of group {group}: de-duplicate the outputs of {topic_partition(finding)} records [{low}, {high}) "
+        f"({high - low} records), processed twice.",
+        window,
+        facts,
+    )
     recovery["steps"] = [
         *read_range_steps(finding, "Lists the offsets, timestamps and keys of the records processed twice.", False),
-        plan_step("deduplicate", "De-duplicate downstream", None,
-              f"Outputs of {topic_partition(finding)} [{low}, {high}) written in the window exist twice: drop the second copy by the record keys "
-              "(or by topic-partition-offset where the outputs carry it)."),
+        plan_step(
+            "deduplicate",
+            "De-duplicate downstream",
+            None,
+            f"Outputs of {topic_partition(finding)} [{low}, {high}) written in the window exist twice: drop the second copy by the record keys "
+            "(or by topic-partition-offset where the outputs carry it).",
+        ),
     ]
     recovery["caveats"] = [] if recovery["keys"] else ["The logs do not show the records' keys: read them with the read_range command."]
     if finding.get("missing"):
@@ -221,24 +316,49 @@ def _restore_state(finding: dict, facts: Facts) -> dict:
     app, task, host, low, high = finding["group"], finding["task"], finding.get("host"), finding["offset_from"], finding["offset_to"]
     state_dir = setting(facts, app, "state.dir", host)
     inputs = input_topics(facts, app)
-    streams = {"application_id": app, "host": host, "thread": finding.get("member"), "task": task, "changelog_topic": finding["topic"],
-               "changelog_partition": finding["partition"], "restore_from": low, "restore_to": high, "state_dir": state_dir,
-               "task_dir": f"{state_dir or '<state.dir>'}/{app}/{task}", "input_topics": inputs,
-               "processing_guarantee": setting(facts, app, "processing.guarantee", host)}
-    window = {"from": finding.get("end") or finding.get("start"), "to": None,
-              "basis": f"task {task} ran without these state records from then until its store is rebuilt"}
-    recovery = _blank(finding, RESTORE_STATE, f"Rebuild task {task}'s state on {host}: remove its state directory so it restores "
-                      f"{topic_partition(finding)} [{low}, {high}) from the changelog.", window, facts)
-    recovery.update({"streams": streams, "steps": restore_steps(streams) + app_reset_steps(app, inputs), "caveats": _restore_caveats(streams, finding)})
+    streams = {
+        "application_id": app,
+        "host": host,
+        "thread": finding.get("member"),
+        "task": task,
+        "changelog_topic": finding["topic"],
+        "changelog_partition": finding["partition"],
+        "restore_from": low,
+        "restore_to": high,
+        "state_dir": state_dir,
+        "task_dir": f"{state_dir or '<state.dir>'}/{app}/{task}",
+        "input_topics": inputs,
+        "processing_guarantee": setting(facts, app, "processing.guarantee", host),
+    }
+    window = {
+        "from": finding.get("end") or finding.get("start"),
+        "to": None,
+        "basis": f"task {task} ran without these state records from then until its store is rebuilt",
+    }
+    recovery = _blank(
+        finding,
+        RESTORE_STATE,
+        f"Rebuild task {task}'s state on {host}: remove its state directory so it restores "
+        f"{topic_partition(finding)} [{low}, {high}) from the changelog.",
+        window,
+        facts,
+    )
+    recovery.update(
+        {"streams": streams, "steps": restore_steps(streams) + app_reset_steps(app, inputs), "caveats": _restore_caveats(streams, finding)}
+    )
     return recovery
 
 
 def _restore_caveats(streams: dict, finding: dict) -> list[str]:
-    caveats = [f"The outputs task {streams['task']} produced since {finding.get('end') or finding.get('start')} came from a store missing these "
-               "records: re-derive them (for the whole application: the optional kafka-streams-application-reset steps, which reprocess "
-               "all input and write every output again)."]
+    caveats = [
+        f"The outputs task {streams['task']} produced since {finding.get('end') or finding.get('start')} came from a store missing these "
+        "records: re-derive them (for the whole application: the optional kafka-streams-application-reset steps, which reprocess "
+        "all input and write every output again)."
+    ]
     if str(streams.get("processing_guarantee") or "").startswith("exactly_once"):
-        caveats.append("Under exactly_once, Kafka Streams before 2.2.0 can skip the restore again on the next reassignment (KAFKA-7672): upgrade first.")
+        caveats.append(
+            "Under exactly_once, Kafka Streams before 2.2.0 can skip the restore again on the next reassignment (KAFKA-7672): upgrade first."
+        )
     return caveats
 
 

@@ -40,8 +40,9 @@ def shared_session(master: str | None = None, small_work: bool = False):
     return _session
 
 
-def analyse(paths: Sequence[str], offsets: Sequence[str] = (), tz: str = "UTC", spark=None, layout: str | None = None, columns=None,
-            inputs=None) -> dict:
+def analyse(
+    paths: Sequence[str], offsets: Sequence[str] = (), tz: str = "UTC", spark=None, layout: str | None = None, columns=None, inputs=None
+) -> dict:
     """Run ``forensics.analyze.analyze`` on the shared (or given) session; return its JSON result.
     ``inputs``: ``paths`` and ``offsets`` already routed (``ingest.route_inputs``), else routed
     here, before the shared session starts (its JVM options depend on their size)."""
@@ -64,11 +65,17 @@ def read_result(path: str) -> dict:
         with open(path, encoding="utf-8") as handle:
             result = json.load(handle)
     except FileNotFoundError:
-        raise ForensicsError(f"analysis_json {path!r} does not exist.", "Give the JSON written by `forensics analyze --json FILE`.") from None
+        raise ForensicsError(
+            f"analysis_json {path!r} does not exist.", "Give the JSON written by `forensics analyze --json FILE`."
+        ) from None
     except json.JSONDecodeError as exc:
-        raise ForensicsError(f"analysis_json {path!r} is not JSON ({exc.msg}, line {exc.lineno}).", "Re-run `forensics analyze --json FILE`.") from None
+        raise ForensicsError(
+            f"analysis_json {path!r} is not JSON ({exc.msg}, line {exc.lineno}).", "Re-run `forensics analyze --json FILE`."
+        ) from None
     if not isinstance(result, dict) or "findings" not in result or "inputs" not in result:
-        raise ForensicsError(f"analysis_json {path!r} is not a forensics result.", "Give the JSON written by `forensics analyze --json FILE`.")
+        raise ForensicsError(
+            f"analysis_json {path!r} is not a forensics result.", "Give the JSON written by `forensics analyze --json FILE`."
+        )
     return result
 
 
@@ -94,7 +101,9 @@ def check_window(window) -> tuple[pd.Timestamp | None, pd.Timestamp | None] | No
     try:
         start, end = (to_time(w) for w in window)
     except (ValueError, TypeError) as exc:
-        raise ForensicsError(f"window {window!r} holds a time that cannot be read ({exc}).", "Use ISO 8601 times such as 2024-04-16T06:00:00Z.") from None
+        raise ForensicsError(
+            f"window {window!r} holds a time that cannot be read ({exc}).", "Use ISO 8601 times such as 2024-04-16T06:00:00Z."
+        ) from None
     if start is not None and end is not None and end < start:
         raise ForensicsError(f"window {window!r} ends before it starts.", "Swap the two times.")
     return start, end
@@ -143,7 +152,9 @@ def select(
             kept.append(entry)
         narrowed[key] = kept
     if group is not None:
-        narrowed["config"] = [c for c in result.get("config") or [] if c.get("group_id") in (group, None) or c.get("application_id") == group]
+        narrowed["config"] = [
+            c for c in result.get("config") or [] if c.get("group_id") in (group, None) or c.get("application_id") == group
+        ]
     return narrowed
 
 

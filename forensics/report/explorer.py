@@ -56,7 +56,11 @@ def window_text(start: str, end: str) -> str:
 
 def _partitions(result: dict, group) -> list[tuple[str, tuple]]:
     """``(label, (topic, partition))`` of every partition owned in ``group`` (all groups for None)."""
-    owned = {(o["topic"], o.get("partition")) for o in result.get("ownership") or [] if o.get("topic") is not None and (group is None or group_of(o) == group)}
+    owned = {
+        (o["topic"], o.get("partition"))
+        for o in result.get("ownership") or []
+        if o.get("topic") is not None and (group is None or group_of(o) == group)
+    }
     return [(f"{t}-{p}", (t, p)) for t, p in sorted(owned, key=lambda tp: (str(tp[0]), -1 if tp[1] is None else tp[1]))]
 
 
@@ -74,13 +78,21 @@ class Explorer:
         # No readout: a whole ISO time pair does not fit the slider's fixed-width readout
         # (it showed ``...T08:20:012``); the window is written out in full beside it instead.
         self.window = widgets.SelectionRangeSlider(
-            options=[(_label(t), _label(t)) for t in times] or [("-", "-")], index=_window_index(times, incident.params.get("window")),
-            description="time", layout=widgets.Layout(flex="1 1 auto", width="auto"), continuous_update=False, readout=False,
+            options=[(_label(t), _label(t)) for t in times] or [("-", "-")],
+            index=_window_index(times, incident.params.get("window")),
+            description="time",
+            layout=widgets.Layout(flex="1 1 auto", width="auto"),
+            continuous_update=False,
+            readout=False,
         )
         self.window_label = widgets.Label(layout=widgets.Layout(flex="0 0 auto", width="auto"))
         self.window_label.add_class("forensics-window")
-        self.detectors = widgets.SelectMultiple(options=[d for d in DETECTOR_NAMES if d in present] or list(DETECTOR_NAMES),
-                                                value=tuple(present), description="detectors", rows=min(8, max(3, len(present))))
+        self.detectors = widgets.SelectMultiple(
+            options=[d for d in DETECTOR_NAMES if d in present] or list(DETECTOR_NAMES),
+            value=tuple(present),
+            description="detectors",
+            rows=min(8, max(3, len(present))),
+        )
         self.figures = widgets.Output()
         self.evidence = widgets.Output()
         self.tabs = widgets.Tab(children=[self.figures, self.evidence])
@@ -90,7 +102,9 @@ class Explorer:
         self.group.observe(lambda _change: self._group_changed(), names="value")
         for control in (self.partition, self.window, self.detectors):
             control.observe(lambda _change: self._quiet or self.refresh(), names="value")
-        self.box = widgets.VBox([widgets.HBox([self.group, self.partition]), widgets.HBox([self.window, self.window_label]), self.detectors, self.tabs])
+        self.box = widgets.VBox(
+            [widgets.HBox([self.group, self.partition]), widgets.HBox([self.window, self.window_label]), self.detectors, self.tabs]
+        )
         self.refresh()
 
     def _partition_options(self) -> list[tuple[str, tuple]]:

@@ -86,10 +86,20 @@ def ownership_timeline(result: dict, redact: bool = False) -> Figure:
                 f"{esc(when(e.get('from')))} → {esc(when(e.get('to')) or 'end of logs')} ({esc(e.get('ended'))})<br>"
                 f"{esc(short_path(ev.get('file')))}:{esc(ev.get('from_line'))}–{esc(ev.get('to_line'))}"
             )
-        traces.append(go.Bar(
-            orientation="h", base=base, x=width, y=ys, name=esc(owner), marker={"color": colours[owner], "opacity": 0.8},
-            hovertext=hover, hoverinfo="text", legendgroup=esc(owner), width=0.6,
-        ))
+        traces.append(
+            go.Bar(
+                orientation="h",
+                base=base,
+                x=width,
+                y=ys,
+                name=esc(owner),
+                marker={"color": colours[owner], "opacity": 0.8},
+                hovertext=hover,
+                hoverinfo="text",
+                legendgroup=esc(owner),
+                width=0.6,
+            )
+        )
         trace_groups.append(group)
     texts = figure_texts(result, redact, findings)
     for group, trace in finding_traces(findings, row_of, texts, by_group=multi, spans=spans):
@@ -97,13 +107,22 @@ def ownership_timeline(result: dict, redact: bool = False) -> Figure:
         trace_groups.append(group)
     rebalances = result.get("rebalances") or []
     shapes, notes = rebalance_shapes(rebalances, annotate=len(rebalances) <= 30)
-    layout = {**time_layout(f"Partition ownership by generation (shaded: rebalances, the group stood still){left_out}", all_rows), "shapes": shapes, "annotations": notes}
+    layout = {
+        **time_layout(f"Partition ownership by generation (shaded: rebalances, the group stood still){left_out}", all_rows),
+        "shapes": shapes,
+        "annotations": notes,
+    }
     layouts = {None: {"shapes": shapes, "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}}
     by_group = _by_group(rebalances)
     for group in groups:
         own = by_group.get(group, [])
         s, n = rebalance_shapes(own, annotate=len(own) <= 30)
-        layouts[group] = {"shapes": s, "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": figure_height(len(rows_by_group.get(group, [])))}
+        layouts[group] = {
+            "shapes": s,
+            "annotations": n,
+            "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))),
+            "height": figure_height(len(rows_by_group.get(group, []))),
+        }
     layouts[None]["height"] = figure_height(len(all_rows))
     return Figure(grouped_figure(traces, trace_groups, layout, ranked_groups(result, groups), layouts))
 
@@ -150,19 +169,40 @@ def rebalance_phases(result: dict, redact: bool = False) -> Figure:
                 )
     traces, trace_groups = [], []
     for (group, phase), seg in sorted(segments.items(), key=lambda kv: (str(kv[0][0]), list(PHASE_COLOURS).index(kv[0][1]))):
-        traces.append(go.Bar(
-            orientation="h", base=seg["base"], x=seg["x"], y=seg["y"], name=esc(phase),
-            marker={"color": PHASE_COLOURS[phase]}, hovertext=seg["hover"], hoverinfo="text", legendgroup=phase, width=0.6,
-        ))
+        traces.append(
+            go.Bar(
+                orientation="h",
+                base=seg["base"],
+                x=seg["x"],
+                y=seg["y"],
+                name=esc(phase),
+                marker={"color": PHASE_COLOURS[phase]},
+                hovertext=seg["hover"],
+                hoverinfo="text",
+                legendgroup=phase,
+                width=0.6,
+            )
+        )
         trace_groups.append(group)
     all_rows = [r for g in sorted(rows_by_group, key=str) for r in rows_by_group[g]]
     shapes, notes = rebalance_shapes(rebalances, annotate=len(rebalances) <= 30)
-    layout = {**time_layout(f"Rebalance phases per member: join, sync / assign, running{left_out}", all_rows), "shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes}
-    layouts = {None: {"shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}}
+    layout = {
+        **time_layout(f"Rebalance phases per member: join, sync / assign, running{left_out}", all_rows),
+        "shapes": [s for s in shapes if s["type"] == "line"],
+        "annotations": notes,
+    }
+    layouts = {
+        None: {"shapes": [s for s in shapes if s["type"] == "line"], "annotations": notes, "yaxis.categoryarray": list(reversed(all_rows))}
+    }
     by_group = _by_group(rebalances)
     for group in groups:
         own, n = rebalance_shapes(by_group.get(group, []), annotate=True)
-        layouts[group] = {"shapes": [s for s in own if s["type"] == "line"], "annotations": n, "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))), "height": figure_height(len(rows_by_group.get(group, [])))}
+        layouts[group] = {
+            "shapes": [s for s in own if s["type"] == "line"],
+            "annotations": n,
+            "yaxis.categoryarray": list(reversed(rows_by_group.get(group, []))),
+            "height": figure_height(len(rows_by_group.get(group, []))),
+        }
     layouts[None]["height"] = figure_height(len(all_rows))
     return Figure(grouped_figure(traces, trace_groups, layout, ranked_groups(result, groups), layouts))
 
@@ -203,27 +243,50 @@ def committed_offsets(result: dict, redact: bool = False) -> Figure:
         name = row_label(group, topic, partition, multi)
         colour = PALETTE[i % len(PALETTE)]
         if line:
-            traces.append(go.Scatter(
-                x=[c["ts"] for c in line], y=[c["offset"] for c in line], mode="lines+markers", line={"shape": "hv", "color": colour},
-                marker={"size": 5}, name=esc(name), legendgroup=esc(name), hoverinfo="text",
-                hovertext=[_commit_hover(c, texts) for c in line],
-            ))
+            traces.append(
+                go.Scatter(
+                    x=[c["ts"] for c in line],
+                    y=[c["offset"] for c in line],
+                    mode="lines+markers",
+                    line={"shape": "hv", "color": colour},
+                    marker={"size": 5},
+                    name=esc(name),
+                    legendgroup=esc(name),
+                    hoverinfo="text",
+                    hovertext=[_commit_hover(c, texts) for c in line],
+                )
+            )
             trace_groups.append(group)
         marks = [c for c in mine if _repositions(c) and c.get("offset") is not None]
         if marks:
-            traces.append(go.Scatter(
-                x=[c["ts"] for c in marks], y=[c["offset"] for c in marks], mode="markers+text", name=esc(f"{name}: resets / backward"),
-                legendgroup=esc(name), showlegend=False,
-                marker={"size": 13, "symbol": ["x" if _backward(c) else "diamond" for c in marks], "color": ["#c62828" if _backward(c) else "#ef6c00" for c in marks]},
-                text=[esc("backward" if _backward(c) else c["kind"]) for c in marks], textposition="top center",
-                hovertext=[_commit_hover(c, texts) for c in marks], hoverinfo="text",
-            ))
+            traces.append(
+                go.Scatter(
+                    x=[c["ts"] for c in marks],
+                    y=[c["offset"] for c in marks],
+                    mode="markers+text",
+                    name=esc(f"{name}: resets / backward"),
+                    legendgroup=esc(name),
+                    showlegend=False,
+                    marker={
+                        "size": 13,
+                        "symbol": ["x" if _backward(c) else "diamond" for c in marks],
+                        "color": ["#c62828" if _backward(c) else "#ef6c00" for c in marks],
+                    },
+                    text=[esc("backward" if _backward(c) else c["kind"]) for c in marks],
+                    textposition="top center",
+                    hovertext=[_commit_hover(c, texts) for c in marks],
+                    hoverinfo="text",
+                )
+            )
             trace_groups.append(group)
     layout = {
         "title": {"text": esc(f"Committed offset per partition (x: commit below the previous one, ◆: offset reset){left_out}"), "x": 0.01},
-        "height": 480, "hovermode": "closest", "margin": {"l": 10, "r": 10, "t": 70, "b": 40},
+        "height": 480,
+        "hovermode": "closest",
+        "margin": {"l": 10, "r": 10, "t": 70, "b": 40},
         "xaxis": {"type": "date", "rangeslider": {"visible": True, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
-        "yaxis": {"title": {"text": "offset"}, "rangemode": "tozero"}, "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},
+        "yaxis": {"title": {"text": "offset"}, "rangemode": "tozero"},
+        "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},
     }
     return Figure(grouped_figure(traces, trace_groups, layout, ranked_groups(result, groups), {g: {} for g in [None, *groups]}))
 
@@ -239,15 +302,22 @@ def repositioning_evidence(commits: list[dict]) -> list[dict]:
 
 
 def _backward(commit: dict) -> bool:
-    return commit.get("kind") == COMMIT and commit.get("previous_offset") is not None and commit.get("offset") is not None and commit["offset"] < commit["previous_offset"]
+    return (
+        commit.get("kind") == COMMIT
+        and commit.get("previous_offset") is not None
+        and commit.get("offset") is not None
+        and commit["offset"] < commit["previous_offset"]
+    )
 
 
 def _commit_hover(c: dict, texts: dict) -> str:
     owner = "" if c.get("in_own_interval") in (None, True) else "<br><b>committer did not own the partition</b>"
     back = f"<br><b>went back {c['previous_offset'] - c['offset']:,} from {c['previous_offset']:,}</b>" if _backward(c) else ""
     evidence = evidence_hover([{"file": c["source_file"], "line": c["line"]}], texts) if c.get("source_file") else ""
-    return (f"<b>{esc(c.get('kind'))} {esc(c.get('offset'))}</b> {esc(c.get('topic'))}-{esc(c.get('partition'))}<br>{esc(when(c.get('ts')))}<br>"
-            f"by {esc(c.get('member') or c.get('source'))}, generation {esc(c.get('generation'))}{owner}{back}<br>{evidence}")
+    return (
+        f"<b>{esc(c.get('kind'))} {esc(c.get('offset'))}</b> {esc(c.get('topic'))}-{esc(c.get('partition'))}<br>{esc(when(c.get('ts')))}<br>"
+        f"by {esc(c.get('member') or c.get('source'))}, generation {esc(c.get('generation'))}{owner}{back}<br>{evidence}"
+    )
 
 
 def restore_progress(result: dict, redact: bool = False) -> Figure:
@@ -269,7 +339,11 @@ def restore_progress(result: dict, redact: bool = False) -> Figure:
         entry["base"].append(iso(start))
         entry["x"].append(bar_ms(start, end))
         entry["y"].append(row)
-        restored = f"{r.get('records_restored') or 0:,} records restored" + (f" of [{r['restore_from']:,}, {r['restore_to']:,})" if r.get("restore_from") is not None and r.get("restore_to") is not None else "")
+        restored = f"{r.get('records_restored') or 0:,} records restored" + (
+            f" of [{r['restore_from']:,}, {r['restore_to']:,})"
+            if r.get("restore_from") is not None and r.get("restore_to") is not None
+            else ""
+        )
         entry["hover"].append(
             f"<b>{esc(status)}</b>: task {esc(r.get('task'))} on {esc(r.get('host'))} {esc(r.get('thread'))}<br>changelog {esc(r.get('changelog') or '-')}, "
             f"checkpoint {esc({True: 'found', False: 'missing', None: '?'}[r.get('checkpoint_found')])}, store wiped {esc('yes' if r.get('store_wiped') else 'no')}<br>"
@@ -282,10 +356,37 @@ def restore_progress(result: dict, redact: bool = False) -> Figure:
             entry["run_y"].append(row)
     traces = []
     for status, entry in by_status.items():
-        traces.append(go.Bar(orientation="h", base=entry["base"], x=entry["x"], y=entry["y"], name=esc(status), marker={"color": colours[status]},
-                             hovertext=entry["hover"], hoverinfo="text", legendgroup=esc(status), width=0.6))
+        traces.append(
+            go.Bar(
+                orientation="h",
+                base=entry["base"],
+                x=entry["x"],
+                y=entry["y"],
+                name=esc(status),
+                marker={"color": colours[status]},
+                hovertext=entry["hover"],
+                hoverinfo="text",
+                legendgroup=esc(status),
+                width=0.6,
+            )
+        )
         if entry["run_x"]:
-            traces.append(go.Scatter(x=entry["run_x"], y=entry["run_y"], mode="markers", name=esc(f"RUNNING ({status})"), legendgroup=esc(status), showlegend=False,
-                                     marker={"symbol": "x" if status == "RUNNING without restore" else "line-ns-open", "size": 12, "color": colours[status], "line": {"width": 2, "color": colours[status]}},
-                                     hoverinfo="text", hovertext=[esc(f"RUNNING at {when(x)}") for x in entry["run_x"]]))
+            traces.append(
+                go.Scatter(
+                    x=entry["run_x"],
+                    y=entry["run_y"],
+                    mode="markers",
+                    name=esc(f"RUNNING ({status})"),
+                    legendgroup=esc(status),
+                    showlegend=False,
+                    marker={
+                        "symbol": "x" if status == "RUNNING without restore" else "line-ns-open",
+                        "size": 12,
+                        "color": colours[status],
+                        "line": {"width": 2, "color": colours[status]},
+                    },
+                    hoverinfo="text",
+                    hovertext=[esc(f"RUNNING at {when(x)}") for x in entry["run_x"]],
+                )
+            )
     return Figure(go.Figure(data=traces, layout=time_layout("Kafka Streams tasks: assignment to restore end or RUNNING", rows)))

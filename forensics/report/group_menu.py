@@ -55,8 +55,16 @@ def grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list[
         buttons = []
         for group in groups:
             visible = [g == group for g in trace_groups]
-            buttons.append({"label": esc(group), "method": "update", "args": [{"visible": visible}, {**per_group_layout.get(group, {}), **auto}]})
-        buttons.append({"label": "all groups", "method": "update", "args": [{"visible": [True] * len(trace_groups)}, {**per_group_layout.get(None, {}), **auto}]})
+            buttons.append(
+                {"label": esc(group), "method": "update", "args": [{"visible": visible}, {**per_group_layout.get(group, {}), **auto}]}
+            )
+        buttons.append(
+            {
+                "label": "all groups",
+                "method": "update",
+                "args": [{"visible": [True] * len(trace_groups)}, {**per_group_layout.get(None, {}), **auto}],
+            }
+        )
         for trace, group in zip(traces, trace_groups):
             trace.visible = group == groups[0]
         title = html.unescape(layout.get("title", {}).get("text") or "")
@@ -64,8 +72,19 @@ def grouped_figure(traces: list, trace_groups: list, layout: dict, groups: list[
             button["args"][1]["title.text"] = esc(f"{title}: " + (f"group {group}" if group else "all groups"))
         for key, value in {**per_group_layout.get(groups[0], {}), "title.text": buttons[0]["args"][1]["title.text"]}.items():
             set_path(layout, key, value)
-        layout["updatemenus"] = [{"buttons": buttons, "active": 0, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
-                                  "yanchor": "bottom", "showactive": True, "pad": {"t": 0, "b": 30}}]
+        layout["updatemenus"] = [
+            {
+                "buttons": buttons,
+                "active": 0,
+                "direction": "down",
+                "x": 1.0,
+                "xanchor": "right",
+                "y": 1.0,
+                "yanchor": "bottom",
+                "showactive": True,
+                "pad": {"t": 0, "b": 30},
+            }
+        ]
     return go.Figure(data=traces, layout=layout)
 
 

@@ -44,7 +44,7 @@ class Incident:
         return bool(self.params.get("redact")) or bool(self.result.get("redacted"))
 
     def _masked(self) -> str:
-        """"; pseudonymised: 4 host, 6 client, ..." for a redacted result (what was masked, how many)."""
+        """ "; pseudonymised: 4 host, 6 client, ..." for a redacted result (what was masked, how many)."""
         if not self.redacted:
             return ""
         masked = (self.result.get("redaction") or {}).get("masked") or {}
@@ -58,23 +58,26 @@ class Incident:
     def summary(self) -> Html:
         """Title, verdict badges and the headline numbers."""
         h = self.headline()
-        badges = "".join(
-            f'<span class="forensics-badge {esc(v)}">{esc(n)} {esc(v)}</span>' for v, n in h["by_verdict"].items() if n
-        ) or '<span class="forensics-badge none">no findings</span>'
+        badges = (
+            "".join(f'<span class="forensics-badge {esc(v)}">{esc(n)} {esc(v)}</span>' for v, n in h["by_verdict"].items() if n)
+            or '<span class="forensics-badge none">no findings</span>'
+        )
         lost = f"{h['records_lost']:,}{' (at most)' if h['lost_is_bound'] else ''}"
         dup = f"{h['records_duplicated']:,}{' (at most)' if h['duplicated_is_bound'] else ''}"
         scope = [f"group {self.params['group']}" if self.params.get("group") else "all groups"]
         if self.params.get("window"):
             scope.append("window " + " to ".join(str(w or "…") for w in self.params["window"]))
-        text = (f"{self.title}: {h['findings']} findings; records lost {lost}, duplicated {dup}; "
-                f"{h['rebalances']} rebalances in {h['groups']} group(s), {h['first']} to {h['last']}")
+        text = (
+            f"{self.title}: {h['findings']} findings; records lost {lost}, duplicated {dup}; "
+            f"{h['rebalances']} rebalances in {h['groups']} group(s), {h['first']} to {h['last']}"
+        )
         parts = (
             f"<h1>{esc(self.title)}</h1>",
             f'<p class="forensics-headline">{badges}</p>',
             f'<p class="forensics-headline"><b>Records lost: {esc(lost)}</b> &nbsp; <b>Records processed twice: {esc(dup)}</b></p>',
             f'<p class="forensics-caption">{esc(h["findings"])} findings, {esc(h["rebalances"])} rebalances in {esc(h["groups"])} group(s), '
-            f'{esc(h["first"] or "?")} to {esc(h["last"] or "?")}; {esc(", ".join(scope))}'
-            f'{esc(self._masked())}.</p>',
+            f"{esc(h['first'] or '?')} to {esc(h['last'] or '?')}; {esc(', '.join(scope))}"
+            f"{esc(self._masked())}.</p>",
         )
         return Html(parts, text)
 
@@ -85,16 +88,31 @@ class Incident:
         return Table(tables.accounting_table(self.result), "Line accounting", "Every line read lands in exactly one bucket.")
 
     def clock_skew(self) -> Table:
-        return Table(tables.clock_table(self.result), "Clock skew per host",
-                     "Estimated from the coordinator's simultaneous answers; offsets of 500 ms or more were corrected.", empty="no clock estimates")
+        return Table(
+            tables.clock_table(self.result),
+            "Clock skew per host",
+            "Estimated from the coordinator's simultaneous answers; offsets of 500 ms or more were corrected.",
+            empty="no clock estimates",
+        )
 
     def findings_table(self) -> Table:
-        return Table(tables.findings_table(self.result), "Findings", "Damage first; # is the number for incident.finding(#).", row_class=None, empty="no findings")
+        return Table(
+            tables.findings_table(self.result),
+            "Findings",
+            "Damage first; # is the number for incident.finding(#).",
+            row_class=None,
+            empty="no findings",
+        )
 
     def verdict_table(self) -> Table:
         frame = tables.verdict_table(self.result)
-        return Table(frame, "Lost and duplicated offset ranges", "Ranges are half-open [from, to); records = to - from.",
-                     row_class="verdict", empty="No records were lost or processed twice.")
+        return Table(
+            frame,
+            "Lost and duplicated offset ranges",
+            "Ranges are half-open [from, to); records = to - from.",
+            row_class="verdict",
+            empty="No records were lost or processed twice.",
+        )
 
     def rebalance_table(self) -> Table:
         return Table(tables.rebalance_table(self.result), "Rebalances", "One row per group and generation.", empty="no rebalances")
@@ -112,7 +130,9 @@ class Incident:
             f"{esc(len(r.get('members') or []))} member(s), leader {esc(r.get('leader') or '?')}, protocol {esc(r.get('protocol_type') or r.get('protocol') or '?')}.</p>",
         ]
         if r.get("members_joined") or r.get("members_left"):
-            parts.append(f"<p>joined: {esc(', '.join(r.get('members_joined') or []) or '-')}; left: {esc(', '.join(r.get('members_left') or []) or '-')}</p>")
+            parts.append(
+                f"<p>joined: {esc(', '.join(r.get('members_joined') or []) or '-')}; left: {esc(', '.join(r.get('members_left') or []) or '-')}</p>"
+            )
         parts.append(_evidence_html([r["evidence"]] if r.get("evidence") else [], texts))
         parts.append(rows_html(tables.MOVE_COLUMNS, tables.moves(r), empty="no partition moved"))
         return Html(tuple(parts), f"rebalance {r.get('group')} generation {r.get('generation')}")
@@ -173,8 +193,12 @@ class Incident:
             cited_lines(every_cited(self.full))
 
     def unparsed(self) -> Table:
-        return Table(tables.unparsed_table(self.result), "Lines not understood (first samples)",
-                     "Unparsed lines and Kafka lines no catalogue template knows.", empty="Every line was understood.")
+        return Table(
+            tables.unparsed_table(self.result),
+            "Lines not understood (first samples)",
+            "Unparsed lines and Kafka lines no catalogue template knows.",
+            empty="Every line was understood.",
+        )
 
     def restores_table(self) -> Table:
         return Table(tables.restores_table(self.result), "Kafka Streams task restores", empty="no Kafka Streams restores")
@@ -274,5 +298,14 @@ def load_incident(
     if redactor is not None:  # what the caller typed, masked as the result is: the group still selects, no input named in the title
         redactor.learn(path_names(files, () if analysis_json else [*paths, *offsets]))
         title, group = redactor.text(title), redactor.name("group", group)
-    params = {"paths": list(paths), "offsets": list(offsets), "tz": tz, "title": title, "redact": redact, "analysis_json": analysis_json, "layout": layout, "columns": columns}
+    params = {
+        "paths": list(paths),
+        "offsets": list(offsets),
+        "tz": tz,
+        "title": title,
+        "redact": redact,
+        "analysis_json": analysis_json,
+        "layout": layout,
+        "columns": columns,
+    }
     return Incident(result, result, params).select(group=group, window=window)

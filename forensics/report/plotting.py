@@ -18,9 +18,25 @@ from .escape import esc, script_json
 from .evidence import cited_lines
 from .tables import offset_range, when, where
 
-PALETTE = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#98df8a", "#c5b0d5", "#c49c94")
+PALETTE = (
+    "#1f77b4",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#aec7e8",
+    "#98df8a",
+    "#c5b0d5",
+    "#c49c94",
+)
 VERDICT_STYLE = {
-    "loss": ("#c62828", "x"), "duplication": ("#ef6c00", "diamond"), "delay": ("#1565c0", "triangle-up"), "expected": ("#616161", "circle-open"),
+    "loss": ("#c62828", "x"),
+    "duplication": ("#ef6c00", "diamond"),
+    "delay": ("#1565c0", "triangle-up"),
+    "expected": ("#616161", "circle-open"),
 }
 PHASE_COLOURS = {"join": "#ef9a9a", "sync / assign": "#ffcc80", "running": "#a5d6a7"}
 HOVER_EVIDENCE_LINES = 6
@@ -47,7 +63,11 @@ class Figure:
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"application/vnd.plotly.v1+json": self.spec(), "text/html": self.html(), "text/plain": esc(self.figure.layout.title.text or "figure")}
+        return {
+            "application/vnd.plotly.v1+json": self.spec(),
+            "text/html": self.html(),
+            "text/plain": esc(self.figure.layout.title.text or "figure"),
+        }
 
     def show(self):
         return self.figure.show()
@@ -118,7 +138,10 @@ def iso(stamp) -> str | None:
 def empty_figure(title: str, message: str) -> Figure:
     fig = go.Figure()
     fig.update_layout(
-        title=esc(title), height=200, xaxis={"visible": False}, yaxis={"visible": False},
+        title=esc(title),
+        height=200,
+        xaxis={"visible": False},
+        yaxis={"visible": False},
         annotations=[{"text": esc(message), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}],
     )
     return Figure(fig)
@@ -136,13 +159,45 @@ def rebalance_shapes(rebalances: list[dict], annotate: bool) -> tuple[list[dict]
         if start is None:
             continue
         end = end or start
-        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": iso(start), "x1": iso(end), "y0": 0, "y1": 1,
-                       "fillcolor": "rgba(120,120,120,0.22)", "line": {"width": 0}, "layer": "below"})
-        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": iso(end), "x1": iso(end), "y0": 0, "y1": 1,
-                       "line": {"color": "rgba(80,80,80,0.6)", "width": 1, "dash": "dot"}})
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": iso(start),
+                "x1": iso(end),
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": "rgba(120,120,120,0.22)",
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": iso(end),
+                "x1": iso(end),
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "rgba(80,80,80,0.6)", "width": 1, "dash": "dot"},
+            }
+        )
         if annotate:
-            notes.append({"x": iso(end), "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                          "text": esc(f"g{r.get('generation')}"), "font": {"size": 9, "color": "#555"}})
+            notes.append(
+                {
+                    "x": iso(end),
+                    "y": 1.0,
+                    "xref": "x",
+                    "yref": "paper",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "text": esc(f"g{r.get('generation')}"),
+                    "font": {"size": 9, "color": "#555"},
+                }
+            )
     return shapes, notes
 
 
@@ -164,8 +219,10 @@ def finding_traces(findings: list[dict], row_of, texts: dict, by_group: bool, sp
             row = row_of(f)
             span = offset_range(f)
             label = f"{verdict} {span} {f.get('records') or 0:,} records" if span and verdict in ("loss", "duplication") else f["detector"]
-            text = (f"<b>{esc(verdict.upper())}: {esc(f['detector'])}</b> {esc(where(f))} {esc(span)}<br>"
-                    f"{esc(when(f.get('start')))}<br>{wrapped(f.get('explanation'))}<br><i>evidence</i><br>{evidence_hover(f.get('evidence'), texts)}")
+            text = (
+                f"<b>{esc(verdict.upper())}: {esc(f['detector'])}</b> {esc(where(f))} {esc(span)}<br>"
+                f"{esc(when(f.get('start')))}<br>{wrapped(f.get('explanation'))}<br><i>evidence</i><br>{evidence_hover(f.get('evidence'), texts)}"
+            )
             first, last = spans.get(group_of(f), (None, None))
             late = first is not None and last is not None and start > first + (last - first) / 2
             points = [start] if end is None or end <= start else [start, end]
@@ -182,10 +239,19 @@ def finding_traces(findings: list[dict], row_of, texts: dict, by_group: bool, sp
             places.append("top right")
         damage = verdict in ("loss", "duplication")
         trace = go.Scatter(
-            x=xs, y=ys, mode="lines+markers+text" if damage else "markers", name=esc(f"{verdict} findings"),
+            x=xs,
+            y=ys,
+            mode="lines+markers+text" if damage else "markers",
+            name=esc(f"{verdict} findings"),
             marker={"color": colour, "symbol": symbol, "size": 13, "line": {"width": 2, "color": colour}},
-            line={"color": colour, "width": 8}, text=labels, textposition=places, textfont={"color": colour, "size": 11},
-            hovertext=hover, hoverinfo="text", legendgroup=f"verdict-{verdict}", connectgaps=False,
+            line={"color": colour, "width": 8},
+            text=labels,
+            textposition=places,
+            textfont={"color": colour, "size": 11},
+            hovertext=hover,
+            hoverinfo="text",
+            legendgroup=f"verdict-{verdict}",
+            connectgaps=False,
         )
         traces.append((group, trace))
     return traces
@@ -201,8 +267,12 @@ def figure_texts(result: dict, redact: bool, findings: list[dict], extra=()) -> 
 def time_layout(title: str, rows: list[str], slider: bool = True) -> dict:
     """The layout of a figure with a row per entry of ``rows`` (top first) over time."""
     return {
-        "title": {"text": esc(title), "x": 0.01}, "height": figure_height(len(rows)), "barmode": "overlay", "hovermode": "closest",
-        "margin": {"l": 10, "r": 10, "t": 110, "b": 40}, "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+        "title": {"text": esc(title), "x": 0.01},
+        "height": figure_height(len(rows)),
+        "barmode": "overlay",
+        "hovermode": "closest",
+        "margin": {"l": 10, "r": 10, "t": 110, "b": 40},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
         "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": list(reversed(rows)), "automargin": True},
         "xaxis": {"type": "date", "rangeslider": {"visible": slider, "thickness": 0.06}, "title": {"text": "time (UTC)"}},
         "hoverlabel": {"align": "left", "font": {"family": "monospace", "size": 11}},

@@ -116,8 +116,7 @@ def check_parameters(notebook: Path, parameters: dict) -> None:
     unknown = sorted(set(parameters) - set(declared))
     if unknown:
         raise ForensicsError(
-            f"Unknown report parameter(s) {', '.join(unknown)} for {notebook.name}.",
-            f"Use only: {', '.join(sorted(declared))}.",
+            f"Unknown report parameter(s) {', '.join(unknown)} for {notebook.name}.", f"Use only: {', '.join(sorted(declared))}."
         )
 
 
@@ -155,8 +154,16 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path, kernel=No
             return execute(notebook, output, parameters, cwd, kernel)
     try:
         executed = papermill.execute_notebook(
-            str(notebook), str(output), parameters=parameters, kernel_name=KERNEL, cwd=str(cwd), km=kernel,
-            progress_bar=False, log_output=False, report_mode=True, execution_timeout=CELL_TIMEOUT_S,
+            str(notebook),
+            str(output),
+            parameters=parameters,
+            kernel_name=KERNEL,
+            cwd=str(cwd),
+            km=kernel,
+            progress_bar=False,
+            log_output=False,
+            report_mode=True,
+            execution_timeout=CELL_TIMEOUT_S,
             request_save_on_cell_execute=False,
         )
         return _record_names_only(executed, output)
@@ -166,7 +173,9 @@ def execute(notebook: Path, output: Path, parameters: dict, cwd: Path, kernel=No
             f"Check the parameters; the executed notebook is {output}.",
         ) from None
     except FileNotFoundError as exc:
-        raise ForensicsError(f"Report notebook missing: {exc}.", "Reinstall the toolkit: its package carries the notebooks (forensics/notebooks/).") from None
+        raise ForensicsError(
+            f"Report notebook missing: {exc}.", "Reinstall the toolkit: its package carries the notebooks (forensics/notebooks/)."
+        ) from None
 
 
 def _record_names_only(nb, path: Path):
@@ -188,10 +197,15 @@ def to_html(executed, title: str) -> str:
     (inputs hidden, plotly.js once, no widget state)."""
     import nbformat
 
-    nb = nbformat.NotebookNode({**executed, "metadata": nbformat.NotebookNode({k: v for k, v in executed.metadata.items() if k != "widgets"})})
+    nb = nbformat.NotebookNode(
+        {**executed, "metadata": nbformat.NotebookNode({k: v for k, v in executed.metadata.items() if k != "widgets"})}
+    )
     exporter = _report_exporter()(
-        template_name="forensics_report", extra_template_basedirs=[str(TEMPLATES)],
-        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
+        template_name="forensics_report",
+        extra_template_basedirs=[str(TEMPLATES)],
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
     )
     plotly = plotly_js()
     if "</script" in plotly.lower():
@@ -240,7 +254,9 @@ def _report_exporter():
             lexer = language.get("pygments_lexer", language.get("name"))
             self.register_filter("highlight_code", self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
             resources = self._init_resources(resources)
-            self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            self.register_filter(
+                "filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
+            )
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             return focusable(html), resources
 
@@ -260,8 +276,14 @@ def manifest(result: dict, parameters: dict, files: dict, numbers: dict) -> dict
         "spark": result.get("spark"),
         "parameters": parameters,
         "inputs": [
-            {"path": e.get("path"), "kind": e.get("kind"), "host": e.get("host"), "lines": e.get("lines"),
-             "sha256": e.get("sha256") or (sha256_file(e["path"]) if e.get("path") else None), "problem": e.get("problem")}
+            {
+                "path": e.get("path"),
+                "kind": e.get("kind"),
+                "host": e.get("host"),
+                "lines": e.get("lines"),
+                "sha256": e.get("sha256") or (sha256_file(e["path"]) if e.get("path") else None),
+                "problem": e.get("problem"),
+            }
             for e in result.get("inputs") or []
         ],
         "files": files,
@@ -269,8 +291,9 @@ def manifest(result: dict, parameters: dict, files: dict, numbers: dict) -> dict
     }
 
 
-def write_report(result: dict, out_html: str | os.PathLike, title: str, parameters: dict | None = None, notebook: Path = REPORT_NOTEBOOK,
-                 kernel=None) -> ReportFiles:
+def write_report(
+    result: dict, out_html: str | os.PathLike, title: str, parameters: dict | None = None, notebook: Path = REPORT_NOTEBOOK, kernel=None
+) -> ReportFiles:
     """Write ``result`` beside ``out_html`` and render the report notebook from it (no Spark), on
     ``kernel`` if one was started for it (``report_kernel`` in ``out_html``'s directory)."""
     out_html = Path(out_html).resolve()
@@ -306,17 +329,16 @@ def index_html(entries: list[tuple[str, str, dict]], title: str = "Kafka rebalan
             f"<td>{esc(h['first'])} to {esc(h['last'])}</td></tr>"
         )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(content_security_policy())}">'
         f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title>{STYLE}'
         "<style>body{font-family:system-ui,sans-serif;margin:24px}</style></head><body>"
-        f"<h1>{esc(title)}</h1><p class=\"forensics-caption\">{esc(len(entries))} incident(s); ranges are half-open; records lost / processed twice summed over findings.</p>"
+        f'<h1>{esc(title)}</h1><p class="forensics-caption">{esc(len(entries))} incident(s); ranges are half-open; records lost / processed twice summed over findings.</p>'
         '<table class="forensics-table"><thead><tr><th>incident</th><th>findings by verdict</th><th>records lost</th>'
         "<th>records processed twice</th><th>rebalances</th><th>time span (UTC)</th></tr></thead><tbody>"
-        + "".join(rows) + "</tbody></table></body></html>\n"
+        + "".join(rows)
+        + "</tbody></table></body></html>\n"
     )
-
-
 
 
 def report_title(title: str | None, paths, redactor=None) -> str:
@@ -347,9 +369,21 @@ def check_output(out_html: str | os.PathLike) -> None:
         raise ForensicsError(f"Report file {str(out_html)!r} does not end in .html.", "Give -o NAME.html.")
 
 
-def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str | None = None, group: str | None = None,
-                    redact: bool = False, redact_topics: bool = False, layout: str | None = None, columns=None,
-                    redact_key: str | None = None, inputs=None) -> ReportFiles:
+def report_incident(
+    spark,
+    paths,
+    offsets,
+    out_html,
+    tz: str = "UTC",
+    title: str | None = None,
+    group: str | None = None,
+    redact: bool = False,
+    redact_topics: bool = False,
+    layout: str | None = None,
+    columns=None,
+    redact_key: str | None = None,
+    inputs=None,
+) -> ReportFiles:
     """Analyse on ``spark`` (in this process) and write the report files for ``out_html``.
 
     With ``redact`` the inputs' sha256 are taken first, then the result is pseudonymised, and
@@ -374,8 +408,9 @@ def report_incident(spark, paths, offsets, out_html, tz: str = "UTC", title: str
         return write_report(result, out_html, report_title(title, paths, redactor), parameters, kernel=kernel)
 
 
-def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, redact_topics: bool = False,
-                  inputs: dict | None = None) -> tuple[Path, list[str]]:
+def batch_reports(
+    spark, dirs, outdir, tz: str = "UTC", redact: bool = False, redact_topics: bool = False, inputs: dict | None = None
+) -> tuple[Path, list[str]]:
     """One report per incident directory (one Spark session for all) and ``index.html``.
     ``inputs``: each directory's files already routed (``ingest.route_inputs``), by directory.
 
@@ -399,8 +434,17 @@ def batch_reports(spark, dirs, outdir, tz: str = "UTC", redact: bool = False, re
             stem = f"{shown}-{n}"
         used.add(stem)
         try:
-            files = report_incident(spark, [str(directory)], [], outdir / f"{stem}.html", tz=tz, redact=redact, redact_topics=redact_topics,
-                                    redact_key=key, inputs=(inputs or {}).get(directory))
+            files = report_incident(
+                spark,
+                [str(directory)],
+                [],
+                outdir / f"{stem}.html",
+                tz=tz,
+                redact=redact,
+                redact_topics=redact_topics,
+                redact_key=key,
+                inputs=(inputs or {}).get(directory),
+            )
             entries.append((shown, files.html.name, files.headline))
         except ForensicsError as exc:
             failures.append(f"{name}: {exc}")

@@ -25,7 +25,9 @@ from .tables import offset_range, when, where
 from .views import Html, table_html
 
 NOTHING = "No records were lost or processed twice: nothing to recover."
-INTRO = "Nothing has been executed. forensics plan PATH... -o DIR writes these steps to DIR/plan.md, with the --from-file CSV of each group."
+INTRO = (
+    "Nothing has been executed. forensics plan PATH... -o DIR writes these steps to DIR/plan.md, with the --from-file CSV of each group."
+)
 SECTIONS = {
     RECONSUME: "Re-consume lost records",
     UNRECOVERABLE: "Records no longer in Kafka",
@@ -35,15 +37,34 @@ SECTIONS = {
 }
 """Section titles, in the order plan.md lists them."""
 STEP_ORDER = (
-    "check_log_start", "describe", "stop", "check_inactive", "dry_run", "execute", "restart", "verify", "recover_from_source",
-    "read_range", "read_range_kcat", "deduplicate", "stop_instance", "remove_task_state", "restart_instance", "verify_restore",
-    "app_reset_dry_run", "app_reset", "clean_local_state",
+    "check_log_start",
+    "describe",
+    "stop",
+    "check_inactive",
+    "dry_run",
+    "execute",
+    "restart",
+    "verify",
+    "recover_from_source",
+    "read_range",
+    "read_range_kcat",
+    "deduplicate",
+    "stop_instance",
+    "remove_task_state",
+    "restart_instance",
+    "verify_restore",
+    "app_reset_dry_run",
+    "app_reset",
+    "clean_local_state",
 )
-SECURED = ("For a secured cluster add --command-config FILE to kafka-consumer-groups.sh and kafka-get-offsets.sh, "
-           "--consumer.config FILE to kafka-console-consumer.sh, --config-file FILE to kafka-streams-application-reset.sh.")
+SECURED = (
+    "For a secured cluster add --command-config FILE to kafka-consumer-groups.sh and kafka-get-offsets.sh, "
+    "--consumer.config FILE to kafka-console-consumer.sh, --config-file FILE to kafka-streams-application-reset.sh."
+)
 
 
 # --- HTML: the report's "What to do now" -------------------------------------------------------
+
 
 def _window_html(window: dict | None) -> str:
     if not window:
@@ -61,31 +82,35 @@ def _step_html(step: dict) -> str:
     where_run = _where_run(step)
     optional = " (optional)" if step.get("optional") else ""
     command = f'<div class="forensics-log">{esc(step["command"])}</div>' if step.get("command") else ""
-    return f"<li><b>{esc(step['title'])}</b>{esc(where_run + optional)}{command}<div class=\"forensics-caption\">{esc(step.get('note'))}</div></li>"
+    return f'<li><b>{esc(step["title"])}</b>{esc(where_run + optional)}{command}<div class="forensics-caption">{esc(step.get("note"))}</div></li>'
 
 
 def _rows_html(recovery: dict) -> str:
     if not recovery.get("reset_rows"):
         return ""
     frame = pd.DataFrame(recovery["reset_rows"], columns=["group", "topic", "partition", "offset"])
-    return (f'<p class="forensics-caption">Rows of {esc(recovery["csv_file"])} (topic,partition,offset; no header), '
-            f"for kafka-consumer-groups.sh --reset-offsets --from-file:</p>" + table_html(frame))
+    return (
+        f'<p class="forensics-caption">Rows of {esc(recovery["csv_file"])} (topic,partition,offset; no header), '
+        f"for kafka-consumer-groups.sh --reset-offsets --from-file:</p>" + table_html(frame)
+    )
 
 
 def item_html(number: int, finding: dict, recovery: dict) -> str:
     """One finding's plan: summary, window, retention, reset rows, steps in order, caveats."""
     retention = recovery.get("retention") or {}
     caveats = [c for c in recovery.get("caveats") or [] if c != retention.get("note")]
-    return "".join((
-        f'<h4><span class="forensics-badge {esc(finding["verdict"])}">{esc(finding["verdict"])}</span>#{esc(number)} '
-        f"{esc(finding['detector'])}: {esc(finding.get('group'))} {esc(where(finding))} {esc(offset_range(finding))}</h4>",
-        f"<p>{esc(recovery.get('summary'))}</p>",
-        _window_html(recovery.get("window")),
-        f"<p><b>Retention.</b> {esc(retention['note'])}</p>" if retention.get("note") else "",
-        _rows_html(recovery),
-        "<ol>" + "".join(_step_html(s) for s in recovery.get("steps") or []) + "</ol>",
-        "<ul>" + "".join(f"<li>{esc(c)}</li>" for c in caveats) + "</ul>" if caveats else "",
-    ))
+    return "".join(
+        (
+            f'<h4><span class="forensics-badge {esc(finding["verdict"])}">{esc(finding["verdict"])}</span>#{esc(number)} '
+            f"{esc(finding['detector'])}: {esc(finding.get('group'))} {esc(where(finding))} {esc(offset_range(finding))}</h4>",
+            f"<p>{esc(recovery.get('summary'))}</p>",
+            _window_html(recovery.get("window")),
+            f"<p><b>Retention.</b> {esc(retention['note'])}</p>" if retention.get("note") else "",
+            _rows_html(recovery),
+            "<ol>" + "".join(_step_html(s) for s in recovery.get("steps") or []) + "</ol>",
+            "<ul>" + "".join(f"<li>{esc(c)}</li>" for c in caveats) + "</ul>" if caveats else "",
+        )
+    )
 
 
 def what_to_do_now(result: dict) -> Html:
@@ -98,6 +123,7 @@ def what_to_do_now(result: dict) -> Html:
 
 
 # --- Markdown: plan.md -------------------------------------------------------------------------
+
 
 def md_text(value) -> str:
     """Untrusted text on one Markdown line: no line breaks, no raw HTML."""
@@ -122,7 +148,10 @@ def _ordered_steps(recoveries: list[dict]) -> list[dict]:
     """The steps of ``recoveries`` in ``STEP_ORDER``, each distinct step once (a group's reset
     steps are shared by its ranges)."""
     seen, steps = set(), []
-    for step in sorted((s for r in recoveries for s in r.get("steps") or []), key=lambda s: STEP_ORDER.index(s["step"]) if s["step"] in STEP_ORDER else len(STEP_ORDER)):
+    for step in sorted(
+        (s for r in recoveries for s in r.get("steps") or []),
+        key=lambda s: STEP_ORDER.index(s["step"]) if s["step"] in STEP_ORDER else len(STEP_ORDER),
+    ):
         key = (step["step"], step.get("command"), step["title"], step.get("host"))
         if key not in seen:
             seen.add(key)
@@ -145,8 +174,10 @@ def _covers_md(items: list[tuple[int, dict, dict]]) -> list[str]:
     lines = []
     for number, finding, recovery in items:
         window = recovery.get("window") or {}
-        lines.append(f"- Finding #{number} ({md_text(finding['detector'])}, {md_text(finding['verdict'])}): {md_text(recovery['summary'])} "
-                     f"Window: {md_text(when(window.get('from')) or '?')} to {md_text(when(window.get('to')) or 'open')}.")
+        lines.append(
+            f"- Finding #{number} ({md_text(finding['detector'])}, {md_text(finding['verdict'])}): {md_text(recovery['summary'])} "
+            f"Window: {md_text(when(window.get('from')) or '?')} to {md_text(when(window.get('to')) or 'open')}."
+        )
         lines += [f"  - {md_text(c)}" for c in recovery.get("caveats") or []]
     return lines
 
@@ -155,16 +186,26 @@ def _section_md(title: str, items: list[tuple[int, dict, dict]], csv_rows: list[
     lines = [f"## {md_text(title)}", "", *_covers_md(items), ""]
     if csv_rows:
         name = items[0][2]["csv_file"]
-        lines += [f"Reset file `{md_text(name)}` (topic,partition,offset; no header):", "", md_code_block(csv_text(csv_rows).rstrip("\n")), ""]
+        lines += [
+            f"Reset file `{md_text(name)}` (topic,partition,offset; no header):",
+            "",
+            md_code_block(csv_text(csv_rows).rstrip("\n")),
+            "",
+        ]
     return lines + _steps_md([r for _, _, r in items])
 
 
 def plan_markdown(result: dict, source: str = "") -> str:
     """``plan.md``: every recovery step in order, per consumer group first, then the rest by kind."""
     items = plan_items(result)
-    lines = ["# Recovery plan", "", f"Written by forensics {md_text(__version__)}{' from ' + md_text(source) if source else ''}. "
-             "Nothing in it has been executed: run the steps in order and read each output before the next. Ranges are half-open "
-             "[from, to). Run the commands in this directory (the reset files are here). " + SECURED, ""]
+    lines = [
+        "# Recovery plan",
+        "",
+        f"Written by forensics {md_text(__version__)}{' from ' + md_text(source) if source else ''}. "
+        "Nothing in it has been executed: run the steps in order and read each output before the next. Ranges are half-open "
+        "[from, to). Run the commands in this directory (the reset files are here). " + SECURED,
+        "",
+    ]
     if not items:
         return "\n".join(lines + [NOTHING, ""])
     rows = reset_rows_by_group(result)
@@ -179,13 +220,36 @@ def plan_markdown(result: dict, source: str = "") -> str:
 
 # --- the files of `forensics plan` -------------------------------------------------------------
 
+
 def plan_files(result: dict, source: str = "") -> dict[str, str]:
     """File name -> text: one ``--from-file`` CSV per consumer group, ``plan.md``, ``recovery.json``."""
     files = {csv_file_name(group): csv_text(rows) for group, rows in reset_rows_by_group(result).items()}
     files["plan.md"] = plan_markdown(result, source)
-    items = [{"finding": n, **{k: f.get(k) for k in ("detector", "verdict", "group", "topic", "partition", "task", "offset_from",
-                                                     "offset_to", "records", "exact", "start", "end", "evidence")}, "recovery": r}
-             for n, f, r in plan_items(result)]
+    items = [
+        {
+            "finding": n,
+            **{
+                k: f.get(k)
+                for k in (
+                    "detector",
+                    "verdict",
+                    "group",
+                    "topic",
+                    "partition",
+                    "task",
+                    "offset_from",
+                    "offset_to",
+                    "records",
+                    "exact",
+                    "start",
+                    "end",
+                    "evidence",
+                )
+            },
+            "recovery": r,
+        }
+        for n, f, r in plan_items(result)
+    ]
     files["recovery.json"] = json.dumps({"tool_version": __version__, "source": source, "items": items}, indent=2, default=str) + "\n"
     return files
 

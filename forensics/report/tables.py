@@ -92,11 +92,18 @@ def layout_hint(entry: dict) -> str | None:
     when its Kafka lines were read by their text alone (``layouts.anchor``) with no time, or the
     order of its ``dd/MM/yyyy`` dates, which none of them shows (``date_order``)."""
     if entry.get("date_order") == UNKNOWN_DATE_ORDER and entry.get("unparsed"):
-        return ("its dates between slashes never pass 12, so day and month cannot be told apart: name the layout, "
-                "e.g. --layout '%d{dd/MM/yyyy HH:mm:ss.SSS} [%thread] %-5level %logger - %msg' (or MM/dd/yyyy)")
+        return (
+            "its dates between slashes never pass 12, so day and month cannot be told apart: name the layout, "
+            "e.g. --layout '%d{dd/MM/yyyy HH:mm:ss.SSS} [%thread] %-5level %logger - %msg' (or MM/dd/yyyy)"
+        )
     if entry.get("kind") == "log" and entry.get("lines") and (entry.get("unparsed") or 0) > HINT_SHARE * entry["lines"]:
         return "most lines not understood: name the layout (--layout PATTERN) or an export's columns (--columns time=..,message=..)"
-    if entry.get("kind") == "log" and not entry.get("layout") and entry.get("records") and (entry.get("undated_records") or 0) >= entry["records"]:
+    if (
+        entry.get("kind") == "log"
+        and not entry.get("layout")
+        and entry.get("records")
+        and (entry.get("undated_records") or 0) >= entry["records"]
+    ):
         return "its Kafka lines were read by their text, but no time in them was understood: name the layout (--layout PATTERN)"
     return None
 
@@ -104,11 +111,17 @@ def layout_hint(entry: dict) -> str | None:
 def inputs_table(result: dict) -> pd.DataFrame:
     rows = [
         {
-            "file": e.get("path"), "host": e.get("host"), "kind": e.get("kind"), "layout": e.get("layout"),
-            "lines": e.get("lines"), "records": e.get("records"), "unparsed": e.get("unparsed"),
+            "file": e.get("path"),
+            "host": e.get("host"),
+            "kind": e.get("kind"),
+            "layout": e.get("layout"),
+            "lines": e.get("lines"),
+            "records": e.get("records"),
+            "unparsed": e.get("unparsed"),
             "time zone": None if e.get("kind") != "log" else f"{e.get('tz')}{' (assumed)' if e.get('tz_assumed') else ''}",
             "problem": e.get("problem") or layout_hint(e),
-            "recognised": shape_text(e), "first Kafka record": first_record_text(e),
+            "recognised": shape_text(e),
+            "first Kafka record": first_record_text(e),
         }
         for e in result.get("inputs") or []
     ]
@@ -122,10 +135,15 @@ def accounting_table(result: dict) -> pd.DataFrame:
     acc = result.get("accounting") or {}
     total = acc.get("lines") or 0
     labels = (
-        ("records", "Kafka records"), ("continuations", "continuation lines (stack traces, wrapped text)"),
-        ("irrelevant", "records of other loggers"), ("unparsed", "lines not understood"),
+        ("records", "Kafka records"),
+        ("continuations", "continuation lines (stack traces, wrapped text)"),
+        ("irrelevant", "records of other loggers"),
+        ("unparsed", "lines not understood"),
     )
-    rows = [{"bucket": label, "lines": acc.get(key, 0), "share": f"{100.0 * acc.get(key, 0) / total:.1f} %" if total else ""} for key, label in labels]
+    rows = [
+        {"bucket": label, "lines": acc.get(key, 0), "share": f"{100.0 * acc.get(key, 0) / total:.1f} %" if total else ""}
+        for key, label in labels
+    ]
     rows.append({"bucket": "total lines read", "lines": total, "share": "100 %" if total else ""})
     rows += [{"bucket": f"unparsed: {reason}", "lines": n, "share": ""} for reason, n in (acc.get("unparsed_by_reason") or {}).items()]
     rows.append({"bucket": "typed Kafka events", "lines": acc.get("events", 0), "share": ""})
@@ -136,8 +154,12 @@ def accounting_table(result: dict) -> pd.DataFrame:
 def clock_table(result: dict) -> pd.DataFrame:
     rows = [
         {
-            "host": c.get("host"), "reference": c.get("reference"), "offset ms": c.get("offset_ms"),
-            "± ms": c.get("uncertainty_ms"), "generations compared": c.get("samples"), "corrected": c.get("corrected"),
+            "host": c.get("host"),
+            "reference": c.get("reference"),
+            "offset ms": c.get("offset_ms"),
+            "± ms": c.get("uncertainty_ms"),
+            "generations compared": c.get("samples"),
+            "corrected": c.get("corrected"),
         }
         for c in result.get("clock_skew") or []
     ]
@@ -149,18 +171,42 @@ def findings_table(result: dict) -> pd.DataFrame:
     """One row per finding, damage first (loss, duplication, delay, expected), numbered as ``finding(i)``."""
     rows = [
         {
-            "#": i, "verdict": f["verdict"], "severity": f.get("severity"), "detector": f["detector"], "group": f.get("group"),
-            "where": where(f), "offsets": offset_range(f), "records": f.get("records"), "classification": f.get("classification"),
-            "member": f.get("member"), "start": when(f.get("start")), "explanation": f.get("explanation"),
+            "#": i,
+            "verdict": f["verdict"],
+            "severity": f.get("severity"),
+            "detector": f["detector"],
+            "group": f.get("group"),
+            "where": where(f),
+            "offsets": offset_range(f),
+            "records": f.get("records"),
+            "classification": f.get("classification"),
+            "member": f.get("member"),
+            "start": when(f.get("start")),
+            "explanation": f.get("explanation"),
         }
         for i, f in enumerate(result.get("findings") or [])
     ]
-    columns = ["#", "verdict", "severity", "detector", "group", "where", "offsets", "records", "classification", "member", "start", "explanation"]
+    columns = [
+        "#",
+        "verdict",
+        "severity",
+        "detector",
+        "group",
+        "where",
+        "offsets",
+        "records",
+        "classification",
+        "member",
+        "start",
+        "explanation",
+    ]
     frame = pd.DataFrame(rows, columns=columns).astype({"records": "Int64"})
     if frame.empty:
         return frame
     order = {v: i for i, v in enumerate(VERDICT_ORDER)}
-    return frame.sort_values(["verdict", "#"], key=lambda c: c.map(order) if c.name == "verdict" else c, kind="stable").reset_index(drop=True)
+    return frame.sort_values(["verdict", "#"], key=lambda c: c.map(order) if c.name == "verdict" else c, kind="stable").reset_index(
+        drop=True
+    )
 
 
 def verdict_table(result: dict) -> pd.DataFrame:
@@ -175,15 +221,33 @@ def verdict_table(result: dict) -> pd.DataFrame:
 def rebalance_table(result: dict) -> pd.DataFrame:
     rows = [
         {
-            "group": r.get("group"), "generation": r.get("generation"), "start": when(r.get("start")),
-            "stopped ms": r.get("duration_ms"), "trigger": r.get("trigger"), "protocol": r.get("protocol_type") or r.get("protocol"),
-            "members": len(r.get("members") or []), "joined": r.get("members_joined") or [], "left": r.get("members_left") or [],
+            "group": r.get("group"),
+            "generation": r.get("generation"),
+            "start": when(r.get("start")),
+            "stopped ms": r.get("duration_ms"),
+            "trigger": r.get("trigger"),
+            "protocol": r.get("protocol_type") or r.get("protocol"),
+            "members": len(r.get("members") or []),
+            "joined": r.get("members_joined") or [],
+            "left": r.get("members_left") or [],
             "partitions moved": len(r.get("moved_partitions") or []),
             "evidence": _at(r.get("evidence")),
         }
         for r in result.get("rebalances") or []
     ]
-    columns = ["group", "generation", "start", "stopped ms", "trigger", "protocol", "members", "joined", "left", "partitions moved", "evidence"]
+    columns = [
+        "group",
+        "generation",
+        "start",
+        "stopped ms",
+        "trigger",
+        "protocol",
+        "members",
+        "joined",
+        "left",
+        "partitions moved",
+        "evidence",
+    ]
     return pd.DataFrame(rows, columns=columns).astype({"stopped ms": "Int64"})
 
 
@@ -206,7 +270,10 @@ def moves_table(rebalance: dict) -> pd.DataFrame:
 
 
 def unparsed_table(result: dict) -> pd.DataFrame:
-    rows = [{"kind": "unparsed", "file": e.get("file"), "line": e.get("line"), "reason": e.get("reason"), "text": e.get("text")} for e in result.get("unparsed_samples") or []]
+    rows = [
+        {"kind": "unparsed", "file": e.get("file"), "line": e.get("line"), "reason": e.get("reason"), "text": e.get("text")}
+        for e in result.get("unparsed_samples") or []
+    ]
     rows += [
         {"kind": "unrecognised Kafka line", "file": e.get("file"), "line": e.get("line"), "reason": e.get("logger"), "text": e.get("text")}
         for e in result.get("unrecognised_kafka_samples") or []
@@ -217,13 +284,24 @@ def unparsed_table(result: dict) -> pd.DataFrame:
 def restores_table(result: dict) -> pd.DataFrame:
     rows = [
         {
-            "group": group_of(r), "host": r.get("host"), "thread": r.get("thread"), "task": r.get("task"), "changelog": r.get("changelog"),
-            "status": restore_status(r), "checkpoint": r.get("checkpoint_found"), "store wiped": r.get("store_wiped"),
-            "restored": r.get("records_restored"), "opened": when(r.get("opened_ts")), "running": when(r.get("running_ts")),
+            "group": group_of(r),
+            "host": r.get("host"),
+            "thread": r.get("thread"),
+            "task": r.get("task"),
+            "changelog": r.get("changelog"),
+            "status": restore_status(r),
+            "checkpoint": r.get("checkpoint_found"),
+            "store wiped": r.get("store_wiped"),
+            "restored": r.get("records_restored"),
+            "opened": when(r.get("opened_ts")),
+            "running": when(r.get("running_ts")),
         }
         for r in result.get("restores") or []
     ]
-    return pd.DataFrame(rows, columns=["group", "host", "thread", "task", "changelog", "status", "checkpoint", "store wiped", "restored", "opened", "running"]).astype({"restored": "Int64"})
+    return pd.DataFrame(
+        rows,
+        columns=["group", "host", "thread", "task", "changelog", "status", "checkpoint", "store wiped", "restored", "opened", "running"],
+    ).astype({"restored": "Int64"})
 
 
 def restore_status(restore: dict) -> str:

@@ -83,7 +83,9 @@ class Table:
         caption = f'<p class="forensics-caption">{esc(self.caption)}</p>' if self.caption else ""
         body = caption + table_html(self.frame, self.row_class, self.empty)
         if len(self.frame) > FOLD_ROWS:  # long tables fold (no script needed)
-            return STYLE + f"<details><summary><b>{esc(self.title)}</b> ({esc(len(self.frame))} rows, click to show)</summary>{body}</details>"
+            return (
+                STYLE + f"<details><summary><b>{esc(self.title)}</b> ({esc(len(self.frame))} rows, click to show)</summary>{body}</details>"
+            )
         title = f"<h4>{esc(self.title)}</h4>" if self.title else ""
         return STYLE + title + body
 

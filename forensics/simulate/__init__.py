@@ -45,22 +45,58 @@ FAULTS: dict[str, tuple] = {
 LAYOUT_CHOICES = ["log4j", "logback", "logback_thread", "json_lines"]
 
 _SEED000 = {
-    "app_id": "AuditTrailBatch", "source": "AuditTrailBatch-0", "repartition": "AuditTrailBatch-store1-repartition",
-    "store": "store1", "host1": "audit-batch-1", "host2": "audit-batch-3", "host2_file": "app.log.gz",
-    "generation": 323, "domain": "prod", "t0": "2018-10-23T08:20:00",
+    "app_id": "AuditTrailBatch",
+    "source": "AuditTrailBatch-0",
+    "repartition": "AuditTrailBatch-store1-repartition",
+    "store": "store1",
+    "host1": "audit-batch-1",
+    "host2": "audit-batch-3",
+    "host2_file": "app.log.gz",
+    "generation": 323,
+    "domain": "prod",
+    "t0": "2018-10-23T08:20:00",
     "package": ("AuditTrailBatch", "com.example.audit", ["AuditTrailBatch", "WarehouseClient", "Tenants"]),
 }
 
 BUNDLES: dict[str, dict] = {
     "skipped_restore": {"seed": 0, "kafka_version": "2.0.0", "layout": "logback", "faults": ["skipped_restore"], "fixed": _SEED000},
-    "redundant_restore": {"seed": 1, "kafka_version": "1.1.1", "layout": "log4j", "faults": ["redundant_restore"], "fixed": {
-        "app_id": "LedgerBalances", "host1": "ledger-balances-1", "host2": "ledger-balances-2", "t0": "2018-10-24T10:02:00"}},
-    "reset_to_latest_gap": {"seed": 2, "kafka_version": "2.7.0", "layout": "log4j", "faults": ["reset_to_latest_gap"], "fixed": {
-        "topic": "demo-topic", "group": "demo-consumer", "host1": "demo-consumer-1", "producer_host": "demo-producer-1",
-        "gap": 5, "t0": "2021-02-10T15:40:00",
-        "package": ("demo", "com.example.demo", ["Consumer", "MessageHandler"])}},
-    "backward_commit": {"seed": 3, "kafka_version": "2.5.1", "layout": "logback_thread", "faults": ["backward_commit"], "fixed": {
-        "partitions": 2, "base": 4, "base_step": 3, "late": 5, "ahead": 7, "host1": "c1-alpakka-worker", "host2": "c2-alpakka-worker"}},
+    "redundant_restore": {
+        "seed": 1,
+        "kafka_version": "1.1.1",
+        "layout": "log4j",
+        "faults": ["redundant_restore"],
+        "fixed": {"app_id": "LedgerBalances", "host1": "ledger-balances-1", "host2": "ledger-balances-2", "t0": "2018-10-24T10:02:00"},
+    },
+    "reset_to_latest_gap": {
+        "seed": 2,
+        "kafka_version": "2.7.0",
+        "layout": "log4j",
+        "faults": ["reset_to_latest_gap"],
+        "fixed": {
+            "topic": "demo-topic",
+            "group": "demo-consumer",
+            "host1": "demo-consumer-1",
+            "producer_host": "demo-producer-1",
+            "gap": 5,
+            "t0": "2021-02-10T15:40:00",
+            "package": ("demo", "com.example.demo", ["Consumer", "MessageHandler"]),
+        },
+    },
+    "backward_commit": {
+        "seed": 3,
+        "kafka_version": "2.5.1",
+        "layout": "logback_thread",
+        "faults": ["backward_commit"],
+        "fixed": {
+            "partitions": 2,
+            "base": 4,
+            "base_step": 3,
+            "late": 5,
+            "ahead": 7,
+            "host1": "c1-alpakka-worker",
+            "host2": "c2-alpakka-worker",
+        },
+    },
     "out_of_range_reset": {"seed": 4, "kafka_version": "3.3.2", "layout": "json_lines", "faults": ["out_of_range_reset"]},
     "reprocessing": {"seed": 6, "kafka_version": "2.3.1", "layout": "log4j", "faults": ["reprocessing"]},
     "rebalance_storm": {"seed": 7, "kafka_version": "3.6.1", "layout": "log4j", "faults": ["rebalance_storm"]},
@@ -87,9 +123,17 @@ def _pick_version(rng: random.Random, faults: list[str], requested: str | None) 
     return [rng.choice(FAULTS[f][1]) for f in faults]
 
 
-def generate_incident(out_dir, seed: int, faults: list[str], scale: int = 1, kafka_version: str | None = None,
-                      layout: str | None = None, name: str | None = None, fixed: dict | None = None,
-                      description: str | None = None) -> dict:
+def generate_incident(
+    out_dir,
+    seed: int,
+    faults: list[str],
+    scale: int = 1,
+    kafka_version: str | None = None,
+    layout: str | None = None,
+    name: str | None = None,
+    fixed: dict | None = None,
+    description: str | None = None,
+) -> dict:
     """Write one incident with the injected ``faults`` (empty: a healthy group) into ``out_dir``
     and return its EXPECTED dict. ``scale`` multiplies noise lines, records and quiet durations."""
     faults = list(faults) or ["healthy"]
@@ -101,7 +145,11 @@ def generate_incident(out_dir, seed: int, faults: list[str], scale: int = 1, kaf
     versions = _pick_version(rng, faults, kafka_version)
     layout = layout or rng.choice(LAYOUT_CHOICES)
     fixed = dict(fixed or {})
-    t0 = _epoch_ms(fixed["t0"]) if "t0" in fixed else _epoch_ms("2023-01-02T00:00:00") + rng.randint(0, 600) * 86_400_000 + rng.randint(0, 20) * 3_600_000
+    t0 = (
+        _epoch_ms(fixed["t0"])
+        if "t0" in fixed
+        else _epoch_ms("2023-01-02T00:00:00") + rng.randint(0, 600) * 86_400_000 + rng.randint(0, 20) * 3_600_000
+    )
     inc = Incident(seed=seed, scale=max(1, int(scale)))
     apps = rng.sample(APPS, len(APPS))
     sapps = rng.sample(STREAMS_APPS, len(STREAMS_APPS))
@@ -110,8 +158,16 @@ def generate_incident(out_dir, seed: int, faults: list[str], scale: int = 1, kaf
         if version not in allowed and not any(in_range(version, a.rsplit(".", 1)[0]) for a in allowed):
             raise ValueError(f"fault {fault} cannot be told in Kafka {version} (supported: {allowed})")
         app = fixed.get("package") or (sapps[i % len(sapps)] if streams else apps[i % len(apps)])
-        ctx = Ctx(inc, random.Random(f"forensics-simulate:{seed}:{i}:{fault}"), version, layout,
-                     tag if len(faults) == 1 else f"{tag}{i}", t0 + i * 1_800_000, app, fixed)
+        ctx = Ctx(
+            inc,
+            random.Random(f"forensics-simulate:{seed}:{i}:{fault}"),
+            version,
+            layout,
+            tag if len(faults) == 1 else f"{tag}{i}",
+            t0 + i * 1_800_000,
+            app,
+            fixed,
+        )
         story(ctx)
     inc.finish_noise()
     out = Path(out_dir)
@@ -145,7 +201,8 @@ def generate_incident(out_dir, seed: int, faults: list[str], scale: int = 1, kaf
         f"Kafka version {version_text}, layout {shown_layout}, seed {seed}. Generated by `forensics.simulate` "
         f"(ground truth in `EXPECTED.json`; evidence line numbers are 1-based physical lines of the record's first line).\n\n"
         f"## Story\n\n" + "\n".join(notes) + f"\n\n## Files\n\n{hosts}\n\nOffset dumps:\n\n{dumps}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return expected
 
 
@@ -168,8 +225,17 @@ DESCRIPTIONS = {
 def write_bundle(name: str, out_dir) -> dict:
     """Write the named sample bundle into ``out_dir/<name>/``; returns its EXPECTED dict."""
     spec = BUNDLES[name]
-    return generate_incident(Path(out_dir) / name, spec["seed"], spec["faults"], 1, spec["kafka_version"], spec["layout"],
-                             name=name, fixed=spec.get("fixed"), description=DESCRIPTIONS[name])
+    return generate_incident(
+        Path(out_dir) / name,
+        spec["seed"],
+        spec["faults"],
+        1,
+        spec["kafka_version"],
+        spec["layout"],
+        name=name,
+        fixed=spec.get("fixed"),
+        description=DESCRIPTIONS[name],
+    )
 
 
 __all__ = ["BUNDLES", "FAULTS", "generate_incident", "write_bundle"]

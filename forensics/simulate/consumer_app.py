@@ -36,7 +36,8 @@ def consumer_settings(ctx: Ctx, client_id: str, group_id: str, **overrides) -> d
         settings["group.instance.id"] = "null"
     if v.at_least("3.0"):
         settings["partition.assignment.strategy"] = (
-            "[class org.apache.kafka.clients.consumer.RangeAssignor, class org.apache.kafka.clients.consumer.CooperativeStickyAssignor]")
+            "[class org.apache.kafka.clients.consumer.RangeAssignor, class org.apache.kafka.clients.consumer.CooperativeStickyAssignor]"
+        )
     settings.update({k.replace("_", "."): v for k, v in overrides.items()})
     return settings
 
@@ -80,16 +81,23 @@ class App:
         return m.app(ts, level, f"{self.noise.package}.{self.noise.classes[0]}", text, stack)
 
 
-def make_app(ctx: Ctx, hosts: int, partitions: int, topic: str | None = None, group_id: str | None = None,
-             file: str = "app.log", gz_hosts: tuple = (), **settings) -> App:
+def make_app(
+    ctx: Ctx,
+    hosts: int,
+    partitions: int,
+    topic: str | None = None,
+    group_id: str | None = None,
+    file: str = "app.log",
+    gz_hosts: tuple = (),
+    **settings,
+) -> App:
     rng, inc = ctx.rng, ctx.inc
     app, package, classes = ctx.app
     k = Kafka(ctx.version)
     group_id = group_id or ctx.name("group", f"{app}-{ctx.tag}")
     topic = topic or ctx.name("topic", f"{app.split('-')[0]}-{rng.choice(TOPIC_WORDS)}-{ctx.tag}")
     client_id = f"consumer-{group_id}-1" if k.v.at_least("2.5") else "consumer-1"
-    group = Group(k, group_id, [f"{topic}-{p}" for p in range(partitions)], coordinator(ctx), brokers(ctx),
-                  rng.randint(3, 300), rng)
+    group = Group(k, group_id, [f"{topic}-{p}" for p in range(partitions)], coordinator(ctx), brokers(ctx), rng.randint(3, 300), rng)
     for tp in group.partitions:
         group.end[tp] = rng.randint(2_000, 90_000)
         group.committed[tp] = group.end[tp]

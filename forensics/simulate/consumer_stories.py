@@ -41,8 +41,14 @@ def healthy(ctx: Ctx) -> None:
 
 def risky_config(ctx: Ctx) -> None:
     """session.timeout.ms 6000 with heartbeat.interval.ms 3000 (< 3 heartbeats per session); clean rebalance."""
-    a = make_app(ctx, hosts=ctx.rng.randint(2, 3), partitions=ctx.rng.randint(4, 10),
-                 auto_offset_reset="earliest", session_timeout_ms=6000, heartbeat_interval_ms=3000)
+    a = make_app(
+        ctx,
+        hosts=ctx.rng.randint(2, 3),
+        partitions=ctx.rng.randint(4, 10),
+        auto_offset_reset="earliest",
+        session_timeout_ms=6000,
+        heartbeat_interval_ms=3000,
+    )
     g = a.group
     t = boot(a)
     g.process(t, t + minutes(ctx, 4, 8), rate(ctx))
@@ -58,14 +64,23 @@ def risky_config(ctx: Ctx) -> None:
     a.start(m, t)
     t = g.rebalance(t + 2200, a.members, heartbeat_told=others)["end"]
     g.process(t, t + minutes(ctx, 2, 4), rate(ctx))
-    ctx.inc.faults.append({"fault": "risky_config", "group": g.group_id, "setting": "session.timeout.ms",
-                           "session.timeout.ms": 6000, "heartbeat.interval.ms": 3000})
-    ctx.inc.findings.append(Finding("risky_config", g.group_id, "expected", [a.config_lines[0]],
-                                    classification="session.timeout.ms"))
-    ctx.inc.notes.append(lambda: 
-        f"- `{g.group_id}` ({len(a.members)} members): `session.timeout.ms = 6000` with `heartbeat.interval.ms = 3000` "
-        f"in every `ConsumerConfig values:` block (first at `{a.config_lines[0].line}`); the rolling restart of "
-        f"`{m.label}` rebalances cleanly.")
+    ctx.inc.faults.append(
+        {
+            "fault": "risky_config",
+            "group": g.group_id,
+            "setting": "session.timeout.ms",
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 3000,
+        }
+    )
+    ctx.inc.findings.append(Finding("risky_config", g.group_id, "expected", [a.config_lines[0]], classification="session.timeout.ms"))
+    ctx.inc.notes.append(
+        lambda: (
+            f"- `{g.group_id}` ({len(a.members)} members): `session.timeout.ms = 6000` with `heartbeat.interval.ms = 3000` "
+            f"in every `ConsumerConfig values:` block (first at `{a.config_lines[0].line}`); the rolling restart of "
+            f"`{m.label}` rebalances cleanly."
+        )
+    )
 
 
 def reset_to_latest_gap(ctx: Ctx) -> None:
@@ -77,10 +92,19 @@ def reset_to_latest_gap(ctx: Ctx) -> None:
     m = a.members[0]
     producer_host = inc.host(ctx.name("producer_host", f"{ctx.app[0]}-producer-{ctx.tag}"), ctx.layout)
     producer = Client(producer_host, k, "[Producer clientId=producer-1] ")
-    producer.plain(ctx.t0 - 2000, k.config("Producer", {
-        "acks": "all" if k.v.at_least("3.0") else 1, "bootstrap.servers": a.settings["bootstrap.servers"],
-        "client.id": "producer-1", "enable.idempotence": "true" if k.v.at_least("3.0") else "false",
-        "metadata.max.age.ms": 300000}))
+    producer.plain(
+        ctx.t0 - 2000,
+        k.config(
+            "Producer",
+            {
+                "acks": "all" if k.v.at_least("3.0") else 1,
+                "bootstrap.servers": a.settings["bootstrap.servers"],
+                "client.id": "producer-1",
+                "enable.idempotence": "true" if k.v.at_least("3.0") else "false",
+                "metadata.max.age.ms": 300000,
+            },
+        ),
+    )
     for msg in k.banner():
         producer.plain(ctx.t0 - 1900, msg)
     inc.add_noise(producer_host, a.noise, 60, rng, thread="main")
@@ -117,19 +141,34 @@ def reset_to_latest_gap(ctx: Ctx) -> None:
         lines.append(
             f"baseOffset: {i} lastOffset: {i} count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 "
             f"partitionLeaderEpoch: {g.epoch} isTransactional: false isControl: false position: {i * 80} "
-            f"CreateTime: {created} size: 80 magic: 2 compresscodec: NONE crc: {rng.getrandbits(31)} isvalid: true")
+            f"CreateTime: {created} size: 80 magic: 2 compresscodec: NONE crc: {rng.getrandbits(31)} isvalid: true"
+        )
     inc.dumps[f"dump-log-{new_tp}.txt"] = "\n".join(lines) + "\n"
-    inc.faults.append({"fault": "reset_to_latest_gap", "member": m.label, "topic": topic, "partition": 1,
-                       "records_before_consumer_saw_partition": gap})
-    inc.findings.append(Finding("reset_to_latest_gap", g.group_id, "loss", [no_committed, *seek, reset], topic=topic,
-                                partition=1, offset_from=0, offset_to=gap, exact=True))
-    inc.findings.append(Finding("risky_config", g.group_id, "expected", [a.config_lines[0], no_committed], topic=topic,
-                                classification="auto.offset.reset"))
+    inc.faults.append(
+        {"fault": "reset_to_latest_gap", "member": m.label, "topic": topic, "partition": 1, "records_before_consumer_saw_partition": gap}
+    )
+    inc.findings.append(
+        Finding(
+            "reset_to_latest_gap",
+            g.group_id,
+            "loss",
+            [no_committed, *seek, reset],
+            topic=topic,
+            partition=1,
+            offset_from=0,
+            offset_to=gap,
+            exact=True,
+        )
+    )
+    inc.findings.append(
+        Finding("risky_config", g.group_id, "expected", [a.config_lines[0], no_committed], topic=topic, classification="auto.offset.reset")
+    )
     inc.notes.append(
         f"- `{g.group_id}`: `{topic}` grows from 1 to 2 partitions; the producer (`{producer_host.dir}`) writes "
         f"`{new_tp}` offsets 0-{gap - 1} before the consumer `{m.label}` refreshes its metadata; with "
         f"`auto.offset.reset = latest` it finds no committed offset and starts at {gap}: offsets [0, {gap}) are never "
-        f"consumed. Dump `offsets/dump-log-{new_tp}.txt` shows the first batch at baseOffset 0.")
+        f"consumed. Dump `offsets/dump-log-{new_tp}.txt` shows the first batch at baseOffset 0."
+    )
 
 
 def out_of_range_reset(ctx: Ctx) -> None:
@@ -165,14 +204,36 @@ def out_of_range_reset(ctx: Ctx) -> None:
         if p != tp:
             m.position[p] = g.end[p]
     g.process(t + 100, t + minutes(ctx, 2, 4), rate(ctx))
-    inc.faults.append({"fault": "out_of_range_reset", "member": m.label, "topic": a.topic, "partition": int(tp.rsplit("-", 1)[1]),
-                       "position": x, "log_start_after_retention": n})
-    inc.findings.append(Finding("out_of_range_reset", g.group_id, "loss", [oor, reset], topic=a.topic,
-                                partition=int(tp.rsplit("-", 1)[1]), offset_from=x, offset_to=n, exact=True))
-    inc.notes.append(lambda: 
-        f"- `{g.group_id}`: `{m.label}` pauses on `{tp}` at offset {x}; retention deletes the segment meanwhile (log start "
-        f"{n}); its next fetch is out of range (line {oor.line}) and `auto.offset.reset = earliest` resets it to {n} "
-        f"(line {reset.line}): [{x}, {n}) never consumed.")
+    inc.faults.append(
+        {
+            "fault": "out_of_range_reset",
+            "member": m.label,
+            "topic": a.topic,
+            "partition": int(tp.rsplit("-", 1)[1]),
+            "position": x,
+            "log_start_after_retention": n,
+        }
+    )
+    inc.findings.append(
+        Finding(
+            "out_of_range_reset",
+            g.group_id,
+            "loss",
+            [oor, reset],
+            topic=a.topic,
+            partition=int(tp.rsplit("-", 1)[1]),
+            offset_from=x,
+            offset_to=n,
+            exact=True,
+        )
+    )
+    inc.notes.append(
+        lambda: (
+            f"- `{g.group_id}`: `{m.label}` pauses on `{tp}` at offset {x}; retention deletes the segment meanwhile (log start "
+            f"{n}); its next fetch is out of range (line {oor.line}) and `auto.offset.reset = earliest` resets it to {n} "
+            f"(line {reset.line}): [{x}, {n}) never consumed."
+        )
+    )
 
 
 def backward_commit(ctx: Ctx) -> None:
@@ -209,11 +270,35 @@ def backward_commit(ctx: Ctx) -> None:
     c2.position[p1] = ahead
     t += 5000
     g.process(t, t + minutes(ctx, 1, 3), rate(ctx))
-    inc.faults.append({"fault": "backward_commit", "member": c1.label, "topic": a.topic, "partition": 1,
-                       "late_commit": late, "previous_commit": ahead, "new_owner": c2.label})
-    inc.findings.append(Finding("backward_commit", g.group_id, "duplication", [ahead_line, zombie], topic=a.topic, partition=1,
-                                offset_from=late, offset_to=ahead, classification="zombie", exact=True))
-    inc.notes.append(lambda: 
-        f"- `{g.group_id}`: `{c2.label}` joins and takes `{p1}` from `{c1.label}`; it commits {ahead} (line "
-        f"{ahead_line.line}), then `{c1.label}`, no longer the owner, commits its late offset {late} (line "
-        f"{zombie.line}): the committed offset goes back by {ahead - late}.")
+    inc.faults.append(
+        {
+            "fault": "backward_commit",
+            "member": c1.label,
+            "topic": a.topic,
+            "partition": 1,
+            "late_commit": late,
+            "previous_commit": ahead,
+            "new_owner": c2.label,
+        }
+    )
+    inc.findings.append(
+        Finding(
+            "backward_commit",
+            g.group_id,
+            "duplication",
+            [ahead_line, zombie],
+            topic=a.topic,
+            partition=1,
+            offset_from=late,
+            offset_to=ahead,
+            classification="zombie",
+            exact=True,
+        )
+    )
+    inc.notes.append(
+        lambda: (
+            f"- `{g.group_id}`: `{c2.label}` joins and takes `{p1}` from `{c1.label}`; it commits {ahead} (line "
+            f"{ahead_line.line}), then `{c1.label}`, no longer the owner, commits its late offset {late} (line "
+            f"{zombie.line}): the committed offset goes back by {ahead - late}."
+        )
+    )

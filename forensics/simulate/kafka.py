@@ -101,7 +101,9 @@ class Kafka:
 
     def notifying(self, partitions: list[str]) -> list[Msg]:  # G22 (2.6+)
         if self.v.at_least("2.6"):
-            return [("INFO", PKG + "ConsumerCoordinator", f"Notifying assignor about the new Assignment(partitions=[{', '.join(partitions)}])")]
+            return [
+                ("INFO", PKG + "ConsumerCoordinator", f"Notifying assignor about the new Assignment(partitions=[{', '.join(partitions)}])")
+            ]
         return []
 
     def assigned(self, partitions: list[str]) -> Msg:  # G08 / G10 / G11
@@ -123,13 +125,19 @@ class Kafka:
         if self.v.below("2.4"):
             return []
         if self.v.at_least("3.2"):
-            give = ("Giving away all assigned partitions as lost since generation/memberID has been reset,"
-                    "indicating that consumer is in old state or no longer part of the group")
+            give = (
+                "Giving away all assigned partitions as lost since generation/memberID has been reset,"
+                "indicating that consumer is in old state or no longer part of the group"
+            )
         else:
-            give = ("Giving away all assigned partitions as lost since generation has been reset,"
-                    "indicating that consumer is no longer part of the group")
-        return [("INFO", PKG + "ConsumerCoordinator", give),
-                ("INFO", self.listener, "Lost previously assigned partitions " + ", ".join(partitions))]
+            give = (
+                "Giving away all assigned partitions as lost since generation has been reset,"
+                "indicating that consumer is no longer part of the group"
+            )
+        return [
+            ("INFO", PKG + "ConsumerCoordinator", give),
+            ("INFO", self.listener, "Lost previously assigned partitions " + ", ".join(partitions)),
+        ]
 
     def rebalancing_heartbeat(self) -> Msg:  # G45 (<=2.8) / G29 (3.0+)
         if self.v.at_least("3.0"):
@@ -145,30 +153,44 @@ class Kafka:
         level = "INFO" if self.v.at_least("2.1") else "DEBUG"
         return (level, self.coordinator, f"Sending LeaveGroup request to coordinator {coordinator}")
 
-    POLL_TEXT = ("consumer poll timeout has expired. This means the time between subsequent calls to poll() was "
-                 "longer than the configured max.poll.interval.ms, which typically implies that the poll loop is "
-                 "spending too much time processing messages. You can address this either by increasing "
-                 "max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records.")
+    POLL_TEXT = (
+        "consumer poll timeout has expired. This means the time between subsequent calls to poll() was "
+        "longer than the configured max.poll.interval.ms, which typically implies that the poll loop is "
+        "spending too much time processing messages. You can address this either by increasing "
+        "max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records."
+    )
 
     def poll_timeout(self, member_id: str, coordinator: str) -> list[Msg]:
         """The poll-timeout warning and LeaveGroup: G40 (2.1-2.3), G39 (2.4-2.8), G41 + G39 (3.0+).
         The first message is the timeout line (the evidence)."""
         if self.v.at_least("3.0"):
-            return [("WARN", PKG + "ConsumerCoordinator", self.POLL_TEXT),
-                    self.leave(member_id, coordinator, "consumer poll timeout has expired.")]
+            return [
+                ("WARN", PKG + "ConsumerCoordinator", self.POLL_TEXT),
+                self.leave(member_id, coordinator, "consumer poll timeout has expired."),
+            ]
         if self.v.at_least("2.4"):
-            return [("INFO", self.coordinator,
-                     f"Member {member_id} sending LeaveGroup request to coordinator {coordinator} due to {self.POLL_TEXT}")]
+            return [
+                (
+                    "INFO",
+                    self.coordinator,
+                    f"Member {member_id} sending LeaveGroup request to coordinator {coordinator} due to {self.POLL_TEXT}",
+                )
+            ]
         if self.v.at_least("2.1"):
-            return [("WARN", self.coordinator, "This member will leave the group because " + self.POLL_TEXT),
-                    self.leave(member_id, coordinator)]
+            return [
+                ("WARN", self.coordinator, "This member will leave the group because " + self.POLL_TEXT),
+                self.leave(member_id, coordinator),
+            ]
         raise ValueError(f"Kafka {self.version} logs no poll timeout")
 
     def heartbeat_unknown_member(self, gen: int, member_id: str, protocol: str) -> Msg:  # G48 / G49
         if self.v.at_least("2.6"):
-            return ("INFO", self.coordinator,
-                    f"Attempt to heartbeat with {self.generation(gen, member_id, protocol)} and group instance id "
-                    "Optional.empty failed due to UNKNOWN_MEMBER_ID, resetting generation")
+            return (
+                "INFO",
+                self.coordinator,
+                f"Attempt to heartbeat with {self.generation(gen, member_id, protocol)} and group instance id "
+                "Optional.empty failed due to UNKNOWN_MEMBER_ID, resetting generation",
+            )
         if self.v.at_least("2.0"):
             return ("INFO", self.coordinator, f"Attempt to heartbeat failed for since member id {member_id} is not valid.")
         raise ValueError(f"Kafka {self.version}: no heartbeat UNKNOWN_MEMBER_ID wording in the catalogue")
@@ -180,19 +202,28 @@ class Kafka:
         if self.v.at_least("3.0"):
             return [("INFO", PKG + "ConsumerCoordinator", f"Resetting generation due to: {reason}")]
         if self.v.at_least("2.5"):
-            return [("DEBUG", self.coordinator, f"Resetting generation after encountering {error} from {api} response and requesting re-join")]
+            return [
+                ("DEBUG", self.coordinator, f"Resetting generation after encountering {error} from {api} response and requesting re-join")
+            ]
         return []
 
     def rejoin_metadata(self, old: str, new: str) -> list[Msg]:  # G94 (2.7-2.8)
         if self.v.within("2.7-2.8"):
-            return [("INFO", PKG + "ConsumerCoordinator",
-                     f"Requesting to re-join the group and trigger rebalance since the assignment metadata has changed from {old} to {new}")]
+            return [
+                (
+                    "INFO",
+                    PKG + "ConsumerCoordinator",
+                    f"Requesting to re-join the group and trigger rebalance since the assignment metadata has changed from {old} to {new}",
+                )
+            ]
         return []
 
     # -- offsets ---------------------------------------------------------------------------
     def position(self, offset: int, epoch: int, leader: str) -> str:
-        return (f"FetchPosition{{offset={offset}, offsetEpoch=Optional[{epoch}], currentLeader=LeaderAndEpoch"
-                f"{{leader=Optional[{leader}], epoch={epoch}}}}}")
+        return (
+            f"FetchPosition{{offset={offset}, offsetEpoch=Optional[{epoch}], currentLeader=LeaderAndEpoch"
+            f"{{leader=Optional[{leader}], epoch={epoch}}}}}"
+        )
 
     def committed(self, offset: int, tp: str) -> Msg:  # O02
         return ("DEBUG", PKG + "ConsumerCoordinator", f"Committed offset {offset} for partition {tp}")
@@ -206,8 +237,11 @@ class Kafka:
 
     def set_committed(self, tp: str, offset: int, epoch: int, leader: str) -> Msg:  # O15 / O16
         if self.v.at_least("2.3"):
-            return ("INFO", PKG + "ConsumerCoordinator",
-                    f"Setting offset for partition {tp} to the committed offset {self.position(offset, epoch, leader)}")
+            return (
+                "INFO",
+                PKG + "ConsumerCoordinator",
+                f"Setting offset for partition {tp} to the committed offset {self.position(offset, epoch, leader)}",
+            )
         return ("DEBUG", PKG + "ConsumerCoordinator", f"Setting offset for partition {tp} to the committed offset {offset}")
 
     def no_committed(self, tp: str) -> Msg:  # O11
@@ -224,14 +258,20 @@ class Kafka:
 
     def reset(self, tp: str, offset: int, epoch: int = 0, leader: str = "", restore: bool = False) -> Msg:  # O21 / O24
         if self.v.at_least("2.7"):
-            return ("INFO", PKG + "SubscriptionState",
-                    f"Resetting offset for partition {tp} to position {self.position(offset, epoch, leader)}.")
+            return (
+                "INFO",
+                PKG + "SubscriptionState",
+                f"Resetting offset for partition {tp} to position {self.position(offset, epoch, leader)}.",
+            )
         return ("INFO", self.resetter, f"Resetting offset for partition {tp} to offset {offset}.")
 
     def out_of_range(self, tp: str, offset: int, epoch: int, leader: str) -> Msg:  # O26 / O27
         if self.v.at_least("2.6"):
-            return ("INFO", self.fetcher,
-                    f"Fetch position {self.position(offset, epoch, leader)} is out of range for partition {tp}, resetting offset")
+            return (
+                "INFO",
+                self.fetcher,
+                f"Fetch position {self.position(offset, epoch, leader)} is out of range for partition {tp}, resetting offset",
+            )
         return ("INFO", PKG + "Fetcher", f"Fetch offset {offset} is out of range for partition {tp}, resetting offset")
 
     # -- Kafka Streams ---------------------------------------------------------------------
@@ -245,25 +285,38 @@ class Kafka:
         return ("INFO", STREAMS + "StreamThread", f"Creating producer client for task {task}")
 
     def producer_id(self, producer_id: int, epoch: int) -> Msg:  # P02
-        return ("INFO", "org.apache.kafka.clients.producer.internals.TransactionManager", f"ProducerId set to {producer_id} with epoch {epoch}")
+        return (
+            "INFO",
+            "org.apache.kafka.clients.producer.internals.TransactionManager",
+            f"ProducerId set to {producer_id} with epoch {epoch}",
+        )
 
     def assignment_took(self, ms: int, active: list[str], previous: list[str]) -> Msg:  # S09 (1.0-2.3)
-        return ("INFO", STREAMS + "StreamThread",
-                f"partition assignment took {ms} ms.\n\tcurrent active tasks: [{', '.join(active)}]\n"
-                f"\tcurrent standby tasks: []\n\tprevious active tasks: [{', '.join(previous)}]\n")
+        return (
+            "INFO",
+            STREAMS + "StreamThread",
+            f"partition assignment took {ms} ms.\n\tcurrent active tasks: [{', '.join(active)}]\n"
+            f"\tcurrent standby tasks: []\n\tprevious active tasks: [{', '.join(previous)}]\n",
+        )
 
     def revocation_took(self, ms: int, suspended: list[str]) -> Msg:  # S11 (1.0-2.3)
-        return ("INFO", STREAMS + "StreamThread",
-                f"partition revocation took {ms} ms.\n\tsuspended active tasks: [{', '.join(suspended)}]\n"
-                "\tsuspended standby tasks: []")
+        return (
+            "INFO",
+            STREAMS + "StreamThread",
+            f"partition revocation took {ms} ms.\n\tsuspended active tasks: [{', '.join(suspended)}]\n\tsuspended standby tasks: []",
+        )
 
     def checkpoint_missing_eos(self, task: str, store: str, changelog: str) -> Msg:  # S33
         if self.v.at_least("2.1"):
-            text = (f"No checkpoint found for task {task} state store {store} changelog {changelog} with EOS turned on. "
-                    "Reinitializing the task and restore its state from the beginning.")
+            text = (
+                f"No checkpoint found for task {task} state store {store} changelog {changelog} with EOS turned on. "
+                "Reinitializing the task and restore its state from the beginning."
+            )
         else:
-            text = (f"No checkpoint found for task {task} state store {changelog} with EOS turned on. "
-                    "Reinitializing the task and restore its state from the beginning.")
+            text = (
+                f"No checkpoint found for task {task} state store {changelog} with EOS turned on. "
+                "Reinitializing the task and restore its state from the beginning."
+            )
         return ("INFO", STREAMS + "StoreChangelogReader", text)
 
     def reinitializing(self, task: str) -> Msg:  # S36 (1.1-2.0)
@@ -281,36 +334,57 @@ class Kafka:
         return ("DEBUG", STREAMS + "StoreChangelogReader", f"Restoring partition {changelog} from offset {start} to endOffset {end}")
 
     def completed_restoring(self, changelog: str, start: int, end: int) -> Msg:  # S38 (1.0-1.1, DEBUG)
-        return ("DEBUG", STREAMS + "StoreChangelogReader",
-                f"Completed restoring state from changelog {changelog} with {end - start} records ranging from offset {start} to {end}")
+        return (
+            "DEBUG",
+            STREAMS + "StoreChangelogReader",
+            f"Completed restoring state from changelog {changelog} with {end - start} records ranging from offset {start} to {end}",
+        )
 
     # 2.6+ task lifecycle
     def new_assignment(self, active: list[str]) -> Msg:  # S16
-        return ("INFO", STREAMS + "TaskManager",
-                f"Handle new assignment with:\n\tNew active tasks: [{', '.join(active)}]\n\tNew standby tasks: []\n"
-                f"\tExisting active tasks: []\n\tExisting standby tasks: []")
+        return (
+            "INFO",
+            STREAMS + "TaskManager",
+            f"Handle new assignment with:\n\tNew active tasks: [{', '.join(active)}]\n\tNew standby tasks: []\n"
+            f"\tExisting active tasks: []\n\tExisting standby tasks: []",
+        )
 
     def task_initialized(self) -> Msg:  # S17
         return ("INFO", STREAMS + "StreamTask", "Initialized")
 
     def checkpoint_loaded(self, store: str, offset: int, changelog: str) -> Msg:  # S49
-        return ("INFO", STREAMS + "ProcessorStateManager",
-                f"State store {store} initialized from checkpoint with offset {offset} at changelog {changelog}")
+        return (
+            "INFO",
+            STREAMS + "ProcessorStateManager",
+            f"State store {store} initialized from checkpoint with offset {offset} at changelog {changelog}",
+        )
 
     def checkpoint_not_found(self, store: str, changelog: str) -> Msg:  # S47
-        return ("INFO", STREAMS + "ProcessorStateManager",
-                f"State store {store} did not find checkpoint offset, hence would default to the starting offset at changelog {changelog}")
+        return (
+            "INFO",
+            STREAMS + "ProcessorStateManager",
+            f"State store {store} did not find checkpoint offset, hence would default to the starting offset at changelog {changelog}",
+        )
 
     def start_restoring(self, changelog: str, start: int | None, end: int) -> Msg:  # S41 / S42 (DEBUG)
         if start is None:
-            return ("DEBUG", STREAMS + "StoreChangelogReader",
-                    f"Start restoring changelog partition {changelog} from the beginning offset to end offset {end} since we cannot find current offset.")
-        return ("DEBUG", STREAMS + "StoreChangelogReader",
-                f"Start restoring changelog partition {changelog} from current offset {start} to end offset {end}.")
+            return (
+                "DEBUG",
+                STREAMS + "StoreChangelogReader",
+                f"Start restoring changelog partition {changelog} from the beginning offset to end offset {end} since we cannot find current offset.",
+            )
+        return (
+            "DEBUG",
+            STREAMS + "StoreChangelogReader",
+            f"Start restoring changelog partition {changelog} from current offset {start} to end offset {end}.",
+        )
 
     def finished_restoring(self, changelog: str, store: str, records: int) -> Msg:  # S43
-        return ("INFO", STREAMS + "StoreChangelogReader",
-                f"Finished restoring changelog {changelog} to store {store} with a total number of {records} records")
+        return (
+            "INFO",
+            STREAMS + "StoreChangelogReader",
+            f"Finished restoring changelog {changelog} to store {store} with a total number of {records} records",
+        )
 
     def restored_ready(self) -> Msg:  # S19
         return ("INFO", STREAMS + "StreamTask", "Restored and ready to run")
@@ -333,14 +407,20 @@ class Kafka:
         return ("INFO", STREAMS + "StreamTask", "Closed clean")
 
     def thread_fenced(self) -> Msg:  # S67 (2.6+)
-        return ("WARN", STREAMS + "StreamThread",
-                "Detected that the thread is being fenced. This implies that this thread missed a rebalance and "
-                "dropped out of the consumer group. Will close out all assigned tasks and rejoin the consumer group.")
+        return (
+            "WARN",
+            STREAMS + "StreamThread",
+            "Detected that the thread is being fenced. This implies that this thread missed a rebalance and "
+            "dropped out of the consumer group. Will close out all assigned tasks and rejoin the consumer group.",
+        )
 
     def partitions_lost(self, partitions: list[str], tasks: list[str]) -> Msg:  # S14 (2.4+)
-        return ("INFO", STREAMS + "StreamThread",
-                f"at state RUNNING: partitions [{', '.join(partitions)}] lost due to missed rebalance.\n"
-                f"\tlost active tasks: [{', '.join(tasks)}]\n\tlost assigned standby tasks: []\n")
+        return (
+            "INFO",
+            STREAMS + "StreamThread",
+            f"at state RUNNING: partitions [{', '.join(partitions)}] lost due to missed rebalance.\n"
+            f"\tlost active tasks: [{', '.join(tasks)}]\n\tlost assigned standby tasks: []\n",
+        )
 
     def commit_failed_generation(self, gen: int, member_id: str, protocol: str, error: str) -> Msg:  # O08 (2.6+)
         return ("INFO", PKG + "ConsumerCoordinator", f"OffsetCommit failed with {self.generation(gen, member_id, protocol)}: {error}")

@@ -32,20 +32,37 @@ def _fail_commits(a: App, m: Member, ts: int, done: dict[str, int], error: str) 
     k, rng = a.kafka, a.ctx.rng
     lines = {tp: m.log(ts + j, k.commit_failed(tp, p, error)) for j, (tp, p) in enumerate(done.items())}
     cls = a.noise.classes[0]
-    a.app_line(m, ts + len(done) + 2, "ERROR", "commit of processed offsets failed, records will be redelivered", (
-        "org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the group has already "
-        "rebalanced and assigned the partitions to another member.",
-        f"\tat {a.noise.package}.{cls}.commit({cls}.java:{rng.randint(40, 300)})",
-        f"\tat {a.noise.package}.{cls}.run({cls}.java:{rng.randint(40, 300)})",
-        "\tat java.base/java.lang.Thread.run(Thread.java:829)"))
+    a.app_line(
+        m,
+        ts + len(done) + 2,
+        "ERROR",
+        "commit of processed offsets failed, records will be redelivered",
+        (
+            "org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the group has already "
+            "rebalanced and assigned the partitions to another member.",
+            f"\tat {a.noise.package}.{cls}.commit({cls}.java:{rng.randint(40, 300)})",
+            f"\tat {a.noise.package}.{cls}.run({cls}.java:{rng.randint(40, 300)})",
+            "\tat java.base/java.lang.Thread.run(Thread.java:829)",
+        ),
+    )
     return lines
 
 
 def _reprocessing_findings(a: App, committed: dict[str, int], done: dict[str, int], failed: dict, starts: dict) -> None:
     for tp, p in done.items():
-        a.ctx.inc.findings.append(Finding("reprocessing", a.group.group_id, "expected", [failed[tp], starts[tp]], topic=a.topic,
-                                          partition=int(tp.rsplit("-", 1)[1]), offset_from=committed[tp], offset_to=p,
-                                          exact=True))
+        a.ctx.inc.findings.append(
+            Finding(
+                "reprocessing",
+                a.group.group_id,
+                "expected",
+                [failed[tp], starts[tp]],
+                topic=a.topic,
+                partition=int(tp.rsplit("-", 1)[1]),
+                offset_from=committed[tp],
+                offset_to=p,
+                exact=True,
+            )
+        )
 
 
 def reprocessing(ctx: Ctx) -> None:
@@ -74,14 +91,16 @@ def reprocessing(ctx: Ctx) -> None:
     t = r["end"]
     g.process(t, t + minutes(ctx, 2, 4), rate(ctx))
     _reprocessing_findings(a, committed, done, failed, r["starts"])
-    inc.faults.append({"fault": "reprocessing", "member": B.label, "partitions": moving, "failed_commits": done,
-                       "committed": committed})
+    inc.faults.append({"fault": "reprocessing", "member": B.label, "partitions": moving, "failed_commits": done, "committed": committed})
     starts = r["starts"]
-    inc.notes.append(lambda: (
-        f"- `{g.group_id}`: `{C.label}` joins; while the group rebalances `{B.label}` tries to commit its processed batch "
-        f"and fails ({', '.join(f'{tp} at {done[tp]} (line {failed[tp].line})' for tp in moving)}); its revocation "
-        f"callback commits nothing; the partitions move and their new owners resume from the older commits "
-        f"({', '.join(f'{tp} at {committed[tp]} (line {starts[tp].line})' for tp in moving)})."))
+    inc.notes.append(
+        lambda: (
+            f"- `{g.group_id}`: `{C.label}` joins; while the group rebalances `{B.label}` tries to commit its processed batch "
+            f"and fails ({', '.join(f'{tp} at {done[tp]} (line {failed[tp].line})' for tp in moving)}); its revocation "
+            f"callback commits nothing; the partitions move and their new owners resume from the older commits "
+            f"({', '.join(f'{tp} at {committed[tp]} (line {starts[tp].line})' for tp in moving)})."
+        )
+    )
 
 
 def _stalled_member_story(ctx: Ctx, kind: str) -> None:
@@ -133,14 +152,28 @@ def _stalled_member_story(ctx: Ctx, kind: str) -> None:
     _reprocessing_findings(a, committed, done, failed, r["starts"])
     inc.findings.append(Finding(kind, g.group_id, "delay", [evidence]))
     setting = "max.poll.interval.ms" if kind == "poll_timeout" else "session.timeout.ms"
-    inc.faults.append({"fault": kind, "member": x.label, "partitions": moving, setting: int(a.settings[setting]),
-                       "failed_commits": done, "committed": committed})
-    what = ("exceeds `max.poll.interval.ms = 120000` (poll-timeout line %d)" if kind == "poll_timeout"
-            else "stalls in a GC pause; the broker expires its session (heartbeat UNKNOWN_MEMBER_ID line %d)")
-    inc.notes.append(lambda: (
-        f"- `{g.group_id}`: `{x.label}` {what % evidence.line}; the others rebalance and take {', '.join(moving)} from the older "
-        f"commits; its commit of the processed offsets then fails ({', '.join(f'{tp} at {done[tp]}' for tp in moving)}): "
-        f"[C, P) of each is processed twice; it rejoins."))
+    inc.faults.append(
+        {
+            "fault": kind,
+            "member": x.label,
+            "partitions": moving,
+            setting: int(a.settings[setting]),
+            "failed_commits": done,
+            "committed": committed,
+        }
+    )
+    what = (
+        "exceeds `max.poll.interval.ms = 120000` (poll-timeout line %d)"
+        if kind == "poll_timeout"
+        else "stalls in a GC pause; the broker expires its session (heartbeat UNKNOWN_MEMBER_ID line %d)"
+    )
+    inc.notes.append(
+        lambda: (
+            f"- `{g.group_id}`: `{x.label}` {what % evidence.line}; the others rebalance and take {', '.join(moving)} from the older "
+            f"commits; its commit of the processed offsets then fails ({', '.join(f'{tp} at {done[tp]}' for tp in moving)}): "
+            f"[C, P) of each is processed twice; it rejoins."
+        )
+    )
 
 
 def poll_timeout(ctx: Ctx) -> None:
@@ -169,20 +202,27 @@ def rebalance_storm(ctx: Ctx) -> None:
         t = r["end"]
         g.process(t, t + 12_000, rate(ctx))
         t += 12_000
-        a.app_line(crashy, t, "ERROR", "startup check failed: schema version mismatch, exiting", (
-            f"java.lang.IllegalStateException: expected schema v{rng.randint(3, 9)} but registry has a newer version",
-            f"\tat {a.noise.package}.{a.noise.classes[0]}.checkSchema({a.noise.classes[0]}.java:{rng.randint(40, 200)})",
-            f"\tat {a.noise.package}.Main.main(Main.java:{rng.randint(20, 80)})"))
+        a.app_line(
+            crashy,
+            t,
+            "ERROR",
+            "startup check failed: schema version mismatch, exiting",
+            (
+                f"java.lang.IllegalStateException: expected schema v{rng.randint(3, 9)} but registry has a newer version",
+                f"\tat {a.noise.package}.{a.noise.classes[0]}.checkSchema({a.noise.classes[0]}.java:{rng.randint(40, 200)})",
+                f"\tat {a.noise.package}.Main.main(Main.java:{rng.randint(20, 80)})",
+            ),
+        )
         t = a.leave(crashy, t + 50)
         r = g.rebalance(t + 150, stable, heartbeat_told=stable)
         t = r["end"] + rng.randint(8_000, 20_000)
         g.process(r["end"], t, rate(ctx))
     g.process(t, t + minutes(ctx, 2, 4), rate(ctx))
     last_gen = g.generation
-    inc.faults.append({"fault": "rebalance_storm", "member": crashy.label, "restarts": cycles,
-                       "generations": [first_gen, last_gen]})
+    inc.faults.append({"fault": "rebalance_storm", "member": crashy.label, "restarts": cycles, "generations": [first_gen, last_gen]})
     inc.findings.append(Finding("rebalance_storm", g.group_id, "delay", []))
     inc.notes.append(
         f"- `{g.group_id}`: `{crashy.label}` crash-loops {cycles} times (join, fail a startup check, leave cleanly "
         f"after committing): generations {first_gen}-{last_gen}, {last_gen - first_gen + 1} rebalances in a few minutes; "
-        f"nothing is lost or reprocessed.")
+        f"nothing is lost or reprocessed."
+    )

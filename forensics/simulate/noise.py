@@ -51,9 +51,15 @@ class Noise:
 
     def _fill(self, text: str, rng: random.Random) -> str:
         return text.format(
-            n=rng.randint(1, 99999), k=rng.randint(1, 5000), ms=rng.randint(2, 4000), pct=rng.randint(1, 99),
-            rid=f"{rng.getrandbits(32):08x}", store=rng.choice(self.stores), svc=rng.choice(self.services),
-            job=rng.choice(["reconcile", "compact", "export", "refresh-rates"]), a=rng.randint(2, 4),
+            n=rng.randint(1, 99999),
+            k=rng.randint(1, 5000),
+            ms=rng.randint(2, 4000),
+            pct=rng.randint(1, 99),
+            rid=f"{rng.getrandbits(32):08x}",
+            store=rng.choice(self.stores),
+            svc=rng.choice(self.services),
+            job=rng.choice(["reconcile", "compact", "export", "refresh-rates"]),
+            a=rng.randint(2, 4),
         )
 
     def record(self, ts: int, rng: random.Random, thread: str) -> Record:

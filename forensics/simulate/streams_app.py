@@ -43,8 +43,7 @@ class Thread:
 class StreamsApp:
     """A Kafka Streams application: instances (hosts) with threads, tasks of two sub-topologies."""
 
-    def __init__(self, ctx: Ctx, app_id: str, source: str, source_parts: int, repartition: str, store: str,
-                 stateful_parts: int, eos: bool):
+    def __init__(self, ctx: Ctx, app_id: str, source: str, source_parts: int, repartition: str, store: str, stateful_parts: int, eos: bool):
         self.ctx, self.rng, self.app_id = ctx, ctx.rng, app_id
         self.kafka = Kafka(ctx.version)
         self.source, self.repartition, self.store = source, repartition, store
@@ -53,8 +52,7 @@ class StreamsApp:
         self.client_prefix = ctx.fixed.get("client_prefix", app_id)
         self.tasks = [f"0_{p}" for p in range(source_parts)] + [f"1_{p}" for p in range(stateful_parts)]
         parts = [f"{source}-{p}" for p in range(source_parts)] + [f"{repartition}-{p}" for p in range(stateful_parts)]
-        self.group = Group(self.kafka, app_id, parts, coordinator(ctx), brokers(ctx), ctx.rng.randint(5, 400), ctx.rng,
-                           protocol="stream")
+        self.group = Group(self.kafka, app_id, parts, coordinator(ctx), brokers(ctx), ctx.rng.randint(5, 400), ctx.rng, protocol="stream")
         self.changelog_end = {t: ctx.rng.randint(5_000, 60_000) * ctx.scale for t in self.tasks if t.startswith("1_")}
         self.instances: dict[str, dict] = {}
         self.config_lines: list[Record] = []
@@ -70,8 +68,11 @@ class StreamsApp:
 
     def add_instance(self, host, threads: int, tight: bool = False) -> list[Thread]:
         ts = [Thread(self, host, n + 1, tight) for n in range(threads)]
-        self.instances[host.dir] = {"host": host, "threads": ts, "client": Client(
-            host, self.kafka, f"stream-client [{self.client_prefix}-{det_uuid(self.rng)}] ")}
+        self.instances[host.dir] = {
+            "host": host,
+            "threads": ts,
+            "client": Client(host, self.kafka, f"stream-client [{self.client_prefix}-{det_uuid(self.rng)}] "),
+        }
         self.ctx.inc.add_noise(host, self.noise, 120, self.rng, thread=f"{self.client_prefix}-StreamThread-1")
         return ts
 
@@ -97,16 +98,29 @@ class StreamsApp:
             Client(inst["host"], k, "").plain(ts + 5, msg)
         if consumer_block:
             for th in threads:
-                block = th.consumer.plain(ts + 20, k.config("Consumer", {
-                    "auto.offset.reset": "earliest", "client.id": th.consumer.client_id, "enable.auto.commit": "false",
-                    "group.id": self.app_id, "heartbeat.interval.ms": 3000, "isolation.level":
-                    "read_committed" if self.eos else "read_uncommitted", "max.poll.interval.ms": 300000,
-                    "session.timeout.ms": 45000 if k.v.at_least("3.0") else 10000}))
+                block = th.consumer.plain(
+                    ts + 20,
+                    k.config(
+                        "Consumer",
+                        {
+                            "auto.offset.reset": "earliest",
+                            "client.id": th.consumer.client_id,
+                            "enable.auto.commit": "false",
+                            "group.id": self.app_id,
+                            "heartbeat.interval.ms": 3000,
+                            "isolation.level": "read_committed" if self.eos else "read_uncommitted",
+                            "max.poll.interval.ms": 300000,
+                            "session.timeout.ms": 45000 if k.v.at_least("3.0") else 10000,
+                        },
+                    ),
+                )
                 self.config_lines.append(block)
         inst["client"].log(ts + 30, k.client_state("CREATED", "REBALANCING"))
         for i, th in enumerate(threads):
             th.tlog(ts + 32 + i, k.thread_state("CREATED", "STARTING" if k.v.at_least("2.6") else "RUNNING"))
-            th.consumer.log(ts + 40 + i, k.subscribed([self.source, self.repartition]) if k.v.at_least("2.6") else k.discovered(self.group.coordinator))
+            th.consumer.log(
+                ts + 40 + i, k.subscribed([self.source, self.repartition]) if k.v.at_least("2.6") else k.discovered(self.group.coordinator)
+            )
             if k.v.at_least("2.6"):
                 th.consumer.log(ts + 45 + i, k.discovered(self.group.coordinator))
 
@@ -117,8 +131,7 @@ class StreamsApp:
         return [self.partition_of(t) for t in tasks]
 
     # -- eager rebalance of Streams 1.x/2.0 (INFO lines as in the KAFKA-7672 report) ------------
-    def eager_round(self, t: int, threads: list[Thread], assignment: dict[Thread, list[str]], hooks=None,
-                    join_wait: int = 400) -> dict:
+    def eager_round(self, t: int, threads: list[Thread], assignment: dict[Thread, list[str]], hooks=None, join_wait: int = 400) -> dict:
         """Every participating thread revokes all (suspending its tasks), rejoins, gets ``assignment``.
         ``hooks[thread](ts, new_tasks)`` logs what happens between assignment and RUNNING and returns the time."""
         k, g, rng = self.kafka, self.group, self.rng
@@ -148,8 +161,9 @@ class StreamsApp:
             if self.eos:
                 for task in new:
                     th.tlog(ts, k.producer_for_task(task))
-                    Client(th.host, k, f"[Producer clientId={th.name}-{task}-producer, transactionalId={self.app_id}-{task}] ",
-                           th.name).log(ts + 40, k.producer_id(rng.randint(1000, 90000), rng.randint(0, 30)))
+                    Client(
+                        th.host, k, f"[Producer clientId={th.name}-{task}-producer, transactionalId={self.app_id}-{task}] ", th.name
+                    ).log(ts + 40, k.producer_id(rng.randint(1000, 90000), rng.randint(0, 30)))
                     ts += 40
             ts += rng.randint(80, 400)
             th.tlog(ts, k.assignment_took(ts - tj, new, th.tasks))
@@ -203,8 +217,9 @@ class StreamsApp:
         return ts + 3700
 
 
-def coop_round(app: StreamsApp, t: int, threads: list[Thread], assignment: dict[Thread, list[str]], told=(), restore=None,
-               join_wait: int = 500) -> int:
+def coop_round(
+    app: StreamsApp, t: int, threads: list[Thread], assignment: dict[Thread, list[str]], told=(), restore=None, join_wait: int = 500
+) -> int:
     """One rebalance of a 2.6+ Streams app: revoke only what moves away (suspend, close), join,
     sync, add the new partitions; new stateful tasks restore via ``restore(th, ts, task)``."""
     k, g, rng = app.kafka, app.group, app.rng

@@ -57,26 +57,54 @@ def skipped_restore(ctx: Ctx) -> None:
     app.eager_round(t_down + 4000, [a1], {a1: [lost_task]}, hooks={a1: hook}, join_wait=42_000)
     running = [r for r in h1.records if r.msg.endswith("State transition from PARTITIONS_ASSIGNED to RUNNING")][-1]
     inst = app.instances[h1.dir]
-    inst["client"].app(running.ts + 400, "ERROR", f"{app.noise.package}.{app.noise.classes[0]}",
-                       "lookup failed for tenant 77: no state for key tenant-77", (
-                           f"{app.noise.package}.TenantNotFound: tenant 77",
-                           f"\tat {app.noise.package}.Tenants.get(Tenants.java:52)",
-                           f"\tat {app.noise.package}.{app.noise.classes[0]}.process({app.noise.classes[0]}.java:140)",
-                           "\tat org.apache.kafka.streams.processor.internals.ProcessorNode.process(ProcessorNode.java:115)"))
-    inc.dumps[f"get-offsets-{app.changelog}.txt"] = "".join(
-        f"{app.changelog}:{p}:{app.changelog_end[f'1_{p}']}\n" for p in range(2))
-    inc.faults.append({"fault": "skipped_restore", "member": f"{h1.dir}/{a1.consumer.client_id}", "task": lost_task,
-                       "changelog": changelog, "generation": g.generation, "changelog_end_offset": end})
-    inc.findings.append(Finding("skipped_restore", app_id, "loss", [evidence["missing"], evidence["reset"], running],
-                                topic=app.changelog, partition=1, task=lost_task, offset_from=0, offset_to=end, exact=True))
+    inst["client"].app(
+        running.ts + 400,
+        "ERROR",
+        f"{app.noise.package}.{app.noise.classes[0]}",
+        "lookup failed for tenant 77: no state for key tenant-77",
+        (
+            f"{app.noise.package}.TenantNotFound: tenant 77",
+            f"\tat {app.noise.package}.Tenants.get(Tenants.java:52)",
+            f"\tat {app.noise.package}.{app.noise.classes[0]}.process({app.noise.classes[0]}.java:140)",
+            "\tat org.apache.kafka.streams.processor.internals.ProcessorNode.process(ProcessorNode.java:115)",
+        ),
+    )
+    inc.dumps[f"get-offsets-{app.changelog}.txt"] = "".join(f"{app.changelog}:{p}:{app.changelog_end[f'1_{p}']}\n" for p in range(2))
+    inc.faults.append(
+        {
+            "fault": "skipped_restore",
+            "member": f"{h1.dir}/{a1.consumer.client_id}",
+            "task": lost_task,
+            "changelog": changelog,
+            "generation": g.generation,
+            "changelog_end_offset": end,
+        }
+    )
+    inc.findings.append(
+        Finding(
+            "skipped_restore",
+            app_id,
+            "loss",
+            [evidence["missing"], evidence["reset"], running],
+            topic=app.changelog,
+            partition=1,
+            task=lost_task,
+            offset_from=0,
+            offset_to=end,
+            exact=True,
+        )
+    )
     inc.findings.append(Finding("risky_config", app_id, "expected", [app.config_lines[0]], classification="processing.guarantee"))
-    inc.notes.append(lambda: (
-        f"- `{app_id}` (Kafka Streams {ctx.version}, `processing.guarantee = exactly_once`): `{h2.dir}` owned task "
-        f"{lost_task} and shuts down cleanly; at generation {g.generation} `{a1.name}` on `{h1.dir}` gives up task 0_5 "
-        f"and gets {lost_task}; it finds no checkpoint (line {evidence['missing'].line}), its restore consumer resets "
-        f"`{changelog}` to offset 0 (line {evidence['reset'].line}) and the thread goes RUNNING (line {running.line}) "
-        f"without restoring: the {end} records of the changelog (end offset from `offsets/get-offsets-{app.changelog}.txt`) "
-        f"are missing from the store."))
+    inc.notes.append(
+        lambda: (
+            f"- `{app_id}` (Kafka Streams {ctx.version}, `processing.guarantee = exactly_once`): `{h2.dir}` owned task "
+            f"{lost_task} and shuts down cleanly; at generation {g.generation} `{a1.name}` on `{h1.dir}` gives up task 0_5 "
+            f"and gets {lost_task}; it finds no checkpoint (line {evidence['missing'].line}), its restore consumer resets "
+            f"`{changelog}` to offset 0 (line {evidence['reset'].line}) and the thread goes RUNNING (line {running.line}) "
+            f"without restoring: the {end} records of the changelog (end offset from `offsets/get-offsets-{app.changelog}.txt`) "
+            f"are missing from the store."
+        )
+    )
 
 
 def minutes_ms(ctx: Ctx, low: float, high: float) -> int:
@@ -110,6 +138,7 @@ def redundant_restore(ctx: Ctx) -> None:
                     th.tlog(ts + 30, k.completed_restoring(cl, start, endo))
                 ts += 40
             return ts
+
         return hook
 
     app.eager_boot(t + 1500, first, hooks={t1: catch_up(t1), t2: catch_up(t2)})
@@ -137,20 +166,41 @@ def redundant_restore(ctx: Ctx) -> None:
     # n1 joins first (new instance): its lines only show the join, then everyone rebalances.
     out = app.eager_round(t + 2500, [t1, t2, n1], assignment, hooks={t2: hook_t2}, join_wait=350)
     closed = out["revocations"][t1]
-    inc.faults.append({"fault": "redundant_restore", "member": f"{h1.dir}/{t2.consumer.client_id}", "task": moved,
-                       "previous_thread": t1.name, "changelog": changelog, "records_restored": end})
-    inc.findings.append(Finding("redundant_restore", app_id, "delay",
-                                [closed, evidence["missing"], evidence["start"], evidence["done"]],
-                                topic=app.changelog, partition=int(moved.split("_")[1]), task=moved, offset_from=0,
-                                offset_to=end, exact=True))
+    inc.faults.append(
+        {
+            "fault": "redundant_restore",
+            "member": f"{h1.dir}/{t2.consumer.client_id}",
+            "task": moved,
+            "previous_thread": t1.name,
+            "changelog": changelog,
+            "records_restored": end,
+        }
+    )
+    inc.findings.append(
+        Finding(
+            "redundant_restore",
+            app_id,
+            "delay",
+            [closed, evidence["missing"], evidence["start"], evidence["done"]],
+            topic=app.changelog,
+            partition=int(moved.split("_")[1]),
+            task=moved,
+            offset_from=0,
+            offset_to=end,
+            exact=True,
+        )
+    )
     if k.v.within("1.1-2.1"):
         inc.findings.append(Finding("risky_config", app_id, "expected", [app.config_lines[0]], classification="processing.guarantee"))
-    inc.notes.append(lambda: (
-        f"- `{app_id}` (Kafka Streams {ctx.version}, exactly-once, 2 threads on `{h1.dir}`): `{h2.dir}` joins; in the "
-        f"rebalance task {moved} moves from `{t1.name}` (suspended, line {closed.line}) to `{t2.name}` on the same host; "
-        f"the new thread finds no checkpoint {evidence['missing'].ts - closed.ts} ms later (line "
-        f"{evidence['missing'].line}) and restores `{changelog}` from 0 to {end} (lines {evidence['start'].line}-"
-        f"{evidence['done'].line}): a needless full restore (delay), nothing lost."))
+    inc.notes.append(
+        lambda: (
+            f"- `{app_id}` (Kafka Streams {ctx.version}, exactly-once, 2 threads on `{h1.dir}`): `{h2.dir}` joins; in the "
+            f"rebalance task {moved} moves from `{t1.name}` (suspended, line {closed.line}) to `{t2.name}` on the same host; "
+            f"the new thread finds no checkpoint {evidence['missing'].ts - closed.ts} ms later (line "
+            f"{evidence['missing'].line}) and restores `{changelog}` from 0 to {end} (lines {evidence['start'].line}-"
+            f"{evidence['done'].line}): a needless full restore (delay), nothing lost."
+        )
+    )
 
 
 def healthy_streams(ctx: Ctx) -> None:
@@ -187,8 +237,9 @@ def healthy_streams(ctx: Ctx) -> None:
     for task, end in app.changelog_end.items():
         owner = h1.dir if task in ("1_0", "1_1") else h2.dir
         checkpoints[(owner, task)] = end - rng.randint(0, 30)
-    t = coop_round(app, t + 2000, [a, b], {a: ["0_0", "0_1", "1_0", "1_1"], b: ["0_2", "0_3", "1_2", "1_3"]},
-                   restore=restore, join_wait=3000)
+    t = coop_round(
+        app, t + 2000, [a, b], {a: ["0_0", "0_1", "1_0", "1_1"], b: ["0_2", "0_3", "1_2", "1_3"]}, restore=restore, join_wait=3000
+    )
     t += minutes_ms(ctx, 4, 7)
     for task in app.changelog_end:
         app.changelog_end[task] += rng.randint(100, 2000)
@@ -205,12 +256,14 @@ def healthy_streams(ctx: Ctx) -> None:
     t = coop_round(app, t + 2500, [a, b], {a: keep, b: []}, told=[a], restore=restore)
     t = coop_round(app, t + 200, [a, b], {a: keep, b: ["0_2", "0_3", "1_2", "1_3"]}, restore=restore)
     for host in (h1, h2):
-        Client(host, k, "").app(t + minutes_ms(ctx, 2, 3), "INFO", f"{app.noise.package}.{app.noise.classes[0]}",
-                                "all stores serving, lag 0")
+        Client(host, k, "").app(
+            t + minutes_ms(ctx, 2, 3), "INFO", f"{app.noise.package}.{app.noise.classes[0]}", "all stores serving, lag 0"
+        )
     inc.notes.append(
         f"- `{app_id}` (Kafka Streams {ctx.version}, at-least-once, `auto.offset.reset = earliest`): `{h2.dir}` restarts; "
         f"`{h1.dir}` takes its tasks and restores their changelogs completely, then gives them back (cooperative "
-        f"rebalances, generations {app.group.generation - 3}-{app.group.generation}); every restore finishes: no finding.")
+        f"rebalances, generations {app.group.generation - 3}-{app.group.generation}); every restore finishes: no finding."
+    )
 
 
 def fenced(ctx: Ctx) -> None:
@@ -242,11 +295,15 @@ def fenced(ctx: Ctx) -> None:
     b.consumer.new_member_id()
     t = coop_round(app, t + 50, [a, b, c], {a: ["0_0"], b: [], c: ["0_2", "0_3"]}, told=[a, c])
     t = coop_round(app, t + 200, [a, b, c], {a: ["0_0"], b: ["0_1"], c: ["0_2", "0_3"]})
-    inc.faults.append({"fault": "fenced", "member": f"{hosts[1].dir}/{b.consumer.client_id}", "generation": old_gen,
-                       "kind": "task migrated"})
+    inc.faults.append(
+        {"fault": "fenced", "member": f"{hosts[1].dir}/{b.consumer.client_id}", "generation": old_gen, "kind": "task migrated"}
+    )
     inc.findings.append(Finding("fenced", app_id, "delay", [line], classification="task migrated"))
-    inc.notes.append(lambda: (
-        f"- `{app_id}` (Kafka Streams {ctx.version}, `exactly_once_v2`): `{b.name}` on `{hosts[1].dir}` stalls in a GC "
-        f"pause; `{hosts[2].dir}` joins and the group moves on to generation {old_gen + 1} without it; when it resumes "
-        f"its commit fails and it is fenced (line {line.line}), gives its tasks up as lost and rejoins. Exactly-once: "
-        f"nothing lost or duplicated."))
+    inc.notes.append(
+        lambda: (
+            f"- `{app_id}` (Kafka Streams {ctx.version}, `exactly_once_v2`): `{b.name}` on `{hosts[1].dir}` stalls in a GC "
+            f"pause; `{hosts[2].dir}` joins and the group moves on to generation {old_gen + 1} without it; when it resumes "
+            f"its commit fails and it is fenced (line {line.line}), gives its tasks up as lost and rejoins. Exactly-once: "
+            f"nothing lost or duplicated."
+        )
+    )

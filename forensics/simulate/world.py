@@ -45,15 +45,24 @@ class Finding:
     def to_json(self, path_of: dict[int, str]) -> dict:
         records = None if self.offset_from is None or self.offset_to is None else self.offset_to - self.offset_from
         return {
-            "detector": self.detector, "group": self.group, "topic": self.topic, "partition": self.partition,
-            "task": self.task, "offset_from": self.offset_from, "offset_to": self.offset_to, "records": records,
-            "verdict": self.verdict, "classification": self.classification, "exact": self.exact,
+            "detector": self.detector,
+            "group": self.group,
+            "topic": self.topic,
+            "partition": self.partition,
+            "task": self.task,
+            "offset_from": self.offset_from,
+            "offset_to": self.offset_to,
+            "records": records,
+            "verdict": self.verdict,
+            "classification": self.classification,
+            "exact": self.exact,
             "evidence": [{"file": path_of[id(r)], "line": r.line} for r in self.evidence],
         }
 
     def sort_key(self):
         def k(value):
             return (value is not None, value if value is not None else 0)
+
         return (self.detector, self.group, k(self.topic), k(self.partition), k(self.task), k(self.offset_from))
 
 
@@ -114,8 +123,9 @@ def consumer_prefix(client_id: str, group_id: str, instance_id: str | None = Non
 class Member(Client):
     """A consumer of a group: its member id, owned partitions and positions."""
 
-    def __init__(self, host: HostLog, kafka: Kafka, client_id: str, group_id: str, rng: random.Random,
-                 thread: str = "main", name: str | None = None):
+    def __init__(
+        self, host: HostLog, kafka: Kafka, client_id: str, group_id: str, rng: random.Random, thread: str = "main", name: str | None = None
+    ):
         super().__init__(host, kafka, consumer_prefix(client_id, group_id), thread)
         self.client_id, self.group_id, self.rng = client_id, group_id, rng
         self.name = name or host.dir
@@ -136,8 +146,17 @@ class Member(Client):
 class Group:
     """A consumer group on the classic protocol with eager (range) assignment."""
 
-    def __init__(self, kafka: Kafka, group_id: str, partitions: list[str], coordinator: str, brokers: list[str],
-                 generation: int, rng: random.Random, protocol: str = "range"):
+    def __init__(
+        self,
+        kafka: Kafka,
+        group_id: str,
+        partitions: list[str],
+        coordinator: str,
+        brokers: list[str],
+        generation: int,
+        rng: random.Random,
+        protocol: str = "range",
+    ):
         self.kafka, self.group_id, self.partitions = kafka, group_id, partitions
         self.coordinator, self.brokers, self.generation, self.rng, self.protocol = coordinator, brokers, generation, rng, protocol
         self.members: list[Member] = []
@@ -162,7 +181,7 @@ class Group:
             start = 0
             for i, m in enumerate(ordered):
                 n = per + (1 if i < extra else 0)
-                result[m].extend(tps[start:start + n])
+                result[m].extend(tps[start : start + n])
                 start += n
         return result
 
@@ -195,9 +214,18 @@ class Group:
         m.position[tp] = offset
         return m.log(ts + 1, k.reset(tp, offset, self.epoch, self.leader_of(tp)))
 
-    def rebalance(self, t: int, members: list[Member], assignment: dict[Member, list[str]] | None = None,
-                  revoking: list[Member] | None = None, commit_on_revoke: bool = True, join_wait: int = 300,
-                  heartbeat_told: list[Member] | None = None, reset: str = "latest", silent: tuple = ()) -> dict:
+    def rebalance(
+        self,
+        t: int,
+        members: list[Member],
+        assignment: dict[Member, list[str]] | None = None,
+        revoking: list[Member] | None = None,
+        commit_on_revoke: bool = True,
+        join_wait: int = 300,
+        heartbeat_told: list[Member] | None = None,
+        reset: str = "latest",
+        silent: tuple = (),
+    ) -> dict:
         """One eager rebalance into the next generation: returns ``{"end": ts, "starts": {tp: Record}, "commits": {tp: Record}}``.
 
         ``revoking``: members that give up their partitions first (default: every member);

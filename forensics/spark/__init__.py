@@ -16,12 +16,7 @@ from .archive import (  # noqa: F401
     record_class_archive,
 )
 from .handles import known_empty, scan_splits  # noqa: F401
-from .jobs import (  # noqa: F401
-    KEPT_BUILDS,
-    built_once,
-    concurrently,
-    counting_jobs,
-)
+from .jobs import KEPT_BUILDS, built_once, concurrently, counting_jobs  # noqa: F401
 from .jvm import (  # noqa: F401
     JVM_CHATTER,
     JVM_LAST_WORDS_S,
@@ -36,14 +31,7 @@ from .jvm import (  # noqa: F401
     local_collector,
     require_java,
 )
-from .lookups import (  # noqa: F401
-    LIST_OF_MOST,
-    SAME_ANSWER,
-    SAME_ANSWERS_KEPT,
-    ListInOneCall,
-    SameAnswer,
-    remember_jvm_lookups,
-)
+from .lookups import LIST_OF_MOST, SAME_ANSWER, SAME_ANSWERS_KEPT, ListInOneCall, SameAnswer, remember_jvm_lookups  # noqa: F401
 from .materialise import (  # noqa: F401
     HEAP_PER_CONCURRENT_ROW,
     empty_like,

@@ -104,6 +104,10 @@ def _archive_maps(archive: Path) -> bool:
     if not archive.is_file():
         return False
     with tempfile.TemporaryDirectory(prefix="forensics-jvm-") as scratch:
-        done = subprocess.run([java_executable(), f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET, "-version"],
-                              capture_output=True, timeout=60, cwd=scratch)
+        done = subprocess.run(
+            [java_executable(), f"-XX:SharedArchiveFile={archive}", *CLASS_ARCHIVE_QUIET, "-version"],
+            capture_output=True,
+            timeout=60,
+            cwd=scratch,
+        )
     return done.returncode == 0

@@ -13,7 +13,6 @@ def is_connect(spark) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-
 def persisted_rdds(context) -> set[int]:
     """The ids of the RDDs persisted in ``context`` (a ``SparkContext``)."""
     return set(context._jsc.getPersistentRDDs().keySet())

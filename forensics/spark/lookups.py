@@ -91,7 +91,7 @@ class ListInOneCall:
             return lists.of(*value)
         whole = _java_class(gateway_client, "java.util.ArrayList")(len(value))
         for start in range(0, len(value), LIST_OF_MOST):
-            whole.addAll(lists.of(*value[start:start + LIST_OF_MOST]))
+            whole.addAll(lists.of(*value[start : start + LIST_OF_MOST]))
         return whole
 
 

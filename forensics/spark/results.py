@@ -15,12 +15,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from . import handles
 from .materialise import kept_in_the_driver, rows_together
-from .settings import (
-    CHILD_BY_CHILD,
-    SMALL_RESULT_PARTITIONS,
-    runs_locally,
-    sql_settings,
-)
+from .settings import CHILD_BY_CHILD, SMALL_RESULT_PARTITIONS, runs_locally, sql_settings
 
 PIECE_ROWS = 25_000
 """Rows of a piece of a table that ``in_pieces`` splits: a few MB to a few tens of MB of JSON
@@ -159,6 +154,7 @@ class TableReads:
         (apart, or together; see the class)."""
         index = self._register(frame, self._pending)
         if not self._together:
+
             def apart() -> Iterator:
                 with sql_settings(frame.sparkSession, SMALL_RESULT_PARTITIONS):
                     if index not in self._rows:  # the tables of one partition registered so far, counted at once
@@ -192,7 +188,7 @@ def remove_orphaned_results(root: Path) -> None:
         return
     space, _ = _process_id().split("-")
     for path in root.glob(f"{RESULT_PREFIX}{space}-*-*"):
-        pid = path.name[len(RESULT_PREFIX):].split("-")[1]
+        pid = path.name[len(RESULT_PREFIX) :].split("-")[1]
         if pid.isdigit() and not _is_running(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
 
@@ -283,6 +279,6 @@ def tagged_lines(files: Sequence[tuple[Path, int, int]], number: int) -> Iterato
         with open(path, encoding="utf-8", newline="\n") as handle:
             for line in handle:
                 if line.startswith(tag):
-                    yield line[len(tag):-1] if line.endswith("\n") else line[len(tag):]
+                    yield line[len(tag) : -1] if line.endswith("\n") else line[len(tag) :]
                 elif int(line.split(" ", 1)[0]) > number:
                     break

@@ -32,8 +32,7 @@ def resolve_master(master: str | None = None) -> str:
     chosen = master or os.environ.get(MASTER_ENV) or os.environ.get("SPARK_REMOTE") or DEFAULT_MASTER
     if not _MASTER_PATTERN.match(chosen):
         raise ForensicsError(
-            f"Unknown Spark master {chosen!r}.",
-            "Use local[*], local[N], spark://HOST:PORT, yarn, k8s://URL or sc://HOST:PORT.",
+            f"Unknown Spark master {chosen!r}.", "Use local[*], local[N], spark://HOST:PORT, yarn, k8s://URL or sc://HOST:PORT."
         )
     return chosen
 
@@ -95,7 +94,11 @@ def require_spark_connect(master: str, timeout: float = CONNECT_TIMEOUT_S) -> No
 
 
 def get_session(
-    master: str | None = None, app_name: str = "kafka-forensics", ui: bool = False, conf: Mapping[str, str] | None = None, quiet: bool = True,
+    master: str | None = None,
+    app_name: str = "kafka-forensics",
+    ui: bool = False,
+    conf: Mapping[str, str] | None = None,
+    quiet: bool = True,
     jvm_options: Sequence[str] = (),
 ):
     """Return a SparkSession for ``master`` with the toolkit's settings (UTC, quiet logs).
@@ -165,8 +168,10 @@ def driver_ended() -> str | None:
     if code is None:
         return None
     if code == -signal.SIGKILL:
-        return ("The Spark driver JVM was killed (SIGKILL), most likely by the kernel's out-of-memory killer: "
-                "other processes, another Spark driver among them, left too little memory.")
+        return (
+            "The Spark driver JVM was killed (SIGKILL), most likely by the kernel's out-of-memory killer: "
+            "other processes, another Spark driver among them, left too little memory."
+        )
     if code < 0:
         return f"The Spark driver JVM was ended by signal {signal.Signals(-code).name}."
     return f"The Spark driver JVM exited with status {code}."

@@ -26,10 +26,7 @@ SESSION_CONF: Mapping[str, str] = {
     # expressions come in small methods (the records projection of ingest is one such stage).
     "spark.sql.codegen.hugeMethodLimit": "8000",
 }
-INTERPRETED: Mapping[str, str] = {
-    "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-}
+INTERPRETED: Mapping[str, str] = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 """Runtime settings under which queries run interpreted, with no generated code. Spark compiles
 each stage's generated Java before it runs it; an analysis runs many jobs of several stages
 each, and on a small incident compiling them costs more than running them

@@ -3,6 +3,7 @@
 A scenario function takes `(run_dir, client, version)`, runs a real broker and clients, leaves the
 logs, CLI dumps and journals in `run_dir` and returns the truth it wrote (`lab.truth.write_truth`).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,11 +28,13 @@ REGISTRY: dict[str, Scenario] = {}
 
 def scenario(name: str, clients: list[tuple[str, str]]):
     """Register `function(run_dir, client, version) -> truth` under `name` for those clients."""
+
     def register(function):
         if name in REGISTRY and REGISTRY[name].function is not function:
             raise ValueError(f"scenario {name!r} registered twice")
         REGISTRY[name] = Scenario(name, tuple(clients), function)
         return function
+
     return register
 
 

@@ -7,6 +7,7 @@ committed offset (librdkafka's out-of-range reset).
 The clients' environments and driver commands come from `lab.clients`; the producing side is the
 Python producer (confluent-kafka), which re-reads partition counts every second.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,12 +32,17 @@ GROUP = "orders-app"
 
 VARIANTS = {
     # version as the run directory names it -> (client label in lab.clients, extra driver options)
-    "librdkafka": {"2.16.2": ("librdkafka-2.16.2", {}),
-                   "2.16.2-logger": ("librdkafka-2.16.2", {"log": "logger"}),
-                   "2.16.2-logger-asctime": ("librdkafka-2.16.2", {"log": "logger", "log_format": "asctime"})},
-    "kafka-python": {"2.3.3": ("kafka-python-2.3.3", {}), "1.4.7": ("kafka-python-1.4.7", {}),
-                     "2.3.3-asctime": ("kafka-python-2.3.3", {"log_format": "asctime"}),
-                     "1.4.7-asctime": ("kafka-python-1.4.7", {"log_format": "asctime"})},
+    "librdkafka": {
+        "2.16.2": ("librdkafka-2.16.2", {}),
+        "2.16.2-logger": ("librdkafka-2.16.2", {"log": "logger"}),
+        "2.16.2-logger-asctime": ("librdkafka-2.16.2", {"log": "logger", "log_format": "asctime"}),
+    },
+    "kafka-python": {
+        "2.3.3": ("kafka-python-2.3.3", {}),
+        "1.4.7": ("kafka-python-1.4.7", {}),
+        "2.3.3-asctime": ("kafka-python-2.3.3", {"log_format": "asctime"}),
+        "1.4.7-asctime": ("kafka-python-1.4.7", {"log_format": "asctime"}),
+    },
     "aiokafka": {"0.14.0": ("aiokafka-0.14.0", {}), "0.14.0-asctime": ("aiokafka-0.14.0", {"log_format": "asctime"})},
     "kafkajs": {"2.2.4": ("kafkajs-2.2.4", {})},
     "franz-go": {"1.22.3": ("franz-go-1.22.3", {})},
@@ -69,8 +75,9 @@ class Member:
     def __init__(self, command: list[str], env: dict[str, str], log: Path):
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "ab") as out:
-            self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env={**os.environ, **env}, start_new_session=True)
+            self.proc = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env={**os.environ, **env}, start_new_session=True
+            )
         self.log = log
 
     def alive(self) -> bool:
@@ -139,8 +146,16 @@ class ClientLab:
 
     def start(self, name: str, **settings) -> Member:
         """Start (or restart) member `name` of the group with the scenario's settings."""
-        options = {"bootstrap": self.broker.bootstrap, "group": GROUP, "topic": [TOPIC], "member": name,
-                   "journal": str(self.journal), "log_level": LOG_LEVEL[self.name], **self.options, **settings}
+        options = {
+            "bootstrap": self.broker.bootstrap,
+            "group": GROUP,
+            "topic": [TOPIC],
+            "member": name,
+            "journal": str(self.journal),
+            "log_level": LOG_LEVEL[self.name],
+            **self.options,
+            **settings,
+        }
         command, env = consumer_command(self.client, **options)
         self.members[name] = Member(command, env, self.run_dir / name / "app.log")
         return self.members[name]
@@ -148,8 +163,12 @@ class ClientLab:
     def produce(self, count: int, rate: float) -> subprocess.Popen:
         """Start producing `count` records at `rate` a second (acks journaled)."""
         out = open(self.scratch / "producer.out", "ab")
-        proc = subprocess.Popen(producer_command(self.broker.bootstrap, [TOPIC], self.journal, count, rate),
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            producer_command(self.broker.bootstrap, [TOPIC], self.journal, count, rate),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         out.close()
         self.producers.append(proc)
         return proc
@@ -177,16 +196,17 @@ class ClientLab:
             if not missing:
                 break
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{len(missing)} of {len(wanted)} acked records unprocessed after {timeout:.0f} s"
-                                   f"{self._dead()}")
+                raise TimeoutError(f"{len(missing)} of {len(wanted)} acked records unprocessed after {timeout:.0f} s{self._dead()}")
             time.sleep(0.2)
         time.sleep(settle)
 
     def stabilized(self) -> list[tuple[int, int]]:
         """(generation, members) of each time the coordinator stabilised the group (server.log)."""
         text = self.broker.server_log.read_text(errors="replace") if self.broker.server_log.exists() else ""
-        return [(int(g), int(m)) for g, m in
-                re.findall(rf"Stabilized group {re.escape(GROUP)} generation (\d+)\D[^\n]*?with (\d+) members", text)]
+        return [
+            (int(g), int(m))
+            for g, m in re.findall(rf"Stabilized group {re.escape(GROUP)} generation (\d+)\D[^\n]*?with (\d+) members", text)
+        ]
 
     def wait_stable(self, members: int, after: int = 0, timeout: float = 45, settle: float = 1.0) -> int:
         """Until the coordinator stabilises a generation above `after` with `members` members (its
@@ -198,8 +218,9 @@ class ClientLab:
                 time.sleep(settle)
                 return found[-1]
             if time.monotonic() > deadline:
-                raise TimeoutError(f"no generation above {after} with {members} members after {timeout:.0f} s: "
-                                   f"{self.stabilized()}{self._dead()}")
+                raise TimeoutError(
+                    f"no generation above {after} with {members} members after {timeout:.0f} s: {self.stabilized()}{self._dead()}"
+                )
             time.sleep(0.2)
 
     def _dead(self) -> str:
@@ -216,18 +237,25 @@ class ClientLab:
         """`kafka-consumer-groups --describe` (offsets, then members) under a time stamp."""
         when = stamp()
         out, members = _parallel(
-            lambda: self.broker.tool("kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe",
-                                     "--group", GROUP, check=False),
-            lambda: self.broker.tool("kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe",
-                                     "--group", GROUP, "--members", check=False))
+            lambda: self.broker.tool(
+                "kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe", "--group", GROUP, check=False
+            ),
+            lambda: self.broker.tool(
+                "kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe", "--group", GROUP, "--members", check=False
+            ),
+        )
         with open(self.run_dir / "offsets" / "consumer-groups.txt", "a") as handle:
             handle.write(when + out.rstrip("\n") + "\n\n" + members.rstrip("\n") + "\n\n")
 
     def dump_end_offsets(self) -> None:
         """GetOffsetShell: the topic's log start (`--time -2`) and log end (`--time -1`)."""
         when = stamp()
-        outs = _parallel(*(lambda t=t: self.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}",
-                                                         "--topic", TOPIC, "--time", t) for t in ("-2", "-1")))
+        outs = _parallel(
+            *(
+                lambda t=t: self.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}", "--topic", TOPIC, "--time", t)
+                for t in ("-2", "-1")
+            )
+        )
         with open(self.run_dir / "offsets" / "get-offsets.txt", "a") as handle:
             handle.write("".join(when + out for out in outs))
 
@@ -252,10 +280,16 @@ class ClientLab:
         lost, duplicated = truth.lost_and_duplicated(self.run_dir)
         findings = expect_findings(lost, duplicated) if callable(expect_findings) else (expect_findings or [])
         return truth.write_truth(
-            self.run_dir, scenario=scenario_name, client=self.name, version=self.version,
-            expect_findings=findings, forbid_verdicts=forbid_verdicts or [],
-            expect_rebalance_generations=self.generations(), broker_version=self.broker.version,
-            client_version=self.client.version, **extra,
+            self.run_dir,
+            scenario=scenario_name,
+            client=self.name,
+            version=self.version,
+            expect_findings=findings,
+            forbid_verdicts=forbid_verdicts or [],
+            expect_rebalance_generations=self.generations(),
+            broker_version=self.broker.version,
+            client_version=self.client.version,
+            **extra,
         )
 
 
@@ -267,8 +301,17 @@ def _parallel(*calls):
 
 def ranges_as_findings(ranges: list[dict], detector: str, verdict: str) -> list[dict]:
     """Partial findings (`--json` vocabulary) naming each truth range exactly."""
-    return [{"detector": detector, "verdict": verdict, "topic": r["topic"], "partition": r["partition"],
-             "offset_from": r["from"], "offset_to": r["to"]} for r in ranges]
+    return [
+        {
+            "detector": detector,
+            "verdict": verdict,
+            "topic": r["topic"],
+            "partition": r["partition"],
+            "offset_from": r["from"],
+            "offset_to": r["to"],
+        }
+        for r in ranges
+    ]
 
 
 # ---------------------------------------------------------------------------------------- scenarios
@@ -293,8 +336,11 @@ def scale_out(run_dir: Path, client: str, version: str) -> dict:
         lab.wait_produced(producer)
         lab.wait_caught_up(settle=2.5)
         lab.dump_group()
-        return lab.finish("clients_scale_out", forbid_verdicts=["loss", "duplication"],
-                          notes="c1 alone, c2 and c3 join while 400 records flow; closed with SIGTERM")
+        return lab.finish(
+            "clients_scale_out",
+            forbid_verdicts=["loss", "duplication"],
+            notes="c1 alone, c2 and c3 join while 400 records flow; closed with SIGTERM",
+        )
 
 
 @scenario("clients_kill_session_timeout", ALL)
@@ -331,8 +377,7 @@ def partitions_added_latest(run_dir: Path, client: str, version: str) -> dict:
         lab.start("c2", **settings)
         lab.wait_stable(2)
         lab.wait_produced(lab.produce(180, 60))
-        lab.broker.tool("kafka-topics", "--bootstrap-server", "{bootstrap}", "--alter", "--topic", TOPIC,
-                        "--partitions", "4")
+        lab.broker.tool("kafka-topics", "--bootstrap-server", "{bootstrap}", "--alter", "--topic", TOPIC, "--partitions", "4")
         # a producer started after the alteration writes to all four partitions at once, while the
         # members learn of them only at their next metadata refresh (however slow the tool was)
         lab.wait_produced(lab.produce(420, 60))
@@ -361,8 +406,7 @@ def delete_records_out_of_range(run_dir: Path, client: str, version: str) -> dic
         lab.dump_group()
         lab.wait_produced(lab.produce(200, 200))
         ends = {}
-        for line in lab.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}", "--topic", TOPIC,
-                                    "--time", "-1").split():
+        for line in lab.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}", "--topic", TOPIC, "--time", "-1").split():
             topic, partition, end = line.rsplit(":", 2)
             ends[int(partition)] = int(end)
         # delete up to 60 records short of each partition's end: the rest is still there to consume
@@ -386,8 +430,10 @@ def delete_records_out_of_range(run_dir: Path, client: str, version: str) -> dic
         )
 
 
-@scenario("clients_poll_timeout", [("librdkafka", "2.16.2"), ("kafka-python", "2.3.3-asctime"),
-                                   ("aiokafka", "0.14.0-asctime"), ("kafka-python", "2.3.3")])
+@scenario(
+    "clients_poll_timeout",
+    [("librdkafka", "2.16.2"), ("kafka-python", "2.3.3-asctime"), ("aiokafka", "0.14.0-asctime"), ("kafka-python", "2.3.3")],
+)
 def poll_timeout(run_dir: Path, client: str, version: str) -> dict:
     """Fault (seed 002): c1's handler stalls 11 s on one record, past max.poll.interval.ms (7 s),
     while its heartbeats go on: the client leaves the group on its own (librdkafka's MAXPOLL,
@@ -403,7 +449,6 @@ def poll_timeout(run_dir: Path, client: str, version: str) -> dict:
         lab.wait_caught_up(settle=2.5)
         return lab.finish(
             "clients_poll_timeout",
-            expect_findings=lambda lost, dup: [{"detector": "poll_timeout"}]
-            + ranges_as_findings(dup, "reprocessing", "expected"),
+            expect_findings=lambda lost, dup: [{"detector": "poll_timeout"}] + ranges_as_findings(dup, "reprocessing", "expected"),
             notes="c1 stalls 11 s after its 150th record; max.poll.interval.ms 7 s, session timeout 6 s",
         )

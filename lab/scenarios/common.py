@@ -1,5 +1,6 @@
 """What every scenario does around its fault: a broker, a topic, members and a producer to steer,
 offset dumps taken with Kafka's CLI while the run goes on, and the truth written at the end."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,18 @@ class Lab:
     pairs with the client version) holding `topic`, and the processes of the run; everything is
     stopped on exit, whatever happened."""
 
-    def __init__(self, run_dir: Path, client: str, version: str, *, topic: str = "orders", partitions: int = 2,
-                 group: str = "orders-app", broker_version: str | None = None, **broker_overrides):
+    def __init__(
+        self,
+        run_dir: Path,
+        client: str,
+        version: str,
+        *,
+        topic: str = "orders",
+        partitions: int = 2,
+        group: str = "orders-app",
+        broker_version: str | None = None,
+        **broker_overrides,
+    ):
         self.run_dir = Path(run_dir)
         self.client, self.version = client, version
         self.topic, self.partitions, self.group = topic, partitions, group
@@ -52,15 +63,24 @@ class Lab:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def consumer(self, name: str, version: str | None = None, **settings) -> javaclients.JavaProcess:
-        process = javaclients.consumer(version or self.version, self.run_dir, self.scratch, name,
-                                       bootstrap=self.broker.bootstrap, topic=self.topic, group=self.group, **settings)
+        process = javaclients.consumer(
+            version or self.version,
+            self.run_dir,
+            self.scratch,
+            name,
+            bootstrap=self.broker.bootstrap,
+            topic=self.topic,
+            group=self.group,
+            **settings,
+        )
         self.processes.append(process)
         return process
 
     def producer(self, **settings) -> javaclients.JavaProcess:
         # the producer of the same client version as the members (its log is evidence too)
-        process = javaclients.producer(self.version, self.run_dir, self.scratch, bootstrap=self.broker.bootstrap,
-                                       topic=self.topic, **settings)
+        process = javaclients.producer(
+            self.version, self.run_dir, self.scratch, bootstrap=self.broker.bootstrap, topic=self.topic, **settings
+        )
         self.processes.append(process)
         return process
 
@@ -88,8 +108,7 @@ class Lab:
         records below a deletion point may be lost for good) has been processed by someone."""
         deadline = time.monotonic() + timeout
         while True:
-            wanted = {k for k in truth.produced(self.run_dir)
-                      if (partitions is None or k[1] in partitions) and k[2] >= from_offset}
+            wanted = {k for k in truth.produced(self.run_dir) if (partitions is None or k[1] in partitions) and k[2] >= from_offset}
             missing = wanted - self.processed_keys()
             if not missing:
                 return
@@ -101,12 +120,24 @@ class Lab:
 
     def dump_group(self, members: bool = False) -> None:
         """`kafka-consumer-groups --describe` (and `--members` too) with a time stamp."""
-        out = self.broker.tool("kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe",
-                               "--group", self.group, check=False)
+        out = self.broker.tool(
+            "kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe", "--group", self.group, check=False
+        )
         if members:
-            out = out.rstrip("\n") + "\n\n" + self.broker.tool(
-                "kafka-consumer-groups", "--bootstrap-server", "{bootstrap}", "--describe", "--group", self.group,
-                "--members", check=False)
+            out = (
+                out.rstrip("\n")
+                + "\n\n"
+                + self.broker.tool(
+                    "kafka-consumer-groups",
+                    "--bootstrap-server",
+                    "{bootstrap}",
+                    "--describe",
+                    "--group",
+                    self.group,
+                    "--members",
+                    check=False,
+                )
+            )
         with open(self.run_dir / "offsets" / "consumer-groups.txt", "a") as handle:
             handle.write(stamp() + out.rstrip("\n") + "\n\n")
 
@@ -114,8 +145,7 @@ class Lab:
         """GetOffsetShell: log start (`--time -2`) and log end (`--time -1`) of the topic."""
         with open(self.run_dir / "offsets" / "get-offsets.txt", "a") as handle:
             for when in ("-2", "-1"):
-                out = self.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}", "--topic", self.topic,
-                                       "--time", when)
+                out = self.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}", "--topic", self.topic, "--time", when)
                 handle.write(stamp() + out)
 
     def dump_logs(self) -> None:
@@ -151,8 +181,7 @@ class Lab:
                     found.add(int(match.group(1)))
         return sorted(found)
 
-    def finish(self, scenario: str, *, expect_findings=None, forbid_verdicts=None, generations: bool = True,
-               **extra) -> dict:
+    def finish(self, scenario: str, *, expect_findings=None, forbid_verdicts=None, generations: bool = True, **extra) -> dict:
         """Final dumps, every process stopped, journals compacted, truth.json written."""
         self.stop_all()
         self.dump_group()
@@ -164,16 +193,31 @@ class Lab:
         lost, duplicated = truth.lost_and_duplicated(self.run_dir)
         findings = expect_findings(lost, duplicated) if callable(expect_findings) else (expect_findings or [])
         return truth.write_truth(
-            self.run_dir, scenario=scenario, client=self.client, version=self.version,
-            expect_findings=findings, forbid_verdicts=forbid_verdicts or [],
-            expect_rebalance_generations=gens, broker_version=self.broker.version, **extra,
+            self.run_dir,
+            scenario=scenario,
+            client=self.client,
+            version=self.version,
+            expect_findings=findings,
+            forbid_verdicts=forbid_verdicts or [],
+            expect_rebalance_generations=gens,
+            broker_version=self.broker.version,
+            **extra,
         )
 
 
 def ranges_as_findings(ranges: list[dict], detector: str, verdict: str) -> list[dict]:
     """Partial findings (`--json` vocabulary) naming each truth range exactly."""
-    return [{"detector": detector, "verdict": verdict, "topic": r["topic"], "partition": r["partition"],
-             "offset_from": r["from"], "offset_to": r["to"]} for r in ranges]
+    return [
+        {
+            "detector": detector,
+            "verdict": verdict,
+            "topic": r["topic"],
+            "partition": r["partition"],
+            "offset_from": r["from"],
+            "offset_to": r["to"],
+        }
+        for r in ranges
+    ]
 
 
 def write_json(path: Path, value) -> None:

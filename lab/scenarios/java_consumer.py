@@ -2,6 +2,7 @@
 
 Small timeouts (session 6 s, max.poll.interval 5-10 s) keep each run well under a minute.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,7 @@ def _settle(lab: Lab, members, seconds: float = 1.0) -> None:
 
 def _scale_out(lab: Lab, settings: dict, name: str, **finish):
     """c1 alone under load, then c2 and c3 join; each join waited for, 200 more records each."""
-    c1, = _start(lab, ["c1"], **settings)
+    (c1,) = _start(lab, ["c1"], **settings)
     producer = lab.producer(count=100000, rate=100).start()
     lab.wait_produced(200)
     for i, member in enumerate(("c2", "c3")):
@@ -79,10 +80,14 @@ def cooperative_auto_commit_scale_out(run_dir, client, version):
     rebalance goes on, and does not commit them again before revoking: the new owner resumes from
     the older commit and processes those records a second time."""
     with Lab(run_dir, client, version, partitions=4) as lab:
-        settings = dict(commit="auto", assignor="cooperative-sticky", delay_ms=5, prop_auto_commit_interval_ms=1000,
-                        debug_commits=True)
-        return _scale_out(lab, settings, "cooperative_auto_commit_scale_out", forbid_verdicts=["loss"],
-                          expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected"))
+        settings = dict(commit="auto", assignor="cooperative-sticky", delay_ms=5, prop_auto_commit_interval_ms=1000, debug_commits=True)
+        return _scale_out(
+            lab,
+            settings,
+            "cooperative_auto_commit_scale_out",
+            forbid_verdicts=["loss"],
+            expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected"),
+        )
 
 
 @scenario("healthy_rolling_restart", [(CLIENT, "3.9.2")])
@@ -112,11 +117,10 @@ def partitions_added_latest(run_dir, client, version):
     producer's metadata (1 s) learns of it long before the consumer's (8 s); the consumer, with
     no committed offset, starts the new partition at its log end: its first records are lost."""
     with Lab(run_dir, client, version, partitions=1) as lab:
-        c1, = _start(lab, ["c1"], commit="sync", reset="latest", prop_metadata_max_age_ms=8000)
+        (c1,) = _start(lab, ["c1"], commit="sync", reset="latest", prop_metadata_max_age_ms=8000)
         producer = lab.producer(count=100000, rate=50, prop_metadata_max_age_ms=1000).start()
         lab.wait_produced(100)
-        lab.broker.tool("kafka-topics", "--bootstrap-server", "{bootstrap}", "--alter", "--topic", lab.topic,
-                        "--partitions", "2")
+        lab.broker.tool("kafka-topics", "--bootstrap-server", "{bootstrap}", "--alter", "--topic", lab.topic, "--partitions", "2")
         before = len(c1.statuses())
         c1.wait_status(r"now \[.*-1\b", after=before, timeout=30)
         lab.dump_group()
@@ -125,7 +129,8 @@ def partitions_added_latest(run_dir, client, version):
         producer.proc.wait(timeout=30)
         time.sleep(3)  # the lost records are never processed: nothing to wait for
         return lab.finish(
-            "partitions_added_latest", forbid_verdicts=["duplication"],
+            "partitions_added_latest",
+            forbid_verdicts=["duplication"],
             expect_findings=lambda lost, dup: ranges_as_findings(lost, "reset_to_latest_gap", "loss"),
         )
 
@@ -141,7 +146,7 @@ def zombie_commit(run_dir, client, version):
     included) after c2 took one of its partitions and committed further: the committed offset
     goes backwards, and the owner after c2 processes [c1's offset, c2's offset) again."""
     with Lab(run_dir, client, version, partitions=2) as lab:
-        c1, = _start(lab, ["c1"], commit="deferred", debug_commits=True)
+        (c1,) = _start(lab, ["c1"], commit="deferred", debug_commits=True)
         producer = lab.producer(count=100000, rate=50).start()
         lab.wait_produced(150)
         _pause(lab, producer)
@@ -168,7 +173,8 @@ def zombie_commit(run_dir, client, version):
         c1.command("commit")
         time.sleep(1)
         return lab.finish(
-            "zombie_commit", forbid_verdicts=["loss"],
+            "zombie_commit",
+            forbid_verdicts=["loss"],
             expect_findings=lambda lost, dup: ranges_as_findings(dup, "backward_commit", "duplication"),
         )
 
@@ -198,9 +204,9 @@ def poll_timeout(run_dir, client, version):
         producer.proc.wait(timeout=60)
         _settle(lab, [c1, c2], 2)
         return lab.finish(
-            "poll_timeout", forbid_verdicts=["loss"],
-            expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected")
-            + [{"detector": "poll_timeout"}],
+            "poll_timeout",
+            forbid_verdicts=["loss"],
+            expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected") + [{"detector": "poll_timeout"}],
         )
 
 
@@ -223,9 +229,9 @@ def session_timeout(run_dir, client, version):
         producer.proc.wait(timeout=60)
         _settle(lab, [c1, c2], 2)
         return lab.finish(
-            "session_timeout", forbid_verdicts=["loss"],
-            expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected")
-            + [{"detector": "session_timeout"}],
+            "session_timeout",
+            forbid_verdicts=["loss"],
+            expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected") + [{"detector": "session_timeout"}],
         )
 
 
@@ -273,7 +279,8 @@ def kill9_no_leave(run_dir, client, version):
         producer.proc.wait(timeout=60)
         _settle(lab, [c2], 2)
         return lab.finish(
-            "kill9_no_leave", forbid_verdicts=["loss"],
+            "kill9_no_leave",
+            forbid_verdicts=["loss"],
             expect_findings=lambda lost, dup: ranges_as_findings(dup, "reprocessing", "expected"),
         )
 
@@ -281,8 +288,16 @@ def kill9_no_leave(run_dir, client, version):
 def _out_of_range(run_dir, client, version, reset: str, name: str):
     with Lab(run_dir, client, version, partitions=1) as lab:
         # a slow member that fetches little at a time, so its position is behind the deletion
-        c1, = _start(lab, ["c1"], commit="sync", reset=reset, delay_ms=40, max_poll_records=10,
-                     prop_max_partition_fetch_bytes=1024, prop_fetch_max_bytes=1024)
+        (c1,) = _start(
+            lab,
+            ["c1"],
+            commit="sync",
+            reset=reset,
+            delay_ms=40,
+            max_poll_records=10,
+            prop_max_partition_fetch_bytes=1024,
+            prop_fetch_max_bytes=1024,
+        )
         producer = lab.producer(count=600, rate=200).start()
         producer.proc.wait(timeout=60)
         time.sleep(1)
@@ -296,8 +311,7 @@ def _out_of_range(run_dir, client, version, reset: str, name: str):
         c1.wait_status(r"^stalling", timeout=30)
         position = max(offset for _, _, offset in lab.processed_keys()) + 1
         cut = min(end - 50, position + 100)
-        lab.broker.tool("kafka-delete-records", "--bootstrap-server", "{bootstrap}", "--offset-json-file",
-                        _offsets_file(lab, cut))
+        lab.broker.tool("kafka-delete-records", "--bootstrap-server", "{bootstrap}", "--offset-json-file", _offsets_file(lab, cut))
         lab.dump_end_offsets()
         c1.wait_status(r"^stalled", timeout=40)
         producer2 = lab.producer(name="producer", count=100, rate=100).start()
@@ -308,7 +322,8 @@ def _out_of_range(run_dir, client, version, reset: str, name: str):
             lab.wait_caught_up(from_offset=cut)
             time.sleep(1)
         return lab.finish(
-            name, forbid_verdicts=["duplication"],
+            name,
+            forbid_verdicts=["duplication"],
             expect_findings=lambda lost, dup: ranges_as_findings(lost, "out_of_range_reset", "loss"),
             notes=f"c1 stalled at offset {position}; records deleted up to {cut} of {end}; 100 more produced",
         )
@@ -316,6 +331,7 @@ def _out_of_range(run_dir, client, version, reset: str, name: str):
 
 def _offsets_file(lab: Lab, offset: int) -> str:
     import json
+
     path = lab.scratch / "delete-records.json"
     path.write_text(json.dumps({"partitions": [{"topic": lab.topic, "partition": 0, "offset": offset}], "version": 1}))
     return str(path)

@@ -3,6 +3,7 @@
 partition (a worker's late commitAsync; a standalone assign()+commitSync), a rebalance storm,
 and a scale-in control.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,17 @@ FEW_FETCHES = dict(prop_fetch_min_bytes=100000, prop_fetch_max_wait_ms=1000)
 
 
 def _transactor(lab: Lab, name: str, **settings) -> javaclients.JavaProcess:
-    process = javaclients.transactor(lab.version, lab.run_dir, lab.scratch, name, bootstrap=lab.broker.bootstrap,
-                                     topic=lab.topic, output=OUTPUT, group=lab.group, **settings)
+    process = javaclients.transactor(
+        lab.version,
+        lab.run_dir,
+        lab.scratch,
+        name,
+        bootstrap=lab.broker.bootstrap,
+        topic=lab.topic,
+        output=OUTPUT,
+        group=lab.group,
+        **settings,
+    )
     lab.processes.append(process)
     return process
 
@@ -84,7 +94,8 @@ def transactional_fencing(run_dir, client, version):
         effective = _effective_journals(lab)
         fenced = [s for s in t1.statuses() if s.startswith("fenced")]
         return lab.finish(
-            "transactional_fencing", forbid_verdicts=DAMAGE,
+            "transactional_fencing",
+            forbid_verdicts=DAMAGE,
             expect_findings=[{"detector": "fenced", "classification": "producer"}, {"detector": "poll_timeout"}],
             notes=f"t1 {fenced[0] if fenced else 'not fenced'}; {effective} records read back with read_committed",
             output_topic=OUTPUT,
@@ -100,7 +111,7 @@ def late_async_commit(run_dir, client, version):
     commit; c2's next commit moves the offset forward again. c1 also fetches orders-0 again from
     its last commit, below what its worker had finished. Both ranges are processed twice."""
     with Lab(run_dir, client, version, partitions=2) as lab:
-        c1, = _start(lab, ["c1"], commit="worker", delay_ms=5, debug_commits=True, **FEW_FETCHES)
+        (c1,) = _start(lab, ["c1"], commit="worker", delay_ms=5, debug_commits=True, **FEW_FETCHES)
         producer = lab.producer(count=100000, rate=25).start()
         lab.wait_produced(150)
         _pause(lab, producer)
@@ -121,8 +132,7 @@ def late_async_commit(run_dir, client, version):
         producer.proc.wait(timeout=30)
         _settle(lab, [c1], 2)
         return lab.finish(
-            "late_async_commit", forbid_verdicts=["loss"],
-            expect_findings=[{"detector": "backward_commit", "classification": "zombie"}],
+            "late_async_commit", forbid_verdicts=["loss"], expect_findings=[{"detector": "backward_commit", "classification": "zombie"}]
         )
 
 
@@ -134,7 +144,7 @@ def zombie_commit_assign(run_dir, client, version):
     commit from no member (UNKNOWN_MEMBER_ID; the Java client raises CommitFailedException) and
     nothing moves back. (c1 then commits the partition it owns, and both leave.)"""
     with Lab(run_dir, client, version, partitions=2) as lab:
-        c1, = _start(lab, ["c1"], commit="deferred", debug_commits=True)
+        (c1,) = _start(lab, ["c1"], commit="deferred", debug_commits=True)
         producer = lab.producer(count=100000, rate=50).start()
         lab.wait_produced(150)
         _pause(lab, producer)
@@ -161,7 +171,8 @@ def zombie_commit_assign(run_dir, client, version):
         c1.wait_status(r"^committed |^commit-failed", after=before)
         refused = answer.startswith("commit-failed")
         return lab.finish(
-            "zombie_commit_assign", forbid_verdicts=DAMAGE if refused else ["loss"],
+            "zombie_commit_assign",
+            forbid_verdicts=DAMAGE if refused else ["loss"],
             expect_findings=lambda lost, dup: ranges_as_findings(dup, "backward_commit", "duplication"),
             notes=f"the assign()+commitSync answer: {answer[:300]}",
         )

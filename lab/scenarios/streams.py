@@ -10,6 +10,7 @@ processing that happened. Each effective record carries the key's count before a
 store that lost state shows as a broken count chain: truth.json's `state_breaks` lists every break
 and `store_counts` each key's records and final count.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,7 +56,8 @@ class Variant:
 
 
 VARIANTS = {
-    v.name: v for v in (
+    v.name: v
+    for v in (
         Variant("3.9.2", "3.9.2", "3.9.2", "classic"),
         Variant("4.4.0", "4.4.0", "4.4.0", "classic"),
         Variant("4.4.0-streams-protocol", "4.4.0", "4.4.0", "streams"),
@@ -96,10 +98,14 @@ def _log_config(path: Path, log_file: Path, major: int) -> tuple[Path, str]:
 def broker_overrides(variant: Variant) -> dict:
     """Short session timeouts so a killed instance leaves the group in seconds, on either protocol."""
     if variant.protocol == "streams":
-        return {"properties": {
-            "group.streams.min.session.timeout.ms": "6000", "group.streams.session.timeout.ms": "6000",
-            "group.streams.min.heartbeat.interval.ms": "1000", "group.streams.heartbeat.interval.ms": "2000",
-        }}
+        return {
+            "properties": {
+                "group.streams.min.session.timeout.ms": "6000",
+                "group.streams.session.timeout.ms": "6000",
+                "group.streams.min.heartbeat.interval.ms": "1000",
+                "group.streams.heartbeat.interval.ms": "2000",
+            }
+        }
     return {}
 
 
@@ -138,8 +144,10 @@ class StreamsLab:
         if self.variant.major >= 4:
             path.write_text("rootLogger.level=WARN\n")
             return f"-Dlog4j2.configurationFile={path}"
-        path.write_text("log4j.rootLogger=WARN, err\nlog4j.appender.err=org.apache.log4j.ConsoleAppender\n"
-                        "log4j.appender.err.Target=System.err\nlog4j.appender.err.layout=org.apache.log4j.SimpleLayout\n")
+        path.write_text(
+            "log4j.rootLogger=WARN, err\nlog4j.appender.err=org.apache.log4j.ConsoleAppender\n"
+            "log4j.appender.err.Target=System.err\nlog4j.appender.err.layout=org.apache.log4j.SimpleLayout\n"
+        )
         return f"-Dlog4j.configuration=file:{path}"
 
     def setup_topics(self) -> None:
@@ -147,8 +155,18 @@ class StreamsLab:
         self.broker.create_topic(OUTPUT, PARTITIONS)
         if self.variant.protocol == "streams" and self.standbys:
             # under KIP-1071 the group, not the client, decides the standby count
-            self.broker.tool("kafka-configs", "--bootstrap-server", self.broker.bootstrap, "--alter", "--entity-type", "groups",
-                             "--entity-name", APP, "--add-config", f"streams.num.standby.replicas={self.standbys}")
+            self.broker.tool(
+                "kafka-configs",
+                "--bootstrap-server",
+                self.broker.bootstrap,
+                "--alter",
+                "--entity-type",
+                "groups",
+                "--entity-name",
+                APP,
+                "--add-config",
+                f"streams.num.standby.replicas={self.standbys}",
+            )
 
     def start(self, instance: str, threads: int = 1) -> None:
         """Start (or restart) one instance; its log appends to `<run>/<instance>/app.log`."""
@@ -156,10 +174,18 @@ class StreamsLab:
         log_dir.mkdir(parents=True, exist_ok=True)
         _, flag = _log_config(self.work / f"{instance}-log.properties", log_dir / "app.log", self.variant.major)
         args = [
-            "run", f"instance={instance}", f"application.id={APP}", f"bootstrap={self.broker.bootstrap}",
-            f"input={INPUT}", f"output={OUTPUT}", f"state.dir={self.work / 'state' / instance}",
-            f"control={self.work / 'control'}", f"journal={self.journal}", f"processing.guarantee={self.guarantee}",
-            f"num.standby.replicas={self.standbys}", f"num.stream.threads={threads}",
+            "run",
+            f"instance={instance}",
+            f"application.id={APP}",
+            f"bootstrap={self.broker.bootstrap}",
+            f"input={INPUT}",
+            f"output={OUTPUT}",
+            f"state.dir={self.work / 'state' / instance}",
+            f"control={self.work / 'control'}",
+            f"journal={self.journal}",
+            f"processing.guarantee={self.guarantee}",
+            f"num.standby.replicas={self.standbys}",
+            f"num.stream.threads={threads}",
             "streams.commit.interval.ms=1000",
         ]
         if self.variant.protocol == "streams":
@@ -169,8 +195,9 @@ class StreamsLab:
         (self.work / "control").mkdir(parents=True, exist_ok=True)
         (self.work / "control" / f"{instance}.state").unlink(missing_ok=True)
         out = open(self.work / f"{instance}.stdout", "a")
-        self.procs[instance] = subprocess.Popen(self._java(*args, log_flag=flag), stdout=out, stderr=subprocess.STDOUT,
-                                                start_new_session=True)
+        self.procs[instance] = subprocess.Popen(
+            self._java(*args, log_flag=flag), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         out.close()
 
     def wait_gone(self, instance: str, timeout: float = 30) -> None:
@@ -208,7 +235,9 @@ class StreamsLab:
                 if proc is not None and proc.poll() is not None:
                     raise RuntimeError(f"{instance} exited with {proc.returncode}: {self._tail(instance)}")
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{instance} not {state} within {timeout:.0f} s (is {self.state(instance)!r}): {self._tail(instance)}")
+                    raise RuntimeError(
+                        f"{instance} not {state} within {timeout:.0f} s (is {self.state(instance)!r}): {self._tail(instance)}"
+                    )
                 time.sleep(0.2)
 
     def _tail(self, instance: str) -> str:
@@ -271,8 +300,12 @@ class StreamsLab:
         if self.helper is None:
             self.helper = subprocess.Popen(
                 self._java("serve", f"bootstrap={self.broker.bootstrap}", log_flag=self._tool_log()),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.work / "helper.stderr", "w"),
-                text=True, start_new_session=True)
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=open(self.work / "helper.stderr", "w"),
+                text=True,
+                start_new_session=True,
+            )
         self.helper.stdin.write(command + "\n")
         self.helper.stdin.flush()
         answer = self.helper.stdout.readline().strip()
@@ -281,8 +314,7 @@ class StreamsLab:
 
     def produce(self, count: int, pause_ms: int = 0) -> None:
         """Produce `count` keyed records (acked offsets go to journal/produced.jsonl)."""
-        self._helper(f"produce topic={INPUT} count={count} first={self.produced} keys={KEYS} pause.ms={pause_ms} "
-                     f"journal={self.journal}")
+        self._helper(f"produce topic={INPUT} count={count} first={self.produced} keys={KEYS} pause.ms={pause_ms} journal={self.journal}")
         self.produced += count
 
     def attempted(self) -> set[tuple[str, int, int]]:
@@ -313,15 +345,16 @@ class StreamsLab:
         with open(offsets / "get-offsets.txt", "a") as handle:
             for topic in (INPUT, CHANGELOG):
                 for when in ("-2", "-1"):
-                    handle.write(stamp() + self.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}",
-                                                            "--topic", topic, "--time", when))
+                    handle.write(
+                        stamp()
+                        + self.broker.tool("kafka-get-offsets", "--bootstrap-server", "{bootstrap}", "--topic", topic, "--time", when)
+                    )
         if self.variant.protocol == "classic":
             name, main = "consumer-groups.txt", "kafka-consumer-groups"
         else:
             name, main = "streams-groups.txt", "org.apache.kafka.tools.streams.StreamsGroupCommand"
         out = self.broker.tool(main, "--bootstrap-server", "{bootstrap}", "--describe", "--group", APP, check=False)
-        members = self.broker.tool(main, "--bootstrap-server", "{bootstrap}", "--describe", "--group", APP, "--members",
-                                   check=False)
+        members = self.broker.tool(main, "--bootstrap-server", "{bootstrap}", "--describe", "--group", APP, "--members", check=False)
         with open(offsets / name, "a") as handle:
             handle.write(stamp() + out.rstrip("\n") + "\n\n" + members.rstrip("\n") + "\n\n")
 
@@ -340,8 +373,16 @@ class StreamsLab:
         by_key = defaultdict(list)
         for record in records:
             member = record["member"].split("/", 1)[1]
-            by_member[member].append({"member": member, "generation": None, "topic": record["topic"],
-                                      "partition": record["partition"], "offset": record["offset"], "task": record["task"]})
+            by_member[member].append(
+                {
+                    "member": member,
+                    "generation": None,
+                    "topic": record["topic"],
+                    "partition": record["partition"],
+                    "offset": record["offset"],
+                    "task": record["task"],
+                }
+            )
             by_key[record["key"]].append(record)
         for member, entries in by_member.items():
             with open(self.journal / f"processed-{member}.jsonl", "w") as handle:
@@ -354,9 +395,17 @@ class StreamsLab:
             key_breaks = []
             for record in chain:
                 if record["before"] != previous:
-                    key_breaks.append({"key": key, "topic": record["topic"], "partition": record["partition"],
-                                       "offset": record["offset"], "member": record["member"],
-                                       "expected_before": previous, "before": record["before"]})
+                    key_breaks.append(
+                        {
+                            "key": key,
+                            "topic": record["topic"],
+                            "partition": record["partition"],
+                            "offset": record["offset"],
+                            "member": record["member"],
+                            "expected_before": previous,
+                            "before": record["before"],
+                        }
+                    )
                 previous = record["after"]
             breaks.extend(key_breaks)
             summary.append({"key": key, "records": len(chain), "final_count": previous, "breaks": len(key_breaks)})
@@ -389,8 +438,14 @@ def session_expiries(server_log: Path, before: datetime | None = None) -> list[s
         text = "\n".join(kept)
     clients = dict(re.findall(r"StreamsGroupMember\[memberId=([^,\]]+),.*?clientId=([^,\]]+)", text))
     expired = re.findall(r"removing member (\S+?)-[0-9a-f-]{36} on heartbeat expiration", text)
-    expired += [clients.get(m, m) for m in re.findall(r"\[GroupId " + APP + r"\] (?:Streams member|Member) (\S+) fenced from the "
-                                                       r"group because the member session expired", text)]
+    expired += [
+        clients.get(m, m)
+        for m in re.findall(
+            r"\[GroupId " + APP + r"\] (?:Streams member|Member) (\S+) fenced from the "
+            r"group because the member session expired",
+            text,
+        )
+    ]
     return sorted({re.sub(r"-StreamThread-\d+-consumer$", "", client) for client in expired})
 
 
@@ -424,8 +479,18 @@ CLIENTS = [(CLIENT, name) for name in VARIANTS]
 NO_LOSS = ("loss", "duplication")
 
 
-def _run(run_dir: Path, version: str, scenario_name: str, steps, *, guarantee: str, standbys: int = 0,
-         expect_findings=(), forbid_verdicts=NO_LOSS, notes: str = "") -> dict:
+def _run(
+    run_dir: Path,
+    version: str,
+    scenario_name: str,
+    steps,
+    *,
+    guarantee: str,
+    standbys: int = 0,
+    expect_findings=(),
+    forbid_verdicts=NO_LOSS,
+    notes: str = "",
+) -> dict:
     """Start a broker, let `steps(lab)` drive the instances, then write the journals and truth.
 
     The instances the fault leaves to the coordinator's session expiry (`lab.expired`: SIGKILL,
@@ -457,18 +522,25 @@ def _run(run_dir: Path, version: str, scenario_name: str, steps, *, guarantee: s
         raise RuntimeError(f"the coordinator expired the sessions of {logged}, the scenario expected {sorted(set(lab.expired))}")
     expiries = [{"detector": "session_timeout", "group": APP, "host": instance} for instance in sorted(set(lab.expired))]
     return truth.write_truth(
-        run_dir, scenario=scenario_name, client=CLIENT, version=version,
-        expect_findings=expiries + list(expect_findings), forbid_verdicts=list(forbid_verdicts),
+        run_dir,
+        scenario=scenario_name,
+        client=CLIENT,
+        version=version,
+        expect_findings=expiries + list(expect_findings),
+        forbid_verdicts=list(forbid_verdicts),
         expect_rebalance_generations=broker_generations(run_dir / "broker" / "server.log"),
         broker_version=variant.broker,
         settings={"processing.guarantee": guarantee, "num.standby.replicas": standbys, "group.protocol": variant.protocol},
-        state_breaks=breaks, store_counts=counts, notes=" ".join(filter(None, [notes, action])),
+        state_breaks=breaks,
+        store_counts=counts,
+        notes=" ".join(filter(None, [notes, action])),
     )
 
 
 @scenario("streams_healthy_rolling_restart", CLIENTS)
 def healthy_rolling_restart(run_dir: Path, client: str, version: str) -> dict:
     """Two instances; each in turn stopped cleanly and restarted while records flow: a control."""
+
     def steps(lab: StreamsLab) -> str:
         lab.start("s1")
         lab.start("s2")
@@ -483,8 +555,15 @@ def healthy_rolling_restart(run_dir: Path, client: str, version: str) -> dict:
             lab.wait_state([instance])
             lab.wait_processed()
         return ""
-    return _run(run_dir, version, "streams_healthy_rolling_restart", steps, guarantee="at_least_once",
-                notes="Two instances, each stopped with SIGTERM (clean close) and restarted in turn while records flow.")
+
+    return _run(
+        run_dir,
+        version,
+        "streams_healthy_rolling_restart",
+        steps,
+        guarantee="at_least_once",
+        notes="Two instances, each stopped with SIGTERM (clean close) and restarted in turn while records flow.",
+    )
 
 
 @scenario("streams_instance_killed", CLIENTS)
@@ -492,6 +571,7 @@ def instance_killed(run_dir: Path, client: str, version: str) -> dict:
     """Two instances, no standbys; s1 is killed with SIGKILL after its last commit: once its session
     expires s2 takes its tasks and restores their stores from the changelogs (a full restore on
     another instance: needed, not redundant). Nothing is lost or processed twice."""
+
     def steps(lab: StreamsLab) -> str:
         lab.start("s1")
         lab.start("s2")
@@ -502,8 +582,15 @@ def instance_killed(run_dir: Path, client: str, version: str) -> dict:
         lab.produce(RECORDS // 2)
         lab.wait_processed()
         return ""
-    return _run(run_dir, version, "streams_instance_killed", steps, guarantee="at_least_once",
-                notes="s1 SIGKILLed when idle after a commit; s2 takes s1's tasks and restores them from their changelogs.")
+
+    return _run(
+        run_dir,
+        version,
+        "streams_instance_killed",
+        steps,
+        guarantee="at_least_once",
+        notes="s1 SIGKILLed when idle after a commit; s2 takes s1's tasks and restores them from their changelogs.",
+    )
 
 
 @scenario("streams_checkpoint_deleted_eos", CLIENTS)
@@ -512,6 +599,7 @@ def checkpoint_deleted_eos(run_dir: Path, client: str, version: str) -> dict:
     disk while the RocksDB stores stay (3.9: the `.checkpoint` files; 4.4 keeps them inside the
     store (KIP-1035), so there the task directories are wiped), restarted. What Streams does with
     a store that has no checkpoint under EOS (KAFKA-7672's trigger) is what the run records."""
+
     def steps(lab: StreamsLab) -> str:
         lab.start("s1")
         lab.wait_state(["s1"])
@@ -528,8 +616,10 @@ def checkpoint_deleted_eos(run_dir: Path, client: str, version: str) -> dict:
         elif tasks:
             for task in tasks:
                 shutil.rmtree(task)
-            action = (f"s1 wrote no .checkpoint file (changelog offsets kept in the store, KIP-1035): "
-                      f"wiped its task directories {', '.join(d.name for d in tasks)}.")
+            action = (
+                f"s1 wrote no .checkpoint file (changelog offsets kept in the store, KIP-1035): "
+                f"wiped its task directories {', '.join(d.name for d in tasks)}."
+            )
         else:
             raise RuntimeError("s1 left no task directory to take the checkpoint from")
         lab.produce(RECORDS // 2)
@@ -537,14 +627,22 @@ def checkpoint_deleted_eos(run_dir: Path, client: str, version: str) -> dict:
         lab.wait_state(["s1"])
         lab.wait_processed()
         return action
-    return _run(run_dir, version, "streams_checkpoint_deleted_eos", steps, guarantee="exactly_once_v2",
-                notes="One instance under exactly_once_v2, stopped with SIGTERM, its checkpoints removed, restarted.")
+
+    return _run(
+        run_dir,
+        version,
+        "streams_checkpoint_deleted_eos",
+        steps,
+        guarantee="exactly_once_v2",
+        notes="One instance under exactly_once_v2, stopped with SIGTERM, its checkpoints removed, restarted.",
+    )
 
 
 @scenario("streams_standby_promotion", CLIENTS)
 def standby_promotion(run_dir: Path, client: str, version: str) -> dict:
     """num.standby.replicas=1 on two instances: s1 is killed after its last commit and s2 promotes
     its standbys of s1's tasks to active, restoring only what the standbys had not yet applied."""
+
     def steps(lab: StreamsLab) -> str:
         lab.start("s1")
         lab.start("s2")
@@ -555,8 +653,16 @@ def standby_promotion(run_dir: Path, client: str, version: str) -> dict:
         lab.produce(RECORDS // 2)
         lab.wait_processed()
         return ""
-    return _run(run_dir, version, "streams_standby_promotion", steps, guarantee="at_least_once", standbys=1,
-                notes="num.standby.replicas=1; s1 SIGKILLed when idle after a commit; s2's standbys take over.")
+
+    return _run(
+        run_dir,
+        version,
+        "streams_standby_promotion",
+        steps,
+        guarantee="at_least_once",
+        standbys=1,
+        notes="num.standby.replicas=1; s1 SIGKILLed when idle after a commit; s2's standbys take over.",
+    )
 
 
 @scenario("streams_thread_handover_eos", CLIENTS)
@@ -565,6 +671,7 @@ def thread_handover_eos(run_dir: Path, client: str, version: str) -> dict:
     (removeStreamThread), so its tasks move to the other thread of the same instance, then a
     thread added back. KAFKA-7672's second half (1.1-2.1): the new thread read the checkpoint
     before the old one wrote it and restored in full; this run shows how a fixed Streams hands over."""
+
     def steps(lab: StreamsLab) -> str:
         lab.start("s1", threads=2)
         lab.wait_state(["s1"])
@@ -579,7 +686,14 @@ def thread_handover_eos(run_dir: Path, client: str, version: str) -> dict:
         lab.produce(RECORDS // 2)
         lab.wait_processed()
         return f"removeStreamThread removed {removed}; addStreamThread added {added}."
+
     # a needless full restore (redundant_restore, verdict delay) must not be reported: none happened
-    return _run(run_dir, version, "streams_thread_handover_eos", steps, guarantee="exactly_once_v2",
-                forbid_verdicts=("loss", "duplication", "delay"),
-                notes="Tasks handed between threads of one instance under exactly_once_v2 (the checkpoint race's setting).")
+    return _run(
+        run_dir,
+        version,
+        "streams_thread_handover_eos",
+        steps,
+        guarantee="exactly_once_v2",
+        forbid_verdicts=("loss", "duplication", "delay"),
+        notes="Tasks handed between threads of one instance under exactly_once_v2 (the checkpoint race's setting).",
+    )

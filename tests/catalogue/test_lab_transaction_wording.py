@@ -1,5 +1,6 @@
 """Catalogue wording seen from real Kafka in the lab (lab/runs/transactional_fencing): producer
 lines the catalogue's own examples do not show, checked against the templates that must read them."""
+
 import re
 
 from forensics.catalogue import catalogue_entries
@@ -20,8 +21,13 @@ def test_an_epoch_bump_without_the_class_name_is_read():
 
 def test_the_older_wording_is_still_read_and_other_lines_are_not():
     entry = _entry("P11")
-    assert re.match(entry["pattern"], "Invoking InitProducerId with current producer ID and epoch "
-                                      "ProducerIdAndEpoch(producerId=4001, epoch=3) in order to bump the epoch")
+    assert re.match(
+        entry["pattern"],
+        "Invoking InitProducerId with current producer ID and epoch "
+        "ProducerIdAndEpoch(producerId=4001, epoch=3) in order to bump the epoch",
+    )
     assert not re.match(entry["pattern"], "Invoking InitProducerId for the first time in order to acquire a producer ID")
-    assert not re.match(entry["pattern"], "Invoking InitProducerId with current producer ID and epoch "
-                                          "Other(producerId=1, epoch=2) in order to bump the epoch")
+    assert not re.match(
+        entry["pattern"],
+        "Invoking InitProducerId with current producer ID and epoch Other(producerId=1, epoch=2) in order to bump the epoch",
+    )

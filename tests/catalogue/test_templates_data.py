@@ -1,4 +1,5 @@
 """Data checks for the catalogue files (forensics/catalogue/*.yaml) (plain pytest, Python ``re`` only)."""
+
 import json
 import re
 
@@ -8,21 +9,21 @@ from forensics.catalogue import catalogue_entries, load_catalogue
 from forensics.layouts.json_lines import AROUND_MESSAGE, CLIENT_KEYS
 from forensics.schema import CATALOGUE_FIELDS, EVENT_TYPES
 
-PREFIX = r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient|Worker) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*'
+PREFIX = r"^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient|Worker) [^\]]*\] ?|stream-client \[[^\]]*\] ?|(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*"
 # the group coordinator's prefixes in broker logs (catalogue/broker.yaml)
-BROKER_PREFIX = r'^(?:\[GroupCoordinator \d+\]: |\[GroupMetadataManager brokerId=\d+\] |\[GroupCoordinator id=\d+[^\]]*\] )'
+BROKER_PREFIX = r"^(?:\[GroupCoordinator \d+\]: |\[GroupMetadataManager brokerId=\d+\] |\[GroupCoordinator id=\d+[^\]]*\] )"
 
-LAYOUT = r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ([\s\S]*?) \(([\w.$]+)\)$'
+LAYOUT = r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ([\s\S]*?) \(([\w.$]+)\)$"
 
 # librdkafka native lines: %LEVEL|epoch.ms|FACILITY|handle| [thrd:NAME]: message (forensics/layouts/librdkafka.py)
-RDKAFKA_LAYOUT = r'^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$'
+RDKAFKA_LAYOUT = r"^%(\d)\|(\d{9,11}(?:\.\d{1,6})?)\|([A-Za-z0-9_]+)\|([^|\x01]*)\| (?:\[thrd:([^\]\x01]*)\]: )?(.*)$"
 # syslog severities 0-7 in log4j's level names (as the librdkafka layout reads them)
 SYSLOG_LEVELS = ("FATAL", "FATAL", "FATAL", "ERROR", "WARN", "INFO", "INFO", "DEBUG")
 # Python logging's "%(asctime)s %(levelname)s %(name)s %(message)s" (kafka-python, aiokafka), levels in log4j's names
-PYTHON_LAYOUT = r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ([\w.]+) ([\s\S]*)$'
+PYTHON_LAYOUT = r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ([\w.]+) ([\s\S]*)$"
 PYTHON_LEVELS = {"WARNING": "WARN", "CRITICAL": "FATAL"}
 # franz-go's kgo.BasicLogger, "[LEVEL] message; key: value, ..", behind kubectl logs --timestamps; no logger of its own
-FRANZ_GO_LAYOUT = r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z \[(DEBUG|INFO|WARN|ERROR)\] (.*)$'
+FRANZ_GO_LAYOUT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z \[(DEBUG|INFO|WARN|ERROR)\] (.*)$"
 
 
 ALLOWED_EVENT_TYPES = set(EVENT_TYPES)

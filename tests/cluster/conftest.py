@@ -86,8 +86,14 @@ class Service:
         self.log = work / f"{name}.log"
         with open(self.log, "wb") as out:
             self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=work,
-                env=service_env(work), start_new_session=True, preexec_fn=_die_with_parent(),
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=work,
+                env=service_env(work),
+                start_new_session=True,
+                preexec_fn=_die_with_parent(),
             )
 
     def check_running(self) -> None:
@@ -176,9 +182,13 @@ class Standalone:
 
     def __init__(self, work: Path):
         self.work = work
-        self.services: list[Service] = [Service("master", [
-            spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", "0", "--webui-port", "0",
-        ], work)]
+        self.services: list[Service] = [
+            Service(
+                "master",
+                [spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", "0", "--webui-port", "0"],
+                work,
+            )
+        ]
         self.ui_port: int | None = None
 
     def state(self) -> dict:
@@ -190,11 +200,27 @@ class Standalone:
         master = self.services[0]
         url = f"spark://127.0.0.1:{master.port(self.MASTER_PORT, 'the master to bind its port')}"
         self.ui_port = master.port(self.UI_PORT, "the master's web UI to bind its port")
-        self.services.append(Service("worker", [
-            spark_class(), "org.apache.spark.deploy.worker.Worker", url,
-            "--host", "127.0.0.1", "--webui-port", "0", "--cores", "1", "--memory", "1g",
-            "--work-dir", str(self.work / "worker"),
-        ], self.work))
+        self.services.append(
+            Service(
+                "worker",
+                [
+                    spark_class(),
+                    "org.apache.spark.deploy.worker.Worker",
+                    url,
+                    "--host",
+                    "127.0.0.1",
+                    "--webui-port",
+                    "0",
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "1g",
+                    "--work-dir",
+                    str(self.work / "worker"),
+                ],
+                self.work,
+            )
+        )
         wait_for(
             f"the worker to register as ALIVE with the master {url}",
             lambda: any(w.get("state") == "ALIVE" for w in self.state().get("workers", [])),
@@ -221,14 +247,27 @@ class ConnectServer:
     STARTED = re.compile(r"Spark Connect server started at: \S*:(\d+)")
 
     def __init__(self, work: Path):
-        self.service = Service("connect", [
-            os.path.join(spark_home(), "bin", "spark-submit"),
-            "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-            "--name", "forensics-tests-connect", "--master", "local[2]",
-            "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-            "--conf", "spark.connect.grpc.binding.port=0",
-            "--conf", "spark.ui.enabled=false", "--driver-java-options", QUICK_JVM,
-        ], work)
+        self.service = Service(
+            "connect",
+            [
+                os.path.join(spark_home(), "bin", "spark-submit"),
+                "--class",
+                "org.apache.spark.sql.connect.service.SparkConnectServer",
+                "--name",
+                "forensics-tests-connect",
+                "--master",
+                "local[2]",
+                "--conf",
+                "spark.connect.grpc.binding.address=127.0.0.1",
+                "--conf",
+                "spark.connect.grpc.binding.port=0",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--driver-java-options",
+                QUICK_JVM,
+            ],
+            work,
+        )
 
     def ready(self) -> str:
         """Wait until the server has logged that it listens; return its ``sc://`` URL."""
@@ -257,8 +296,14 @@ def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, st
     On failure the message holds the command's stderr and ``logs()`` (the services' logs)."""
     command = [sys.executable, "-m", "forensics.cli", "analyze", *paths, "--master", master, "--json", str(json_out), "--quiet"]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
-        start_new_session=True, preexec_fn=_die_with_parent(),
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_die_with_parent(),
     )
     try:
         out, err = process.communicate(timeout=RUN_TIMEOUT)
@@ -272,5 +317,7 @@ def run_analyze(master: str, paths: list[str], json_out: Path, env: dict[str, st
         except ProcessLookupError:
             pass
     if process.returncode != 0:
-        pytest.fail(f"forensics analyze --master {master} exited {process.returncode}:\n{err[-3000:]}{out[-1000:]}\n{logs()}", pytrace=False)
+        pytest.fail(
+            f"forensics analyze --master {master} exited {process.returncode}:\n{err[-3000:]}{out[-1000:]}\n{logs()}", pytrace=False
+        )
     return json.loads(json_out.read_text()), err

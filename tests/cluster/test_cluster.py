@@ -36,7 +36,9 @@ def run_on_clusters() -> dict:
         cluster = Standalone(work)
         try:
             master = cluster.ready()
-            runs["standalone"], runs["standalone_stderr"] = run_analyze(master, [INCIDENT], work / "standalone.json", service_env(work), cluster.logs)
+            runs["standalone"], runs["standalone_stderr"] = run_analyze(
+                master, [INCIDENT], work / "standalone.json", service_env(work), cluster.logs
+            )
             runs["master"] = master
             state = cluster.state()
             runs["apps"] = [app["name"] for app in state["completedapps"] + state["activeapps"]]
@@ -45,7 +47,9 @@ def run_on_clusters() -> dict:
         work = work_dir(Path(scratch), "connect")
         server = ConnectServer(work)
         try:
-            runs["connect"], runs["connect_stderr"] = run_analyze(server.ready(), [INCIDENT], work / "connect.json", service_env(work), server.service.tail)
+            runs["connect"], runs["connect_stderr"] = run_analyze(
+                server.ready(), [INCIDENT], work / "connect.json", service_env(work), server.service.tail
+            )
         finally:
             server.stop()
     return runs

@@ -29,13 +29,20 @@ def coordinator(ts: str, text: str) -> str:
 def logs(expired_at: str) -> dict[str, list[str]]:
     return {
         "billing-2": [
-            client("05:00,000", "INFO", f"Successfully joined group with generation Generation{{generationId=4, memberId='{MEMBER_ID}', protocol='range'}}"),
+            client(
+                "05:00,000",
+                "INFO",
+                f"Successfully joined group with generation Generation{{generationId=4, memberId='{MEMBER_ID}', protocol='range'}}",
+            ),
             client("05:30,000", "WARN", POLL_TIMEOUT),
         ],
         "broker-2": [
             coordinator(expired_at, f"Member {MEMBER_ID} in group invoices has failed, removing it from the group"),
-            coordinator(expired_at, f"Preparing to rebalance group invoices in state PreparingRebalance with old generation 4 "
-                                    f"(__consumer_offsets-9) (reason: removing member {MEMBER_ID} on heartbeat expiration)"),
+            coordinator(
+                expired_at,
+                f"Preparing to rebalance group invoices in state PreparingRebalance with old generation 4 "
+                f"(__consumer_offsets-9) (reason: removing member {MEMBER_ID} on heartbeat expiration)",
+            ),
             coordinator("05:45,000", "Stabilized group invoices generation 5 (__consumer_offsets-9) with 1 members"),
         ],
     }

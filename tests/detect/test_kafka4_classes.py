@@ -29,8 +29,12 @@ SILENT_RUNS = (
 """Real Kafka 4.4 runs of the lab (a healthy scale-out, the KIP-848 scale-out, KIP-1071 streams
 groups restarted and killed) and the hand-checked Kafka 4 witnesses: none shows these classes."""
 REFERENCES = {
-    "double_ownership": "KAFKA-16147", "epochless_offset_reset": "KAFKA-19902", "stale_epoch_commit": "KAFKA-20066",
-    "stuck_revocation": "KAFKA-20870", "describe_mid_rebalance": "KAFKA-21648", "phantom_lag": "log start",
+    "double_ownership": "KAFKA-16147",
+    "epochless_offset_reset": "KAFKA-19902",
+    "stale_epoch_commit": "KAFKA-20066",
+    "stuck_revocation": "KAFKA-20870",
+    "describe_mid_rebalance": "KAFKA-21648",
+    "phantom_lag": "log start",
 }
 
 
@@ -56,7 +60,7 @@ def found(fixtures_analysed) -> dict[str, list[dict]]:
 
 def test_each_class_is_a_registered_detector_with_a_fixture():
     assert set(CLASSES) <= set(DETECTORS)
-    assert list(DETECTORS)[-len(CLASSES):] == list(CLASSES), "added after the existing names, none renamed"
+    assert list(DETECTORS)[-len(CLASSES) :] == list(CLASSES), "added after the existing names, none renamed"
     for detector, fixture in CLASSES.items():
         assert (FIXTURES / fixture / "README.md").is_file() and _expected(fixture), detector
         assert {f["detector"] for f in _expected(fixture)} == {detector}

@@ -15,15 +15,23 @@ def rdk(ts: str, level: int, text: str) -> str:
 
 
 def out_of_range(ts: str, partition: int, at: int) -> str:
-    return rdk(ts, 4, f"ledger [{partition}]: offset reset (at offset {at} (leader epoch 3), broker 1) to offset BEGINNING "
-                      "(leader epoch -1): fetch failed due to requested offset not available on the broker: Broker: Offset out of range")
+    return rdk(
+        ts,
+        4,
+        f"ledger [{partition}]: offset reset (at offset {at} (leader epoch 3), broker 1) to offset BEGINNING "
+        "(leader epoch -1): fetch failed due to requested offset not available on the broker: Broker: Offset out of range",
+    )
 
 
 def no_commit(ts: str, partition: int) -> list[str]:
     return [
         f"%7|1736512{ts}|OFFSETFETCH|rdkafka#consumer-1| [thrd:main]: Adding ledger [{partition}] back to pending list with offset INVALID",
-        rdk(ts, 7, f"ledger [{partition}]: offset reset (at offset INVALID (leader epoch -1), broker -1) to offset END (leader epoch -1): "
-                   "no previously committed offset available: Local: No offset stored"),
+        rdk(
+            ts,
+            7,
+            f"ledger [{partition}]: offset reset (at offset INVALID (leader epoch -1), broker -1) to offset END (leader epoch -1): "
+            "no previously committed offset available: Local: No offset stored",
+        ),
     ]
 
 
@@ -41,7 +49,13 @@ def test_an_out_of_range_reset_is_measured_to_the_offset_its_query_returned(spar
 def test_a_reset_to_end_measured_by_its_returned_offset(spark, tmp_path):
     """Partition 1 was empty (END returned 0): nothing lost. Partition 2 had 75 records before
     the reset, queried twice (a second assignment repeated the reset before the answer)."""
-    log = [JOIN, *no_commit("020.000", 1), returned("020.100", "END", 1, 0),
-           *no_commit("030.000", 2), *no_commit("030.010", 2), returned("030.100", "END", 2, 75)]
+    log = [
+        JOIN,
+        *no_commit("020.000", 1),
+        returned("020.100", "END", 1, 0),
+        *no_commit("030.000", 2),
+        *no_commit("030.010", 2),
+        returned("030.100", "END", 2, 75),
+    ]
     found = [f for f in analyse(spark, write(tmp_path, {"w1": log})) if f["verdict"] in ("loss", "duplication")]
     assert keys(found) == [("reset_to_latest_gap", "ledger-app", "ledger", 2, None, 0, 75, 75, "loss", None, False)]

@@ -45,7 +45,9 @@ def test_a_failed_commit_without_offsets_then_a_resume_is_unmeasured_reprocessin
     assert finding["member"] == "c1/c1" and finding["member_basis"] == "client id"
     assert "unmeasured" in finding["explanation"] and "null" not in finding["explanation"]
     assert "c1/c1" in finding["missing"]["what"]
-    assert 'kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --describe --group orders-app' in finding["missing"]["commands"]
+    assert (
+        'kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --describe --group orders-app' in finding["missing"]["commands"]
+    )
     assert offset_range(finding) == "unmeasured (from 40)"
 
 
@@ -88,8 +90,10 @@ RDK_JOIN = '%7|1710165737.406|JOINGROUP|rdkafka#consumer-1| [thrd:main]: I am el
 
 
 def rdk_out_of_range(partition: int, target: str) -> str:
-    return (f"%4|1710165737.613|OFFSET|rdkafka#consumer-1| [thrd:main]: orders [{partition}]: offset reset (at offset 1234, broker 2) "
-            f"to {target}: fetch failed due to requested offset not available on the broker: Broker: Offset out of range")
+    return (
+        f"%4|1710165737.613|OFFSET|rdkafka#consumer-1| [thrd:main]: orders [{partition}]: offset reset (at offset 1234, broker 2) "
+        f"to {target}: fetch failed due to requested offset not available on the broker: Broker: Offset out of range"
+    )
 
 
 def test_librdkafkas_logical_out_of_range_reset_is_unmeasured_unless_a_dump_shows_the_log_start(spark, tmp_path):
@@ -102,7 +106,10 @@ def test_librdkafkas_logical_out_of_range_reset_is_unmeasured_unless_a_dump_show
     ]
     end, beginning = found[1], found[0]
     assert "log-end offset of orders-3" in end["missing"]["what"] and "log-start offset of orders-2" in beginning["missing"]["what"]
-    assert 'kafka-get-offsets.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --topic orders --partitions 2 --time -2' in beginning["missing"]["commands"]
+    assert (
+        'kafka-get-offsets.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --topic orders --partitions 2 --time -2'
+        in beginning["missing"]["commands"]
+    )
     dump = tmp_path / "dump.txt"
     dump.write_text(
         "Dumping /var/lib/kafka/data/orders-2/00000000000000001500.log\nStarting offset: 1500\n"
@@ -153,13 +160,26 @@ def test_a_commit_by_the_owner_with_no_generation_logged_is_not_a_zombie(spark, 
 
 def test_an_unmeasured_findings_recovery_plan_measures_first_and_resets_nothing():
     finding = {
-        "detector": "reprocessing", "verdict": "duplication", "group": "orders-app", "topic": "orders", "partition": 0,
-        "offset_from": 40, "offset_to": None, "records": None, "exact": False, "evidence": [{"file": "/i/c1/app.log", "line": 3}],
-        "explanation": "x.", "kafka_reference": "y", "remedy": "z",
-        "missing": {"what": "the offset c1/c1 had processed", "commands": [
-            "kafka-dump-log.sh --offsets-decoder --files <log.dirs>/__consumer_offsets-<N>/<segment>.log  # N: ...",
-            'kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --describe --group orders-app',
-        ]},
+        "detector": "reprocessing",
+        "verdict": "duplication",
+        "group": "orders-app",
+        "topic": "orders",
+        "partition": 0,
+        "offset_from": 40,
+        "offset_to": None,
+        "records": None,
+        "exact": False,
+        "evidence": [{"file": "/i/c1/app.log", "line": 3}],
+        "explanation": "x.",
+        "kafka_reference": "y",
+        "remedy": "z",
+        "missing": {
+            "what": "the offset c1/c1 had processed",
+            "commands": [
+                "kafka-dump-log.sh --offsets-decoder --files <log.dirs>/__consumer_offsets-<N>/<segment>.log  # N: ...",
+                'kafka-consumer-groups.sh --bootstrap-server "$BOOTSTRAP_SERVERS" --describe --group orders-app',
+            ],
+        },
     }
     (with_plan,) = attach_recovery({"findings": [finding]})["findings"]
     plan = with_plan["recovery"]

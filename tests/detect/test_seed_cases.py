@@ -49,7 +49,9 @@ def test_seed_001_new_partition_reset_to_latest_loses_offsets_0_to_4(spark, tmp_
     log = [
         consumer("00:00,000", "INFO", "Found no committed offset for partition demo-topic-1"),
         consumer("00:00,001", "INFO", "Seeking to LATEST offset of partition demo-topic-1", SEEK),
-        consumer("00:00,010", "INFO", f"Resetting offset for partition demo-topic-1 to position FetchPosition{{offset=5, {POSITION}.", SEEK),
+        consumer(
+            "00:00,010", "INFO", f"Resetting offset for partition demo-topic-1 to position FetchPosition{{offset=5, {POSITION}.", SEEK
+        ),
     ]
     dump = tmp_path / "dump.txt"
     dump.write_text(
@@ -67,13 +69,25 @@ def test_seed_001_new_partition_reset_to_latest_loses_offsets_0_to_4(spark, tmp_
 
 def test_out_of_range_resets_forward_lose_and_backward_replay(spark, tmp_path):
     log = [
-        consumer("00:00,000", "INFO", f"Fetch position FetchPosition{{offset=120, {POSITION} is out of range for partition demo-topic-0, resetting offset",
-                 "(org.apache.kafka.clients.consumer.internals.Fetcher)"),
+        consumer(
+            "00:00,000",
+            "INFO",
+            f"Fetch position FetchPosition{{offset=120, {POSITION} is out of range for partition demo-topic-0, resetting offset",
+            "(org.apache.kafka.clients.consumer.internals.Fetcher)",
+        ),
         consumer("00:00,001", "INFO", "Seeking to EARLIEST offset of partition demo-topic-0", SEEK),
-        consumer("00:00,002", "INFO", f"Resetting offset for partition demo-topic-0 to position FetchPosition{{offset=300, {POSITION}.", SEEK),
-        consumer("00:01,000", "INFO", f"Fetch position FetchPosition{{offset=900, {POSITION} is out of range for partition demo-topic-2, resetting offset",
-                 "(org.apache.kafka.clients.consumer.internals.Fetcher)"),
-        consumer("00:01,002", "INFO", f"Resetting offset for partition demo-topic-2 to position FetchPosition{{offset=850, {POSITION}.", SEEK),
+        consumer(
+            "00:00,002", "INFO", f"Resetting offset for partition demo-topic-0 to position FetchPosition{{offset=300, {POSITION}.", SEEK
+        ),
+        consumer(
+            "00:01,000",
+            "INFO",
+            f"Fetch position FetchPosition{{offset=900, {POSITION} is out of range for partition demo-topic-2, resetting offset",
+            "(org.apache.kafka.clients.consumer.internals.Fetcher)",
+        ),
+        consumer(
+            "00:01,002", "INFO", f"Resetting offset for partition demo-topic-2 to position FetchPosition{{offset=850, {POSITION}.", SEEK
+        ),
     ]
     found = analyse(spark, write(tmp_path, {"app-1": log}))
     assert keys(found) == [
@@ -84,15 +98,25 @@ def test_out_of_range_resets_forward_lose_and_backward_replay(spark, tmp_path):
 
 def test_failed_commit_then_resume_from_older_commit_is_reprocessing(spark, tmp_path):
     old_owner = [
-        consumer("00:00,000", "INFO", "Successfully joined group with generation Generation{generationId=3, memberId='m1', protocol='range'}"),
+        consumer(
+            "00:00,000", "INFO", "Successfully joined group with generation Generation{generationId=3, memberId='m1', protocol='range'}"
+        ),
         consumer("00:00,010", "INFO", "Adding newly assigned partitions: demo-topic-2"),
         consumer("00:01,000", "DEBUG", "Committed offset 40 for partition demo-topic-2"),
-        consumer("00:09,000", "ERROR", "Offset commit failed on partition demo-topic-2 at offset 95: The coordinator is not aware of this member."),
+        consumer(
+            "00:09,000",
+            "ERROR",
+            "Offset commit failed on partition demo-topic-2 at offset 95: The coordinator is not aware of this member.",
+        ),
     ]
     new_owner = [
-        consumer("00:08,000", "INFO", "Successfully joined group with generation Generation{generationId=4, memberId='m2', protocol='range'}"),
+        consumer(
+            "00:08,000", "INFO", "Successfully joined group with generation Generation{generationId=4, memberId='m2', protocol='range'}"
+        ),
         consumer("00:08,010", "INFO", "Adding newly assigned partitions: demo-topic-2"),
-        consumer("00:09,500", "INFO", f"Setting offset for partition demo-topic-2 to the committed offset FetchPosition{{offset=40, {POSITION}"),
+        consumer(
+            "00:09,500", "INFO", f"Setting offset for partition demo-topic-2 to the committed offset FetchPosition{{offset=40, {POSITION}"
+        ),
     ]
     found = analyse(spark, write(tmp_path, {"app-1": old_owner, "app-2": new_owner}))
     assert keys(found) == [("reprocessing", "demo", "demo-topic", 2, None, 40, 95, 55, "expected", None, True)]
@@ -100,9 +124,22 @@ def test_failed_commit_then_resume_from_older_commit_is_reprocessing(spark, tmp_
 
 def test_every_detector_is_named_and_documented():
     assert list(DETECTORS) == [
-        "skipped_restore", "redundant_restore", "reset_to_latest_gap", "out_of_range_reset", "backward_commit",
-        "reprocessing", "rebalance_storm", "poll_timeout", "session_timeout", "fenced", "risky_config",
-        "double_ownership", "epochless_offset_reset", "stale_epoch_commit", "stuck_revocation", "describe_mid_rebalance",
+        "skipped_restore",
+        "redundant_restore",
+        "reset_to_latest_gap",
+        "out_of_range_reset",
+        "backward_commit",
+        "reprocessing",
+        "rebalance_storm",
+        "poll_timeout",
+        "session_timeout",
+        "fenced",
+        "risky_config",
+        "double_ownership",
+        "epochless_offset_reset",
+        "stale_epoch_commit",
+        "stuck_revocation",
+        "describe_mid_rebalance",
         "phantom_lag",
     ]
     assert all(len(function.__doc__ or "") > 120 for function in DETECTORS.values())

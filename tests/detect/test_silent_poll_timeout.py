@@ -22,8 +22,16 @@ START = [
 ]
 STALLED = [
     aio("10:20,000", "INFO", "LeaveGroup request succeeded"),
-    aio("10:20,040", "ERROR", "OffsetCommit failed for group dispatch due to group error ([Error 25] UnknownMemberIdError: dispatch), will rejoin"),
-    aio("10:20,050", "INFO", "Revoking previously assigned partitions frozenset({TopicPartition(topic='shipments', partition=1)}) for group dispatch"),
+    aio(
+        "10:20,040",
+        "ERROR",
+        "OffsetCommit failed for group dispatch due to group error ([Error 25] UnknownMemberIdError: dispatch), will rejoin",
+    ),
+    aio(
+        "10:20,050",
+        "INFO",
+        "Revoking previously assigned partitions frozenset({TopicPartition(topic='shipments', partition=1)}) for group dispatch",
+    ),
     aio("10:24,000", "INFO", "(Re-)joining group dispatch"),
 ]
 CLOSED_AND_NEW = [

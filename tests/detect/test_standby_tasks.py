@@ -17,8 +17,12 @@ def streams(ts: str, text: str, logger: str) -> str:
 
 
 def no_checkpoint(ts: str, prefix: str, task: str, partition: int) -> str:
-    return streams(ts, f"stream-thread [{THREAD}] {prefix} [{task}] State store balances did not find checkpoint offset, "
-                       f"hence would default to the starting offset at changelog {CHANGELOG}-{partition}", "ProcessorStateManager")
+    return streams(
+        ts,
+        f"stream-thread [{THREAD}] {prefix} [{task}] State store balances did not find checkpoint offset, "
+        f"hence would default to the starting offset at changelog {CHANGELOG}-{partition}",
+        "ProcessorStateManager",
+    )
 
 
 LOG = [
@@ -36,11 +40,14 @@ LOG = [
 def test_a_standby_without_checkpoint_is_no_skipped_restore(spark, tmp_path):
     found = analyse(spark, write(tmp_path, {"ledger-1": LOG}))
     assert [(f["detector"], f["task"], f["verdict"]) for f in found if f["detector"].endswith("_restore")] == [
-        ("skipped_restore", "2_5", "loss")]
+        ("skipped_restore", "2_5", "loss")
+    ]
 
 
 def test_restore_episodes_name_the_standby(spark, tmp_path):
     model = small_model(spark, ingest_paths(spark, write(tmp_path, {"ledger-1": LOG})).records)
     episodes = {r["task"]: r for r in model.restores.collect()}
     assert {t: (e["standby"], e["checkpoint_found"], e["restore_completed"]) for t, e in episodes.items()} == {
-        "2_4": (True, False, None), "2_5": (False, False, False)}
+        "2_4": (True, False, None),
+        "2_5": (False, False, False),
+    }

@@ -22,7 +22,7 @@ BROKER = [
 ]
 MEMBER = [
     f"2025-05-20 16:39:58,900 INFO  [consumer_background_thread] {SMM} - [Consumer clientId=tally-StreamThread-1-consumer, "
-    f"groupId=tallies] Member {MEMBER_ID} with epoch 0 transitioned from UNSUBSCRIBED to JOINING.",
+    f"groupId=tallies] Member {MEMBER_ID} with epoch 0 transitioned from UNSUBSCRIBED to JOINING."
 ]
 
 

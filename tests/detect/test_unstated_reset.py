@@ -14,11 +14,17 @@ def py(ts: str, logger: str, text: str) -> str:
 
 
 def assigned(ts: str, partition: int) -> str:
-    return py(ts, "coordinator.consumer", f"Setting newly assigned partitions {{TopicPartition(topic='parcels', partition={partition})}} for group depot")
+    return py(
+        ts,
+        "coordinator.consumer",
+        f"Setting newly assigned partitions {{TopicPartition(topic='parcels', partition={partition})}} for group depot",
+    )
 
 
 def reset(ts: str, partition: int, offset: int) -> str:
-    return py(ts, "consumer.fetcher", f"Resetting offset for partition TopicPartition(topic='parcels', partition={partition}) to offset {offset}.")
+    return py(
+        ts, "consumer.fetcher", f"Resetting offset for partition TopicPartition(topic='parcels', partition={partition}) to offset {offset}."
+    )
 
 
 def dump(path, start: int):
@@ -41,11 +47,18 @@ def test_a_reset_with_no_strategy_of_an_uncommitted_partition_is_at_most_a_gap(s
     assert gaps(found) == [("reset_to_latest_gap", "depot", "parcels", 6, None, 0, 44, 44, "loss", None, False)]
     assert "does not name its strategy" in found[0]["explanation"]
     assert gaps(analyse(spark, logs, [dump(tmp_path / "below.txt", 20)])) == [
-        ("reset_to_latest_gap", "depot", "parcels", 6, None, 20, 44, 24, "loss", None, True)]
+        ("reset_to_latest_gap", "depot", "parcels", 6, None, 20, 44, 24, "loss", None, True)
+    ]
     assert gaps(analyse(spark, logs, [dump(tmp_path / "at.txt", 44)])) == []
 
 
 def test_no_gap_once_the_group_had_resumed_the_partition_from_a_commit(spark, tmp_path):
-    resumed = py("00:00,300", "consumer.fetcher", "Resetting offset for partition TopicPartition(topic='parcels', partition=6) to the committed offset 12")
-    logs = write(tmp_path, {"sorter-2": [assigned("00:00,200", 6), resumed], "sorter-1": [assigned("00:05,000", 6), reset("00:05,100", 6, 44)]})
+    resumed = py(
+        "00:00,300",
+        "consumer.fetcher",
+        "Resetting offset for partition TopicPartition(topic='parcels', partition=6) to the committed offset 12",
+    )
+    logs = write(
+        tmp_path, {"sorter-2": [assigned("00:00,200", 6), resumed], "sorter-1": [assigned("00:05,000", 6), reset("00:05,100", 6, 44)]}
+    )
     assert gaps(analyse(spark, logs)) == []

@@ -46,7 +46,11 @@ def test_revocation_lines_of_each_version(events):
 def test_global_store_checkpoint_names_no_task(events):
     event = events["03"]
     assert (event["event_type"], event["template_id"], event["changelog"], event["task"], event["topic"]) == (
-        "streams:checkpoint:written", "S56", "{app-global-changelog-0=17}", None, None,
+        "streams:checkpoint:written",
+        "S56",
+        "{app-global-changelog-0=17}",
+        None,
+        None,
     )
 
 

@@ -32,8 +32,14 @@ def expected_value(name: str, text: str, event: dict):
     if type_name in ("int", "bigint"):
         return {column: int(text)}
     if name == "strategy":
-        words = {"earliest": "earliest", "latest": "latest", "none": "none", "by_duration": "by_duration",
-                 "beginning": "earliest", "end": "latest"}
+        words = {
+            "earliest": "earliest",
+            "latest": "latest",
+            "none": "none",
+            "by_duration": "by_duration",
+            "beginning": "earliest",
+            "end": "latest",
+        }
         return {column: next(v for w, v in words.items() if w in text.lower())}
     return {column: text or None}
 
@@ -93,12 +99,18 @@ def test_spark_finds_every_templates_gates_in_the_literal_hash_table_and_no_othe
     """``gate_candidates``: Python puts each gate in the bucket of its key's CRC-32 and Spark
     looks it up by its own; a key of non-ASCII text, or of a word no template starts with,
     finds nothing else."""
-    gates = {(first_word(t) or ANY_WORD, logger, order) for order, t in precedence(TEMPLATES)
-             for logger in (t.loggers if t.needs_logger else ("", *t.loggers))}
+    gates = {
+        (first_word(t) or ANY_WORD, logger, order)
+        for order, t in precedence(TEMPLATES)
+        for logger in (t.loggers if t.needs_logger else ("", *t.loggers))
+    }
     keys = sorted({(word, logger) for word, logger, _ in gates}) + [("Zurückgesetzt", ""), ("Revoking", "Zürich")]
-    found = spark.createDataFrame(keys, "word string, logger string").select(
-        "word", "logger", F.explode(gate_candidates(F.col("word"), F.col("logger"), TEMPLATES)).alias("gate")
-    ).select("word", "logger", "gate.t_word", "gate.t_logger", "gate.t_order").collect()
+    found = (
+        spark.createDataFrame(keys, "word string, logger string")
+        .select("word", "logger", F.explode(gate_candidates(F.col("word"), F.col("logger"), TEMPLATES)).alias("gate"))
+        .select("word", "logger", "gate.t_word", "gate.t_logger", "gate.t_order")
+        .collect()
+    )
     assert all((row["word"], row["logger"]) == (row["t_word"], row["t_logger"]) for row in found)
     assert {(row["word"], row["logger"], row["t_order"]) for row in found} == gates
 

@@ -30,8 +30,13 @@ EXPECTED = {
         2: ("consumer:group:join_started", "G02", "tolls-connect", None, None),
     },
     "aiokafka_0_3.log": {  # the second error is no coordinator's: not typed
-        1: ("consumer:group:coordinator_unavailable", "PY43", None, None,
-            "GroupCoordinatorNotAvailableError - 15 - The broker returns this error code for group coordinator requests."),
+        1: (
+            "consumer:group:coordinator_unavailable",
+            "PY43",
+            None,
+            None,
+            "GroupCoordinatorNotAvailableError - 15 - The broker returns this error code for group coordinator requests.",
+        )
     },
     "kafkajs_debug.log": {1: ("consumer:group:coordinator_discovered", "JS08", None, None, None)},
     "broker_masked.log": {1: ("coordinator:group:member_failed", "B09", "***", None, None)},

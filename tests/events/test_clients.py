@@ -96,7 +96,8 @@ def docker_json_file(directory: Path) -> Path:
     """``BASIC_CONFIG`` as Docker's json-file driver writes a container's stderr, one second apart,
     in ``directory``/py-worker/ (the host)."""
     lines = [
-        json.dumps({"log": text + "\n", "stream": "stderr", "time": f"2024-03-11T15:00:0{i}.100000000Z"}) for i, text in enumerate(BASIC_CONFIG)
+        json.dumps({"log": text + "\n", "stream": "stderr", "time": f"2024-03-11T15:00:0{i}.100000000Z"})
+        for i, text in enumerate(BASIC_CONFIG)
     ]
     path = directory / "py-worker" / "container.log"
     path.parent.mkdir()
@@ -131,72 +132,140 @@ def test_every_line_is_a_kafka_record_or_application_noise(incidents):
 def test_basic_config_lines_in_a_wrapper_give_level_logger_and_the_wrappers_time(incidents):
     records = [incidents.records[("py-worker/container.log", line)] for line in (1, 4)]
     assert [(r[s.LAYOUT], hms(r[s.TS]), r[s.LEVEL], r[s.LOGGER]) for r in records] == [
-        ("message_only", "15:00:00.100", "INFO", "kafka.coordinator"), ("message_only", "15:00:03.100", "WARN", "kafka.coordinator.heartbeat"),
+        ("message_only", "15:00:00.100", "INFO", "kafka.coordinator"),
+        ("message_only", "15:00:03.100", "WARN", "kafka.coordinator.heartbeat"),
     ]
     assert records[0][s.MESSAGE] == "(Re-)joining group orders-py"
 
 
 # (file, line) -> the event type, template and fields that line must give.
 TYPED = {
-    ("librdkafka_maxpoll/worker-a/app.log", 4): ("consumer:group:joined", "RDK14", {s.GENERATION: 3, s.MEMBER_ID: RDK_A1, s.CLIENT_ID: "rdkafka#consumer-1"}),
+    ("librdkafka_maxpoll/worker-a/app.log", 4): (
+        "consumer:group:joined",
+        "RDK14",
+        {s.GENERATION: 3, s.MEMBER_ID: RDK_A1, s.CLIENT_ID: "rdkafka#consumer-1"},
+    ),
     ("librdkafka_maxpoll/worker-a/app.log", 7): ("consumer:group:assigned", "RDK53", {s.PARTITIONS: ["orders-0"]}),
-    ("librdkafka_maxpoll/worker-a/app.log", 16): ("consumer:group:poll_timeout", "RDK32", {s.CLIENT_ID: "rdkafka#consumer-1", s.LEVEL: "WARN"}),
+    ("librdkafka_maxpoll/worker-a/app.log", 16): (
+        "consumer:group:poll_timeout",
+        "RDK32",
+        {s.CLIENT_ID: "rdkafka#consumer-1", s.LEVEL: "WARN"},
+    ),
     ("librdkafka_maxpoll/worker-a/app.log", 20): ("consumer:group:lost", "RDK31", {s.GROUP_ID: "orders-app"}),
     ("librdkafka_maxpoll/worker-a/app.log", 25): (
-        "consumer:offset:commit_failed", "RDK54", {s.TOPIC: "orders", s.PARTITION: 1, s.OFFSET: 4200, "error": "Broker: Unknown member"},
+        "consumer:offset:commit_failed",
+        "RDK54",
+        {s.TOPIC: "orders", s.PARTITION: 1, s.OFFSET: 4200, "error": "Broker: Unknown member"},
     ),
-    ("librdkafka_maxpoll/worker-b/app.log", 17): ("consumer:group:joined", "RDK14", {s.GENERATION: 4, s.MEMBER_ID: RDK_B, "leader_id": RDK_B}),
-    ("librdkafka_maxpoll/worker-b/app.log", 27): ("consumer:offset:set_committed", "RDK56", {s.TOPIC: "orders", s.PARTITION: 1, s.OFFSET: 4100}),
+    ("librdkafka_maxpoll/worker-b/app.log", 17): (
+        "consumer:group:joined",
+        "RDK14",
+        {s.GENERATION: 4, s.MEMBER_ID: RDK_B, "leader_id": RDK_B},
+    ),
+    ("librdkafka_maxpoll/worker-b/app.log", 27): (
+        "consumer:offset:set_committed",
+        "RDK56",
+        {s.TOPIC: "orders", s.PARTITION: 1, s.OFFSET: 4100},
+    ),
     ("aiokafka_commit/app-a/app.log", 3): ("consumer:group:revoked", "PY07", {s.PARTITIONS: [], s.GROUP_ID: "billing-app"}),
     ("aiokafka_commit/app-a/app.log", 5): ("consumer:group:joined", "PY03", {s.GENERATION: 11, s.MEMBER_ID: AIO_A}),
     ("aiokafka_commit/app-a/app.log", 7): ("consumer:group:assigned", "PY06", {s.PARTITIONS: ["payments-0", "payments-1"]}),
     ("aiokafka_commit/app-a/app.log", 11): ("consumer:offset:committed", "PY17", {s.TOPIC: "payments", s.PARTITION: 0, s.OFFSET: 5120}),
     ("aiokafka_commit/app-a/app.log", 14): ("consumer:offset:commit_requested", "PY15", {s.GROUP_ID: "billing-app"}),
     ("aiokafka_commit/app-a/app.log", 15): (
-        "consumer:offset:commit_failed", "PY21", {"error": "[Error 27] RebalanceInProgressError: billing-app", s.TOPIC: None},
+        "consumer:offset:commit_failed",
+        "PY21",
+        {"error": "[Error 27] RebalanceInProgressError: billing-app", s.TOPIC: None},
     ),
     ("aiokafka_commit/app-a/app.log", 18): ("consumer:group:revoked", "PY07", {s.PARTITIONS: ["payments-0", "payments-1"]}),
     ("aiokafka_commit/app-b/app.log", 7): ("consumer:offset:set_committed", "PY25", {s.TOPIC: "payments", s.PARTITION: 1, s.OFFSET: 7410}),
-    ("kafkajs_rejoin/svc-a/app.log", 4): ("consumer:group:joined", "JS03", {s.GENERATION: 7, s.MEMBER_ID: JS_A, s.GROUP_ID: "shipping-app"}),
-    ("kafkajs_rejoin/svc-a/app.log", 5): ("consumer:group:assignment_finished", "JS04", {s.GENERATION: 7, "protocol": "RoundRobinAssigner"}),
+    ("kafkajs_rejoin/svc-a/app.log", 4): (
+        "consumer:group:joined",
+        "JS03",
+        {s.GENERATION: 7, s.MEMBER_ID: JS_A, s.GROUP_ID: "shipping-app"},
+    ),
+    ("kafkajs_rejoin/svc-a/app.log", 5): (
+        "consumer:group:assignment_finished",
+        "JS04",
+        {s.GENERATION: 7, "protocol": "RoundRobinAssigner"},
+    ),
     ("kafkajs_rejoin/svc-a/app.log", 7): (
-        "consumer:group:assigned", "JS01",
+        "consumer:group:assigned",
+        "JS01",
         {s.PARTITIONS: ["shipments-0", "shipments-1", "shipments-2", "shipments-3"], "leader_id": JS_A, s.MEMBER_ID: JS_A},
     ),
     ("kafkajs_rejoin/svc-a/app.log", 9): (
-        "consumer:group:revoked", "JS05", {s.MEMBER_ID: JS_A, "error": "The group is rebalancing, so a rejoin is needed", s.PARTITIONS: None},
+        "consumer:group:revoked",
+        "JS05",
+        {s.MEMBER_ID: JS_A, "error": "The group is rebalancing, so a rejoin is needed", s.PARTITIONS: None},
     ),
     ("kafkajs_rejoin/svc-b/app.log", 4): ("consumer:group:joined", "JS02", {s.GENERATION: 8, s.MEMBER_ID: JS_B}),
-    ("kafkajs_rejoin/svc-b/app.log", 5): ("consumer:group:assigned", "JS01", {s.PARTITIONS: ["shipments-0", "shipments-2"], "leader_id": JS_A}),
+    ("kafkajs_rejoin/svc-b/app.log", 5): (
+        "consumer:group:assigned",
+        "JS01",
+        {s.PARTITIONS: ["shipments-0", "shipments-2"], "leader_id": JS_A},
+    ),
     ("py-worker/container.log", 1): ("consumer:group:join_started", "PY04", {s.GROUP_ID: "orders-py"}),
     ("py-worker/container.log", 2): ("consumer:group:joined", "PY30", {s.GENERATION: 4, s.MEMBER_ID: PY_MEMBER, "protocol": "range"}),
     ("py-worker/container.log", 3): ("consumer:group:joined", "PY01", {s.GENERATION: 4, s.GROUP_ID: "orders-py"}),
     ("py-worker/container.log", 4): ("consumer:group:poll_timeout", "PY08", {s.CLIENT_ID: None}),
     ("franz_go_cooperative/consumer-a/app.log", 3): ("consumer:group:join_started", "GO01", {s.GROUP_ID: "ledger-app", s.LEVEL: "INFO"}),
     ("franz_go_cooperative/consumer-a/app.log", 4): (
-        "consumer:group:joined", "GO02", {s.GENERATION: 1, s.MEMBER_ID: KGO_A, "leader_id": KGO_A, "protocol": "cooperative-sticky", s.INSTANCE_ID: None},
+        "consumer:group:joined",
+        "GO02",
+        {s.GENERATION: 1, s.MEMBER_ID: KGO_A, "leader_id": KGO_A, "protocol": "cooperative-sticky", s.INSTANCE_ID: None},
     ),
-    ("franz_go_cooperative/consumer-a/app.log", 7): ("consumer:group:assignment_received", "GO04", {s.PARTITIONS: [f"ledger-{p}" for p in range(4)]}),
-    ("franz_go_cooperative/consumer-a/app.log", 15): ("consumer:group:assigned", "GO05", {s.PARTITIONS: [], "revoked_partitions": ["ledger-2", "ledger-3"]}),
+    ("franz_go_cooperative/consumer-a/app.log", 7): (
+        "consumer:group:assignment_received",
+        "GO04",
+        {s.PARTITIONS: [f"ledger-{p}" for p in range(4)]},
+    ),
+    ("franz_go_cooperative/consumer-a/app.log", 15): (
+        "consumer:group:assigned",
+        "GO05",
+        {s.PARTITIONS: [], "revoked_partitions": ["ledger-2", "ledger-3"]},
+    ),
     ("franz_go_cooperative/consumer-a/app.log", 16): (
-        "consumer:group:revoked", "GO07", {s.PARTITIONS: ["ledger-2", "ledger-3"], "reason": "cooperative consumer calling onRevoke"},
+        "consumer:group:revoked",
+        "GO07",
+        {s.PARTITIONS: ["ledger-2", "ledger-3"], "reason": "cooperative consumer calling onRevoke"},
     ),
     ("franz_go_cooperative/consumer-a/app.log", 17): (
-        "consumer:offset:commit_failed", "GO13", {s.TOPIC: "ledger", s.PARTITION: 2, s.OFFSET: 8200, "error": "27", s.LEVEL: "WARN"},
+        "consumer:offset:commit_failed",
+        "GO13",
+        {s.TOPIC: "ledger", s.PARTITION: 2, s.OFFSET: 8200, "error": "27", s.LEVEL: "WARN"},
     ),
     ("franz_go_cooperative/consumer-a/app.log", 18): (
-        "consumer:offset:commit_failed", "GO14", {s.TOPIC: None, "error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
+        "consumer:offset:commit_failed",
+        "GO14",
+        {s.TOPIC: None, "error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
     ),
-    ("franz_go_cooperative/consumer-b/app.log", 4): ("consumer:group:joined", "GO03", {s.GENERATION: 2, s.MEMBER_ID: KGO_B, "leader_id": None}),
+    ("franz_go_cooperative/consumer-b/app.log", 4): (
+        "consumer:group:joined",
+        "GO03",
+        {s.GENERATION: 2, s.MEMBER_ID: KGO_B, "leader_id": None},
+    ),
     ("franz_go_cooperative/consumer-b/app.log", 5): ("consumer:group:assignment_received", "GO04", {s.PARTITIONS: []}),
     ("franz_go_cooperative/consumer-b/app.log", 7): (
-        "consumer:group:heartbeat_failed", "GO10", {"error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
+        "consumer:group:heartbeat_failed",
+        "GO10",
+        {"error": "REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."},
     ),
-    ("franz_go_cooperative/consumer-b/app.log", 11): ("consumer:group:assigned", "GO05", {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"}),
+    ("franz_go_cooperative/consumer-b/app.log", 11): (
+        "consumer:group:assigned",
+        "GO05",
+        {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"},
+    ),
     ("franz_go_cooperative/consumer-a/app.log", 10): (
-        "consumer:offset:set_committed", "GO15", {s.PARTITIONS: ["ledger-2", "ledger-0", "ledger-3", "ledger-1"], s.TOPIC: None, s.OFFSET: None},
+        "consumer:offset:set_committed",
+        "GO15",
+        {s.PARTITIONS: ["ledger-2", "ledger-0", "ledger-3", "ledger-1"], s.TOPIC: None, s.OFFSET: None},
     ),
-    ("franz_go_cooperative/consumer-b/app.log", 12): ("consumer:offset:set_committed", "GO15", {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"}),
+    ("franz_go_cooperative/consumer-b/app.log", 12): (
+        "consumer:offset:set_committed",
+        "GO15",
+        {s.PARTITIONS: ["ledger-2", "ledger-3"], s.GROUP_ID: "ledger-app"},
+    ),
 }
 
 
@@ -210,14 +279,30 @@ def test_client_lines_become_the_java_clients_event_types(incidents, at):
 
 
 LEFT_OUT = {
-    ("librdkafka_maxpoll/worker-a/app.log", 6), ("librdkafka_maxpoll/worker-a/app.log", 24), ("librdkafka_maxpoll/worker-a/app.log", 33),
-    ("librdkafka_maxpoll/worker-b/app.log", 5), ("librdkafka_maxpoll/worker-b/app.log", 19), ("librdkafka_maxpoll/worker-b/app.log", 37),
-    ("kafkajs_rejoin/svc-a/app.log", 1), ("kafkajs_rejoin/svc-a/app.log", 2), ("kafkajs_rejoin/svc-a/app.log", 3),
-    ("kafkajs_rejoin/svc-b/app.log", 1), ("kafkajs_rejoin/svc-b/app.log", 2), ("kafkajs_rejoin/svc-b/app.log", 3),
-    ("kafkajs_loggers/svc-c/app.log", 1), ("kafkajs_loggers/svc-c/app.log", 2), ("kafkajs_loggers/svc-c/app.log", 3),
-    ("kafkajs_loggers/svc-d/app.log", 1), ("kafkajs_loggers/svc-d/app.log", 2), ("kafkajs_loggers/svc-d/app.log", 3),
-    ("kafkajs_console/svc-e/app.log", 1), ("kafkajs_console/svc-e/app.log", 2), ("kafkajs_console/svc-e/app.log", 3),
-    ("kafkajs_console/svc-f/app.log", 1), ("kafkajs_console/svc-f/app.log", 2), ("kafkajs_console/svc-f/app.log", 3),
+    ("librdkafka_maxpoll/worker-a/app.log", 6),
+    ("librdkafka_maxpoll/worker-a/app.log", 24),
+    ("librdkafka_maxpoll/worker-a/app.log", 33),
+    ("librdkafka_maxpoll/worker-b/app.log", 5),
+    ("librdkafka_maxpoll/worker-b/app.log", 19),
+    ("librdkafka_maxpoll/worker-b/app.log", 37),
+    ("kafkajs_rejoin/svc-a/app.log", 1),
+    ("kafkajs_rejoin/svc-a/app.log", 2),
+    ("kafkajs_rejoin/svc-a/app.log", 3),
+    ("kafkajs_rejoin/svc-b/app.log", 1),
+    ("kafkajs_rejoin/svc-b/app.log", 2),
+    ("kafkajs_rejoin/svc-b/app.log", 3),
+    ("kafkajs_loggers/svc-c/app.log", 1),
+    ("kafkajs_loggers/svc-c/app.log", 2),
+    ("kafkajs_loggers/svc-c/app.log", 3),
+    ("kafkajs_loggers/svc-d/app.log", 1),
+    ("kafkajs_loggers/svc-d/app.log", 2),
+    ("kafkajs_loggers/svc-d/app.log", 3),
+    ("kafkajs_console/svc-e/app.log", 1),
+    ("kafkajs_console/svc-e/app.log", 2),
+    ("kafkajs_console/svc-e/app.log", 3),
+    ("kafkajs_console/svc-f/app.log", 1),
+    ("kafkajs_console/svc-f/app.log", 2),
+    ("kafkajs_console/svc-f/app.log", 3),
 }
 """Client lines no template types, on purpose: librdkafka's "List with N partition(s):" head and
 "Committing offsets for N partition(s)" (the per-partition lines say more), KafkaJS's "[Consumer]
@@ -262,8 +347,12 @@ def test_kafkajs_through_custom_log_creators_gives_what_its_own_gives(incidents,
         events = {line: e for (f, line), e in incidents.events.items() if f == file}
         fields = (s.EVENT_TYPE, s.TEMPLATE_ID, s.GROUP_ID, s.MEMBER_ID, s.GENERATION, "leader_id", "protocol", s.PARTITIONS, "error")
         return {
-            line: (hms(r[s.TS]), r[s.LEVEL], r[s.LOGGER] if file == own_file else r[s.LOGGER] or "kafkajs",
-                   tuple(events[line][name] for name in fields) if line in events else None)
+            line: (
+                hms(r[s.TS]),
+                r[s.LEVEL],
+                r[s.LOGGER] if file == own_file else r[s.LOGGER] or "kafkajs",
+                tuple(events[line][name] for name in fields) if line in events else None,
+            )
             for line, r in records.items()
         }
 
@@ -285,42 +374,109 @@ def test_kafkajs_context_fields_follow_the_message(incidents):
 # (group, generation) -> members, joined, left, trigger, start, end, duration_ms, moved, leader
 REBALANCES = {
     ("orders-app", 3): (
-        [WORKER_A, WORKER_B], [], [], "first generation in the logs (earlier history not logged)", "14:00:01.203", "14:00:04.319", 3116,
-        [f"orders-0: (none) -> {WORKER_A}", f"orders-1: (none) -> {WORKER_A}", f"orders-2: (none) -> {WORKER_B}", f"orders-3: (none) -> {WORKER_B}"],
+        [WORKER_A, WORKER_B],
+        [],
+        [],
+        "first generation in the logs (earlier history not logged)",
+        "14:00:01.203",
+        "14:00:04.319",
+        3116,
+        [
+            f"orders-0: (none) -> {WORKER_A}",
+            f"orders-1: (none) -> {WORKER_A}",
+            f"orders-2: (none) -> {WORKER_B}",
+            f"orders-3: (none) -> {WORKER_B}",
+        ],
         WORKER_A,  # its JoinGroup response: "LeaderId <its member id> (me)"
     ),
     ("orders-app", 4): (
-        [WORKER_B], [], [WORKER_A], "member left: poll timeout (max.poll.interval.ms)", "14:07:05.412", "14:07:05.739", 327,
-        [f"orders-0: {WORKER_A} -> {WORKER_B}", f"orders-1: {WORKER_A} -> {WORKER_B}"], WORKER_B,
+        [WORKER_B],
+        [],
+        [WORKER_A],
+        "member left: poll timeout (max.poll.interval.ms)",
+        "14:07:05.412",
+        "14:07:05.739",
+        327,
+        [f"orders-0: {WORKER_A} -> {WORKER_B}", f"orders-1: {WORKER_A} -> {WORKER_B}"],
+        WORKER_B,
     ),
     ("orders-app", 5): (
-        [WORKER_A, WORKER_B], [WORKER_A], [], "member joined (scale-up or restart)", "14:07:41.150", "14:07:41.572", 422,
-        [f"orders-0: {WORKER_B} -> {WORKER_A}", f"orders-1: {WORKER_B} -> {WORKER_A}"], WORKER_B,
+        [WORKER_A, WORKER_B],
+        [WORKER_A],
+        [],
+        "member joined (scale-up or restart)",
+        "14:07:41.150",
+        "14:07:41.572",
+        422,
+        [f"orders-0: {WORKER_B} -> {WORKER_A}", f"orders-1: {WORKER_B} -> {WORKER_A}"],
+        WORKER_B,
     ),
     ("billing-app", 11): (
-        [APP_A], [], [], "first generation in the logs (earlier history not logged)", "14:10:00.307", "14:10:03.431", 3124,
-        [f"payments-0: (none) -> {APP_A}", f"payments-1: (none) -> {APP_A}"], APP_A,
+        [APP_A],
+        [],
+        [],
+        "first generation in the logs (earlier history not logged)",
+        "14:10:00.307",
+        "14:10:03.431",
+        3124,
+        [f"payments-0: (none) -> {APP_A}", f"payments-1: (none) -> {APP_A}"],
+        APP_A,
     ),
     ("billing-app", 12): (
-        [APP_A, APP_B], [APP_B], [], "member joined (scale-up or restart)", "14:11:00.300", "14:11:01.421", 1121,
-        [f"payments-1: {APP_A} -> {APP_B}"], APP_A,
+        [APP_A, APP_B],
+        [APP_B],
+        [],
+        "member joined (scale-up or restart)",
+        "14:11:00.300",
+        "14:11:01.421",
+        1121,
+        [f"payments-1: {APP_A} -> {APP_B}"],
+        APP_A,
     ),
     ("shipping-app", 7): (
-        [SVC_A], [], [], "first generation in the logs (earlier history not logged)", "14:20:03.210", "14:20:03.260", 50,
-        [f"shipments-{p}: (none) -> {SVC_A}" for p in range(4)], SVC_A,
+        [SVC_A],
+        [],
+        [],
+        "first generation in the logs (earlier history not logged)",
+        "14:20:03.210",
+        "14:20:03.260",
+        50,
+        [f"shipments-{p}: (none) -> {SVC_A}" for p in range(4)],
+        SVC_A,
     ),
     ("shipping-app", 8): (
-        [SVC_A, SVC_B], [SVC_B], [], "member joined (scale-up or restart)", "14:21:01.305", "14:21:01.553", 248,
-        [f"shipments-0: {SVC_A} -> {SVC_B}", f"shipments-2: {SVC_A} -> {SVC_B}"], SVC_A,
+        [SVC_A, SVC_B],
+        [SVC_B],
+        [],
+        "member joined (scale-up or restart)",
+        "14:21:01.305",
+        "14:21:01.553",
+        248,
+        [f"shipments-0: {SVC_A} -> {SVC_B}", f"shipments-2: {SVC_A} -> {SVC_B}"],
+        SVC_A,
     ),
     ("ledger-app", 1): (
-        [GO_A], [], [], "first generation in the logs (earlier history not logged)", "14:30:00.102", "14:30:03.220", 3118,
-        [f"ledger-{p}: (none) -> {GO_A}" for p in range(4)], GO_A,
+        [GO_A],
+        [],
+        [],
+        "first generation in the logs (earlier history not logged)",
+        "14:30:00.102",
+        "14:30:03.220",
+        3118,
+        [f"ledger-{p}: (none) -> {GO_A}" for p in range(4)],
+        GO_A,
     ),
     ("ledger-app", 2): ([GO_A, GO_B], [GO_B], [], "member joined (scale-up or restart)", "14:31:03.103", "14:31:03.342", 239, [], GO_A),
     ("ledger-app", 3): (
-        [GO_A, GO_B], [], [], "cooperative follow-up round (partitions revoked in the previous one)", "14:31:03.341", "14:31:03.381", 39,
-        [f"ledger-2: {GO_A} -> {GO_B}", f"ledger-3: {GO_A} -> {GO_B}"], GO_A,
+        [GO_A, GO_B],
+        [],
+        [],
+        "cooperative follow-up round (partitions revoked in the previous one)",
+        "14:31:03.341",
+        "14:31:03.381",
+        39,
+        [f"ledger-2: {GO_A} -> {GO_B}", f"ledger-3: {GO_A} -> {GO_B}"],
+        GO_A,
     ),
 }
 
@@ -328,8 +484,15 @@ REBALANCES = {
 def test_rebalances_of_every_client(incidents):
     got = {
         key: (
-            row["members"], row["members_joined"], row["members_left"], row["trigger"], hms(row["start_ts"]), hms(row["end_ts"]),
-            row["duration_ms"], row["moved"], row["leader"],
+            row["members"],
+            row["members_joined"],
+            row["members_left"],
+            row["trigger"],
+            hms(row["start_ts"]),
+            hms(row["end_ts"]),
+            row["duration_ms"],
+            row["moved"],
+            row["leader"],
         )
         for key, row in incidents.rebalances.items()
         if key[0] in ("orders-app", "billing-app", "shipping-app", "ledger-app")
@@ -338,35 +501,58 @@ def test_rebalances_of_every_client(incidents):
     for name in KAFKAJS_HOSTS:  # each KafkaJS twin's rebalances are shipping-app's, in its names
         assert {
             key: (row["members"], row["trigger"], hms(row["start_ts"]), hms(row["end_ts"]), row["moved"], row["leader"])
-            for key, row in incidents.rebalances.items() if key[0] == f"{name}-app"
+            for key, row in incidents.rebalances.items()
+            if key[0] == f"{name}-app"
         } == {
             (f"{name}-app", n): (
-                [kafkajs_twin(m, name) for m in members], trigger, start, end, [kafkajs_twin(m, name) for m in moved], kafkajs_twin(leader, name),
+                [kafkajs_twin(m, name) for m in members],
+                trigger,
+                start,
+                end,
+                [kafkajs_twin(m, name) for m in moved],
+                kafkajs_twin(leader, name),
             )
-            for (group, n), (members, _, _, trigger, start, end, _, moved, leader) in REBALANCES.items() if group == "shipping-app"
+            for (group, n), (members, _, _, trigger, start, end, _, moved, leader) in REBALANCES.items()
+            if group == "shipping-app"
         }, name
 
 
 @pytest.mark.parametrize(
     "topic, partition, intervals",
     [
-        ("orders", 1, [
-            ("worker-a", "rdkafka#consumer-1", 3, "14:00:04.319", "14:07:05.412", "member left"),
-            ("worker-b", "rdkafka#consumer-1", 4, "14:07:05.739", "14:07:41.303", "revoked"),
-            ("worker-a", "rdkafka#consumer-1", 5, "14:07:41.572", None, "end of logs"),
-        ]),
-        ("payments", 1, [
-            ("app-a", "aiokafka-0.12.0", 11, "14:10:03.431", "14:11:01.370", "revoked"),
-            ("app-b", "aiokafka-0.12.0", 12, "14:11:01.421", None, "end of logs"),
-        ]),
-        ("shipments", 2, [
-            ("svc-a", "shipping-svc", 7, "14:20:03.260", "14:21:01.305", "revoked"),
-            ("svc-b", "shipping-svc", 8, "14:21:01.553", None, "end of logs"),
-        ]),
-        ("ledger", 2, [  # revoked in the first cooperative round (generation 2), acquired in the second
-            ("consumer-a", "kgo", 1, "14:30:03.220", "14:31:03.341", "revoked"),
-            ("consumer-b", "kgo", 3, "14:31:03.381", None, "end of logs"),
-        ]),
+        (
+            "orders",
+            1,
+            [
+                ("worker-a", "rdkafka#consumer-1", 3, "14:00:04.319", "14:07:05.412", "member left"),
+                ("worker-b", "rdkafka#consumer-1", 4, "14:07:05.739", "14:07:41.303", "revoked"),
+                ("worker-a", "rdkafka#consumer-1", 5, "14:07:41.572", None, "end of logs"),
+            ],
+        ),
+        (
+            "payments",
+            1,
+            [
+                ("app-a", "aiokafka-0.12.0", 11, "14:10:03.431", "14:11:01.370", "revoked"),
+                ("app-b", "aiokafka-0.12.0", 12, "14:11:01.421", None, "end of logs"),
+            ],
+        ),
+        (
+            "shipments",
+            2,
+            [
+                ("svc-a", "shipping-svc", 7, "14:20:03.260", "14:21:01.305", "revoked"),
+                ("svc-b", "shipping-svc", 8, "14:21:01.553", None, "end of logs"),
+            ],
+        ),
+        (
+            "ledger",
+            2,
+            [  # revoked in the first cooperative round (generation 2), acquired in the second
+                ("consumer-a", "kgo", 1, "14:30:03.220", "14:31:03.341", "revoked"),
+                ("consumer-b", "kgo", 3, "14:31:03.381", None, "end of logs"),
+            ],
+        ),
         ("ledger", 0, [("consumer-a", "kgo", 1, "14:30:03.220", None, "end of logs")]),  # kept through both rounds
     ],
 )
@@ -386,7 +572,8 @@ def test_franz_go_positions_of_all_partitions_in_one_line_are_one_commit_row_eac
     start) is a partition with no committed offset."""
     got = [
         (where(row[s.SOURCE_FILE]), row[s.LINE], row[s.PARTITION], row["kind"], row[s.OFFSET], row["member"], row[s.GENERATION])
-        for row in incidents.commits if row[s.GROUP_ID] == "ledger-app"
+        for row in incidents.commits
+        if row[s.GROUP_ID] == "ledger-app"
     ]
     a, b = "franz_go_cooperative/consumer-a/app.log", "franz_go_cooperative/consumer-b/app.log"
     assert sorted(got, key=lambda row: (row[0], row[1], row[2])) == [
@@ -403,7 +590,15 @@ def test_franz_go_positions_of_all_partitions_in_one_line_are_one_commit_row_eac
 def test_findings_with_exact_offsets_and_evidence(incidents):
     got = [
         (
-            f["detector"], f["group"], f["topic"], f["partition"], f["offset_from"], f["offset_to"], f["records"], f["verdict"], f["member"],
+            f["detector"],
+            f["group"],
+            f["topic"],
+            f["partition"],
+            f["offset_from"],
+            f["offset_to"],
+            f["records"],
+            f["verdict"],
+            f["member"],
             [(where(e["file"]), e["line"]) for e in f["evidence"]],
         )
         for f in incidents.findings
@@ -414,30 +609,100 @@ def test_findings_with_exact_offsets_and_evidence(incidents):
     assert failure_p0 in {("aiokafka_commit/app-a/app.log", 15), ("aiokafka_commit/app-a/app.log", 16)}
     assert got == [
         ("poll_timeout", "orders-app", None, None, None, None, None, "delay", WORKER_A, [("librdkafka_maxpoll/worker-a/app.log", 16)]),
-        ("poll_timeout", "orders-py", None, None, None, None, None, "delay", "py-worker/kafka-python-2.0.2", [("py-worker/container.log", 4)]),
-        ("reprocessing", "billing-app", "payments", 0, 5120, 5250, 130, "expected", APP_A, [failure_p0, ("aiokafka_commit/app-a/app.log", 23)]),
-        ("reprocessing", "billing-app", "payments", 1, 7410, 7520, 110, "expected", APP_B,
-         [aiokafka_failure, ("aiokafka_commit/app-b/app.log", 7)]),
-        ("reprocessing", "ledger-app", "ledger", 2, 8100, 8200, 100, "expected", GO_B,
-         [("franz_go_cooperative/consumer-a/app.log", 17), ("franz_go_cooperative/consumer-b/app.log", 12)]),
-        ("reprocessing", "orders-app", "orders", 1, 4100, 4200, 100, "expected", WORKER_B,
-         [("librdkafka_maxpoll/worker-a/app.log", 25), ("librdkafka_maxpoll/worker-b/app.log", 27)]),
+        (
+            "poll_timeout",
+            "orders-py",
+            None,
+            None,
+            None,
+            None,
+            None,
+            "delay",
+            "py-worker/kafka-python-2.0.2",
+            [("py-worker/container.log", 4)],
+        ),
+        (
+            "reprocessing",
+            "billing-app",
+            "payments",
+            0,
+            5120,
+            5250,
+            130,
+            "expected",
+            APP_A,
+            [failure_p0, ("aiokafka_commit/app-a/app.log", 23)],
+        ),
+        (
+            "reprocessing",
+            "billing-app",
+            "payments",
+            1,
+            7410,
+            7520,
+            110,
+            "expected",
+            APP_B,
+            [aiokafka_failure, ("aiokafka_commit/app-b/app.log", 7)],
+        ),
+        (
+            "reprocessing",
+            "ledger-app",
+            "ledger",
+            2,
+            8100,
+            8200,
+            100,
+            "expected",
+            GO_B,
+            [("franz_go_cooperative/consumer-a/app.log", 17), ("franz_go_cooperative/consumer-b/app.log", 12)],
+        ),
+        (
+            "reprocessing",
+            "orders-app",
+            "orders",
+            1,
+            4100,
+            4200,
+            100,
+            "expected",
+            WORKER_B,
+            [("librdkafka_maxpoll/worker-a/app.log", 25), ("librdkafka_maxpoll/worker-b/app.log", 27)],
+        ),
     ]
 
 
 def test_partition_lists_in_every_clients_notation(spark):
     texts = [
         "{TopicPartition(topic='orders', partition=0), TopicPartition(topic='my.topic-v2', partition=10)}",
-        "frozenset({TopicPartition(topic='orders', partition=1)})", "set()", "orders [3]", '{"orders":[0,2],"audit":[1]}', "{}",
-        "[orders-0, orders-1]", FAUST_FILE_TABLE, FAUST_TERMINAL_TABLE, FAUST_TERMINAL_TABLE.replace("{6-8}", "{0-999999999}"),
-        "orders[0 1 2], my.topic-v2[10]", "map[my.topic-v2:[10] orders:[3]]", "map[]",
+        "frozenset({TopicPartition(topic='orders', partition=1)})",
+        "set()",
+        "orders [3]",
+        '{"orders":[0,2],"audit":[1]}',
+        "{}",
+        "[orders-0, orders-1]",
+        FAUST_FILE_TABLE,
+        FAUST_TERMINAL_TABLE,
+        FAUST_TERMINAL_TABLE.replace("{6-8}", "{0-999999999}"),
+        "orders[0 1 2], my.topic-v2[10]",
+        "map[my.topic-v2:[10] orders:[3]]",
+        "map[]",
     ]
     rows = spark.createDataFrame([(t,) for t in texts], "text string").select(f.partition_list(F.col("text"))).collect()
     assert [row[0] for row in rows] == [
-        ["orders-0", "my.topic-v2-10"], ["orders-1"], [], ["orders-3"], ["orders-0", "orders-2", "audit-1"], [], ["orders-0", "orders-1"],
+        ["orders-0", "my.topic-v2-10"],
+        ["orders-1"],
+        [],
+        ["orders-3"],
+        ["orders-0", "orders-2", "audit-1"],
+        [],
+        ["orders-0", "orders-1"],
         ["app-__assignor-__leader-0", "orders-0", "orders-1", "orders-2", "orders-5", "orders-10", "orders-11", "orders.v2-7"],
-        ["my-topic-6", "my-topic-7", "my-topic-8"], None,  # log text, not a table Faust wrote: too many to count out
-        ["orders-0", "orders-1", "orders-2", "my.topic-v2-10"], ["my.topic-v2-10", "orders-3"], [],  # franz-go's, and a Go map
+        ["my-topic-6", "my-topic-7", "my-topic-8"],
+        None,  # log text, not a table Faust wrote: too many to count out
+        ["orders-0", "orders-1", "orders-2", "my.topic-v2-10"],
+        ["my.topic-v2-10", "orders-3"],
+        [],  # franz-go's, and a Go map
     ]
 
 
@@ -447,7 +712,8 @@ GO_POSITIONS = {
     "orders[1{4100=>4200}, 2{7000=>7100}], audit[0{12=>15}]": [("orders", 1, 4200), ("orders", 2, 7100), ("audit", 0, 15)],  # a commit
     "map[orders:map[1:{4100.3~3} 2:{-2+5.-1~-1}]]": [("orders", 1, 4100), ("orders", 2, -2)],  # v1.2.3, a Go map; relative to the start
     '{"orders":{"1":{"At":4100,"Epoch":3,"CurrentEpoch":3},"2":{"At":-2,"Relative":5,"Epoch":-1,"CurrentEpoch":-1}}}': [
-        ("orders", 1, 4100), ("orders", 2, -2),
+        ("orders", 1, 4100),
+        ("orders", 2, -2),
     ],  # slog's JSON handler (Offset.MarshalJSON)
     "": [],
 }
@@ -455,9 +721,11 @@ GO_POSITIONS = {
 
 
 def test_franz_go_positions_in_every_form(spark):
-    rows = spark.createDataFrame([(t,) for t in GO_POSITIONS], "text string").select(
-        f.go_positions(F.col("text")).alias("positions"), f.partition_list(F.col("text")).alias("partitions"),
-    ).collect()
+    rows = (
+        spark.createDataFrame([(t,) for t in GO_POSITIONS], "text string")
+        .select(f.go_positions(F.col("text")).alias("positions"), f.partition_list(F.col("text")).alias("partitions"))
+        .collect()
+    )
     assert [[tuple(p) for p in row["positions"]] for row in rows] == list(GO_POSITIONS.values())
     assert [row["partitions"] for row in rows] == [[f"{t}-{p}" for t, p, _ in expected] for expected in GO_POSITIONS.values()]
 
@@ -505,7 +773,7 @@ def test_librdkafka_lines_an_applications_handler_decorated_in_its_own_way(spark
     it; it names no facility then (``""``: the application's logger is none of librdkafka's)."""
     text = message + JOIN_STATE
     row = spark.createDataFrame([(text,)], "m string").select(split_prefix(F.col("m")).alias("p")).first()["p"]
-    assert (row["facility"], row["client_id"], row["rest"]) == (facility, client_id, text[len(message):])
+    assert (row["facility"], row["client_id"], row["rest"]) == (facility, client_id, text[len(message) :])
 
 
 def test_only_messages_that_name_a_librdkafka_handle_or_thread_meet_the_callback_regexes(spark):
@@ -515,11 +783,16 @@ def test_only_messages_that_name_a_librdkafka_handle_or_thread_meet_the_callback
     from forensics.catalogue import load_catalogue
     from forensics.events.prefix import CALLBACK_MARKS, _callback, _callback_split
 
-    openings = [opening for opening, _, _ in HANDLER_OPENINGS] + ["MAXPOLL [orders-svc#consumer-2] [thrd:main]: ", "RDKAFKA-7-CGRPSTATE: rdkafka#consumer-1: "]
+    openings = [opening for opening, _, _ in HANDLER_OPENINGS] + [
+        "MAXPOLL [orders-svc#consumer-2] [thrd:main]: ",
+        "RDKAFKA-7-CGRPSTATE: rdkafka#consumer-1: ",
+    ]
     texts = [t.example for t in load_catalogue() if t.example] + [opening + JOIN_STATE for opening in openings]
-    rows = spark.createDataFrame([(t,) for t in texts], "m string").select(
-        "m", _callback(F.col("m")).alias("marked"), _callback_split(F.col("m")).alias("every")
-    ).collect()
+    rows = (
+        spark.createDataFrame([(t,) for t in texts], "m string")
+        .select("m", _callback(F.col("m")).alias("marked"), _callback_split(F.col("m")).alias("every"))
+        .collect()
+    )
     assert [r["marked"] for r in rows] == [r["every"] for r in rows]
     assert sum(r["every"][0] is not None or r["every"][1] != "" for r in rows) >= len(openings) - 1  # all but the Java client's opening
     assert all(any(mark in r["m"] for mark in CALLBACK_MARKS) for r in rows if r["every"][1] != "" or r["every"][0] is not None)
@@ -559,15 +832,21 @@ def test_a_layout_printing_the_callers_class_names_abstract_coordinator_for_its_
     from tests.helpers import ingest_paths
 
     prefix = "[Consumer instanceId=6588bffbc4-nnnzc, clientId=consumer-my-consumer-6588bffbc4-nnnzc, groupId=my-consumer]"
-    (tmp_path / "pc.log").write_text("\n".join([
-        f"22:33:44.055 [INFO] [org.apache.kafka.clients.consumer.internals.AbstractCoordinator:1072] [pc-broker-poll] - {prefix} "
-        "Request joining group due to: group is already rebalancing",
-        f"22:33:44.055 [INFO] [org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:338] [pc-broker-poll] - {prefix} "
-        "Revoke previously assigned partitions my-topic-12, my-topic-13",
-    ]) + "\n")
+    (tmp_path / "pc.log").write_text(
+        "\n".join(
+            [
+                f"22:33:44.055 [INFO] [org.apache.kafka.clients.consumer.internals.AbstractCoordinator:1072] [pc-broker-poll] - {prefix} "
+                "Request joining group due to: group is already rebalancing",
+                f"22:33:44.055 [INFO] [org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:338] [pc-broker-poll] - {prefix} "
+                "Revoke previously assigned partitions my-topic-12, my-topic-13",
+            ]
+        )
+        + "\n"
+    )
     events = parse_events(ingest_paths(spark, tmp_path / "pc.log").records).collect()
     assert [(e["line"], e["event_type"], e["thread"]) for e in sorted(events, key=lambda e: e["line"])] == [
-        (1, "consumer:group:join_requested", "pc-broker-poll"), (2, "consumer:group:revoked", "pc-broker-poll"),
+        (1, "consumer:group:join_requested", "pc-broker-poll"),
+        (2, "consumer:group:revoked", "pc-broker-poll"),
     ]
     joined = next(t for t in load_catalogue() if t.reference_id == "G05")
     assert {"ConsumerCoordinator", "WorkerCoordinator", "AbstractCoordinator"} <= set(joined.loggers)
@@ -583,8 +862,8 @@ RDK_EXCERPT = [
     '%7|1710165603.412|HEARTBEAT|rdkafka#consumer-1| [thrd:main]: GroupCoordinator/1: Heartbeat for group "hechen_test" generation id 3537',
     '%7|1710165603.900|UNASSIGN|rdkafka#consumer-1| [thrd:main]: Group "hechen_test": unassign done in state up (join state wait-unassign): '
     "without new assignment: unassign (no previous assignment)",
-    '%7|1710165604.001|CLOSE|rdkafka#consumer-1| [thrd:main]: Closing consumer',
-    '%7|1710165604.002|CLOSE|rdkafka#consumer-1| [thrd:main]: Waiting for close events',
+    "%7|1710165604.001|CLOSE|rdkafka#consumer-1| [thrd:main]: Closing consumer",
+    "%7|1710165604.002|CLOSE|rdkafka#consumer-1| [thrd:main]: Waiting for close events",
     # librdkafka 1.6+
     '%7|1710165610.200|SUBSCRIBE|rdkafka#consumer-2| [thrd:main]: Group "node.rb-e4ef35230e0d_app": subscribe to new subscription of 2 topics '
     "(join-state init)",
@@ -615,8 +894,14 @@ def test_librdkafka_subscribe_and_syncgroup_rejoin_lines_from_analysts_excerpts(
         1: ("consumer:subscribed", "RDK60", "DEBUG", "SUBSCRIBE", "rdkafka#consumer-1", "hechen_test", None, None),
         8: ("consumer:subscribed", "RDK61", "DEBUG", "SUBSCRIBE", "rdkafka#consumer-2", "node.rb-e4ef35230e0d_app", None, None),
         9: (
-            "consumer:group:sync_failed", "RDK59", "DEBUG", "REJOIN", "rdkafka#consumer-2", "node.rb-e4ef35230e0d_app",
-            "Broker: Group rebalance in progress", None,
+            "consumer:group:sync_failed",
+            "RDK59",
+            "DEBUG",
+            "REJOIN",
+            "rdkafka#consumer-2",
+            "node.rb-e4ef35230e0d_app",
+            "Broker: Group rebalance in progress",
+            None,
         ),
     }
 
@@ -643,7 +928,12 @@ def test_franz_go_basic_logger_pasted_bare_or_behind_a_time_prefix(spark, tmp_pa
     result = ingest_paths(spark, path)
     events = {e[s.LINE]: e for e in parse_events(result.records).collect()}
     noise = "continuations" if ts is None else "irrelevant"
-    assert (result.inputs[0]["layout"], result.accounting["records"], result.accounting[noise], result.accounting["unparsed"]) == (layout, 3, 1, 0)
+    assert (result.inputs[0]["layout"], result.accounting["records"], result.accounting[noise], result.accounting["unparsed"]) == (
+        layout,
+        3,
+        1,
+        0,
+    )
     assert {line: (e[s.EVENT_TYPE], e[s.LEVEL], hms(e[s.TS]), e[s.GENERATION], e[s.PARTITIONS]) for line, e in events.items()} == {
         1: ("consumer:group:join_started", "INFO", ts, None, None),
         2: ("consumer:group:joined", "INFO", ts, 7, None),
@@ -652,33 +942,51 @@ def test_franz_go_basic_logger_pasted_bare_or_behind_a_time_prefix(spark, tmp_pa
 
 
 FRANZ_GO_TWINS = [
-    ('{"level":"info","ts":1710167463.205,"logger":"kafka","caller":"kzap/kzap.go:110","msg":"joined, balancing group","group":"ledger-app",'
-     f'"member_id":"{KGO_A}","instance_id":"<nil>","generation":1,"balance_protocol":"cooperative-sticky","leader":true}}',
-     f"[INFO] joined, balancing group; group: ledger-app, member_id: {KGO_A}, instance_id: <nil>, generation: 1, balance_protocol: cooperative-sticky, leader: true"),
-    ('{"level":"info","ts":1710167463.22,"logger":"kafka","msg":"synced","group":"ledger-app","assigned":"ledger[0 1 2 3]"}',
-     "[INFO] synced; group: ledger-app, assigned: ledger[0 1 2 3]"),
-    ('{"time":"2024-03-11T14:31:03.3418Z","level":"INFO","msg":"cooperative consumer calling onRevoke","component":"kafka","group":"ledger-app",'
-     '"lost":{"ledger":[2,3]},"stage":1}',
-     "[INFO] cooperative consumer calling onRevoke; group: ledger-app, lost: map[ledger:[2 3]], stage: 1"),
-    ('{"level":"warn","ts":1710167463.352,"msg":"unable to commit offset for topic partition","group":"ledger-app","topic":"ledger","partition":2,'
-     '"commit_from":8100,"commit_to":8200,"commit_epoch":0,"error_code":27}',
-     "[WARN] unable to commit offset for topic partition; group: ledger-app, topic: ledger, partition: 2, commit_from: 8100, commit_to: 8200, commit_epoch: 0, error_code: 27"),
-    ('{"time":"2024-03-11T14:31:03.381Z","level":"INFO","msg":"new group session begun","group":"ledger-app","added":{"ledger":[2,3]},"lost":{}}',
-     "[INFO] new group session begun; group: ledger-app, added: ledger[2 3], lost: "),
-    ('{"level":"info","ts":1710167463.384,"logger":"kafka","msg":"assigning partitions","why":"newly fetched offsets for group ledger-app",'
-     '"how":"assigning everything new, keeping current assignment","input":"ledger[3{9050 e0 ce0} 2{8100 e0 ce0}]"}',
-     "[INFO] assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current assignment, "
-     "input: ledger[3{9050 e0 ce0} 2{8100 e0 ce0}]"),
-    ('{"time":"2024-03-11T14:31:03.384Z","level":"INFO","msg":"assigning partitions","component":"kafka","why":"newly fetched offsets for group '
-     'ledger-app","how":0,"input":{"ledger":{"2":{"At":8100,"Epoch":0,"CurrentEpoch":0},"3":{"At":-2,"Epoch":-1,"CurrentEpoch":-1}}}}',
-     "[INFO] assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current assignment, "
-     "input: ledger[2{8100 e0 ce0} 3{-2 e-1 ce-1}]"),
-    ('{"@service":"benthos","err":"REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed.","group":"ledger-app",'
-     '"label":"ledger_input","level":"info","msg":"heartbeat errored","path":"root.input","time":"2024-03-11T14:31:03Z"}',
-     "[INFO] heartbeat errored; group: ledger-app, err: REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."),
-    ('{"@service":"benthos","commit_epoch":0,"commit_from":8100,"commit_to":8200,"error_code":27,"group":"ledger-app","label":"ledger_input",'
-     '"level":"warning","msg":"unable to commit offset for topic partition","partition":2,"path":"root.input","time":"2024-03-11T14:31:03Z","topic":"ledger"}',
-     "[WARN] unable to commit offset for topic partition; group: ledger-app, topic: ledger, partition: 2, commit_from: 8100, commit_to: 8200, commit_epoch: 0, error_code: 27"),
+    (
+        '{"level":"info","ts":1710167463.205,"logger":"kafka","caller":"kzap/kzap.go:110","msg":"joined, balancing group","group":"ledger-app",'
+        f'"member_id":"{KGO_A}","instance_id":"<nil>","generation":1,"balance_protocol":"cooperative-sticky","leader":true}}',
+        f"[INFO] joined, balancing group; group: ledger-app, member_id: {KGO_A}, instance_id: <nil>, generation: 1, balance_protocol: cooperative-sticky, leader: true",
+    ),
+    (
+        '{"level":"info","ts":1710167463.22,"logger":"kafka","msg":"synced","group":"ledger-app","assigned":"ledger[0 1 2 3]"}',
+        "[INFO] synced; group: ledger-app, assigned: ledger[0 1 2 3]",
+    ),
+    (
+        '{"time":"2024-03-11T14:31:03.3418Z","level":"INFO","msg":"cooperative consumer calling onRevoke","component":"kafka","group":"ledger-app",'
+        '"lost":{"ledger":[2,3]},"stage":1}',
+        "[INFO] cooperative consumer calling onRevoke; group: ledger-app, lost: map[ledger:[2 3]], stage: 1",
+    ),
+    (
+        '{"level":"warn","ts":1710167463.352,"msg":"unable to commit offset for topic partition","group":"ledger-app","topic":"ledger","partition":2,'
+        '"commit_from":8100,"commit_to":8200,"commit_epoch":0,"error_code":27}',
+        "[WARN] unable to commit offset for topic partition; group: ledger-app, topic: ledger, partition: 2, commit_from: 8100, commit_to: 8200, commit_epoch: 0, error_code: 27",
+    ),
+    (
+        '{"time":"2024-03-11T14:31:03.381Z","level":"INFO","msg":"new group session begun","group":"ledger-app","added":{"ledger":[2,3]},"lost":{}}',
+        "[INFO] new group session begun; group: ledger-app, added: ledger[2 3], lost: ",
+    ),
+    (
+        '{"level":"info","ts":1710167463.384,"logger":"kafka","msg":"assigning partitions","why":"newly fetched offsets for group ledger-app",'
+        '"how":"assigning everything new, keeping current assignment","input":"ledger[3{9050 e0 ce0} 2{8100 e0 ce0}]"}',
+        "[INFO] assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current assignment, "
+        "input: ledger[3{9050 e0 ce0} 2{8100 e0 ce0}]",
+    ),
+    (
+        '{"time":"2024-03-11T14:31:03.384Z","level":"INFO","msg":"assigning partitions","component":"kafka","why":"newly fetched offsets for group '
+        'ledger-app","how":0,"input":{"ledger":{"2":{"At":8100,"Epoch":0,"CurrentEpoch":0},"3":{"At":-2,"Epoch":-1,"CurrentEpoch":-1}}}}',
+        "[INFO] assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current assignment, "
+        "input: ledger[2{8100 e0 ce0} 3{-2 e-1 ce-1}]",
+    ),
+    (
+        '{"@service":"benthos","err":"REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed.","group":"ledger-app",'
+        '"label":"ledger_input","level":"info","msg":"heartbeat errored","path":"root.input","time":"2024-03-11T14:31:03Z"}',
+        "[INFO] heartbeat errored; group: ledger-app, err: REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed.",
+    ),
+    (
+        '{"@service":"benthos","commit_epoch":0,"commit_from":8100,"commit_to":8200,"error_code":27,"group":"ledger-app","label":"ledger_input",'
+        '"level":"warning","msg":"unable to commit offset for topic partition","partition":2,"path":"root.input","time":"2024-03-11T14:31:03Z","topic":"ledger"}',
+        "[WARN] unable to commit offset for topic partition; group: ledger-app, topic: ledger, partition: 2, commit_from: 8100, commit_to: 8200, commit_epoch: 0, error_code: 27",
+    ),
 ]
 """franz-go's lines as JSON (zap through ``kzap``, with its named logger and caller, a ``fmt.Stringer`` as its
 text; ``log/slog``'s JSON handler through ``kslog``, with a context field, a Go map as a JSON object and other
@@ -691,8 +999,22 @@ def test_franz_go_through_zap_and_slog_json_gives_the_basic_loggers_events(spark
     its message in ``kgo.BasicLogger``'s form, and each line gives its twin's event."""
     from ..helpers import ingest_paths
 
-    fields = (s.EVENT_TYPE, s.TEMPLATE_ID, s.LEVEL, s.GROUP_ID, s.MEMBER_ID, s.GENERATION, "leader_id", "protocol", s.PARTITIONS, s.TOPIC,
-              s.PARTITION, s.OFFSET, "error", "reason")
+    fields = (
+        s.EVENT_TYPE,
+        s.TEMPLATE_ID,
+        s.LEVEL,
+        s.GROUP_ID,
+        s.MEMBER_ID,
+        s.GENERATION,
+        "leader_id",
+        "protocol",
+        s.PARTITIONS,
+        s.TOPIC,
+        s.PARTITION,
+        s.OFFSET,
+        "error",
+        "reason",
+    )
 
     def events(name: str, lines: list[str]) -> list[tuple]:
         path = tmp_path / name
@@ -709,21 +1031,36 @@ def test_franz_go_through_zap_and_slog_json_gives_the_basic_loggers_events(spark
 KGO_848 = "3kQ2m9XwTgq1L0pVb7yZcA=="
 FRANZ_GO_848 = [
     ("09:14:05.101", "beginning to manage the next-gen group lifecycle; group: ledger-app"),
-    ("09:14:05.118", f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 1, "
-                     "now_assigned: map[ledger:[0 1 2 3]]"),
+    (
+        "09:14:05.118",
+        f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 1, "
+        "now_assigned: map[ledger:[0 1 2 3]]",
+    ),
     ("09:14:05.120", "new group session begun; group: ledger-app, added: ledger[0 1 2 3], lost: "),
     ("09:14:05.121", "beginning heartbeat loop; group: ledger-app"),
-    ("09:14:05.126", "assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current "
-                     "assignment, input: ledger[1{6020 e0 ce0} 0{5100 e0 ce0} 3{9050 e0 ce0} 2{8100 e0 ce0}]"),
-    ("09:15:12.400", "consumer group heartbeat detected an updated assignment; exited heartbeat loop to assign & reentering; "
-                     f"group: ledger-app, member_id: {KGO_848}, generation: 3, now_assigned: map[ledger:[0 1]]"),
+    (
+        "09:14:05.126",
+        "assigning partitions; why: newly fetched offsets for group ledger-app, how: assigning everything new, keeping current "
+        "assignment, input: ledger[1{6020 e0 ce0} 0{5100 e0 ce0} 3{9050 e0 ce0} 2{8100 e0 ce0}]",
+    ),
+    (
+        "09:15:12.400",
+        "consumer group heartbeat detected an updated assignment; exited heartbeat loop to assign & reentering; "
+        f"group: ledger-app, member_id: {KGO_848}, generation: 3, now_assigned: map[ledger:[0 1]]",
+    ),
     ("09:15:12.401", "new group session begun; group: ledger-app, added: , lost: ledger[2 3]"),
     ("09:15:12.402", "calling onRevoke at the end of a session; group: ledger-app, lost: ledger[2 3], stage: 1"),
-    ("09:15:41.502", f"consumer group heartbeat error, abandoning assignment and rejoining; group: ledger-app, member_id: {KGO_848}, "
-                     "generation: 3, err: FENCED_MEMBER_EPOCH: The member epoch is fenced by the group coordinator. The member must abandon "
-                     "all its partitions and rejoin."),
-    ("09:15:41.610", f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 6, "
-                     "now_assigned: map[ledger:[0 1]]"),
+    (
+        "09:15:41.502",
+        f"consumer group heartbeat error, abandoning assignment and rejoining; group: ledger-app, member_id: {KGO_848}, "
+        "generation: 3, err: FENCED_MEMBER_EPOCH: The member epoch is fenced by the group coordinator. The member must abandon "
+        "all its partitions and rejoin.",
+    ),
+    (
+        "09:15:41.610",
+        f"consumer group initial heartbeat received assignment; group: ledger-app, member_id: {KGO_848}, generation: 6, "
+        "now_assigned: map[ledger:[0 1]]",
+    ),
     ("09:15:41.611", "new group session begun; group: ledger-app, added: ledger[0 1], lost: "),
     ("09:20:00.001", "updated committed; group: ledger-app, to: ledger[0{5100=>5230}, 1{6020=>6188}]"),
     ("09:20:00.004", f"leaving next-gen group; group: ledger-app, member_id: {KGO_848}, instance_id: <nil>"),
@@ -742,12 +1079,17 @@ def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spa
 
     path = tmp_path / "consumer-c" / "app.log"
     path.parent.mkdir()
-    path.write_text("".join(
-        f"2025-06-02T{t}418000Z stderr F [{'DEBUG' if text.startswith('updated') else 'INFO'}] {text}\n" for t, text in FRANZ_GO_848
-    ))
+    path.write_text(
+        "".join(
+            f"2025-06-02T{t}418000Z stderr F [{'DEBUG' if text.startswith('updated') else 'INFO'}] {text}\n" for t, text in FRANZ_GO_848
+        )
+    )
     model = small_model(spark, ingest_paths(spark, path).records)
     members = {row[s.LINE]: row.asDict() for row in model.members.collect()}
-    assert {line: (e[s.EVENT_TYPE], e[s.TEMPLATE_ID], e["member"], e["generation_now"], e["epoch"], e[s.PARTITIONS]) for line, e in members.items()} == {
+    assert {
+        line: (e[s.EVENT_TYPE], e[s.TEMPLATE_ID], e["member"], e["generation_now"], e["epoch"], e[s.PARTITIONS])
+        for line, e in members.items()
+    } == {
         2: ("consumer:group:member_state", "GO16", "consumer-c/kgo", 1, 1, ["ledger-0", "ledger-1", "ledger-2", "ledger-3"]),
         3: ("consumer:group:assigned", "GO05", "consumer-c/kgo", 1, None, ["ledger-0", "ledger-1", "ledger-2", "ledger-3"]),
         5: ("consumer:offset:set_committed", "GO15", "consumer-c/kgo", 1, None, ["ledger-1", "ledger-0", "ledger-3", "ledger-2"]),
@@ -762,15 +1104,23 @@ def test_franz_go_under_kip_848_gives_epochs_ownership_and_a_lost_assignment(spa
     }
     assert members[9]["error"].startswith("FENCED_MEMBER_EPOCH: ") and members[13][s.MEMBER_ID] == KGO_848
     assert sorted((r[s.LINE], r[s.PARTITION], r["kind"], r[s.OFFSET], r[s.GENERATION]) for r in model.commits.collect()) == [
-        (5, 0, "position from commit", 5100, 1), (5, 1, "position from commit", 6020, 1), (5, 2, "position from commit", 8100, 1),
-        (5, 3, "position from commit", 9050, 1), (12, 0, "commit", 5230, 6), (12, 1, "commit", 6188, 6),
+        (5, 0, "position from commit", 5100, 1),
+        (5, 1, "position from commit", 6020, 1),
+        (5, 2, "position from commit", 8100, 1),
+        (5, 3, "position from commit", 9050, 1),
+        (12, 0, "commit", 5230, 6),
+        (12, 1, "commit", 6188, 6),
     ]
     intervals = sorted(
         (row[s.PARTITION], row[s.GENERATION], row["from_line"], row["to_line"], row["ended"]) for row in model.ownership.collect()
     )
     assert intervals == [
-        (0, 1, 3, 9, "lost"), (0, 6, 11, 13, "member left"), (1, 1, 3, 9, "lost"), (1, 6, 11, 13, "member left"),
-        (2, 1, 3, 8, "revoked"), (3, 1, 3, 8, "revoked"),
+        (0, 1, 3, 9, "lost"),
+        (0, 6, 11, 13, "member left"),
+        (1, 1, 3, 9, "lost"),
+        (1, 6, 11, 13, "member left"),
+        (2, 1, 3, 8, "revoked"),
+        (3, 1, 3, 8, "revoked"),
     ]
     fenced = [(f["detector"], f["classification"], f["member"], [e["line"] for e in f["evidence"]]) for f in findings_json(detect(model))]
     assert fenced == [("fenced", "member epoch", "consumer-c/kgo", [9])]

@@ -39,19 +39,28 @@ LINE_END = re.compile(rb"\r\n|\r|\n")
 pieces = st.one_of(
     st.sampled_from(KAFKA_LINES).map(str.encode),
     st.sampled_from(KAFKA_LINES).map(lambda line: line.replace("2024-03-11", "2019-01-01").encode()),
-    st.builds(lambda n, text: f"[2024-03-11 14:0{n % 10}:00,000] INFO {text} (com.example.app.Worker)".encode(),
-              st.integers(0, 9), st.text(max_size=40).map(lambda t: t.replace("\n", " ").replace("\r", " "))),
+    st.builds(
+        lambda n, text: f"[2024-03-11 14:0{n % 10}:00,000] INFO {text} (com.example.app.Worker)".encode(),
+        st.integers(0, 9),
+        st.text(max_size=40).map(lambda t: t.replace("\n", " ").replace("\r", " ")),
+    ),
     st.just(b"\tat com.example.app.Worker.run(Worker.java:42)"),
     st.just(b"Caused by: java.io.IOException: broken pipe"),
     st.binary(max_size=60),
     st.text(max_size=60).map(lambda t: t.encode("utf-8", "surrogatepass")),
     st.just(b"14:02:33.221 [main] INFO  o.a.k.c.c.internals.ConsumerCoordinator - [Consumer clientId=c-1, groupId=g] (Re-)joining group"),
-    st.just(b'{"@timestamp": 1710165737418, "level": "INFO", "logger_name": "org.apache.kafka.clients.consumer.internals.'
-            b'ConsumerCoordinator", "message": "[Consumer clientId=c-1, groupId=g] (Re-)joining group"}'),
-    st.just(b'{"ts": 1710165737, "level": "WARN", "logger": "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", '
-            b'"message": "[Consumer clientId=c-1, groupId=g] (Re-)joining group"'),
-    st.just(b"2024-03-11T14:02:33.221+02:00  INFO 1 --- [           main] o.a.k.c.c.internals.ConsumerCoordinator  : "
-            b"[Consumer clientId=c-1, groupId=g] (Re-)joining group"),
+    st.just(
+        b'{"@timestamp": 1710165737418, "level": "INFO", "logger_name": "org.apache.kafka.clients.consumer.internals.'
+        b'ConsumerCoordinator", "message": "[Consumer clientId=c-1, groupId=g] (Re-)joining group"}'
+    ),
+    st.just(
+        b'{"ts": 1710165737, "level": "WARN", "logger": "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", '
+        b'"message": "[Consumer clientId=c-1, groupId=g] (Re-)joining group"'
+    ),
+    st.just(
+        b"2024-03-11T14:02:33.221+02:00  INFO 1 --- [           main] o.a.k.c.c.internals.ConsumerCoordinator  : "
+        b"[Consumer clientId=c-1, groupId=g] (Re-)joining group"
+    ),
     st.just(b"[2024-03-11 14:02:33,221 Europe/Paris] INFO unknown zone form (org.apache.kafka.clients.Metadata)"),
     st.just(b"\x00\x00\x00"),
     st.just(b"caf\xe9 \xff\xfe"),
@@ -61,7 +70,8 @@ line_ends = st.sampled_from([b"\n", b"\r\n", b"\r"])
 contents = st.lists(st.tuples(pieces, line_ends), max_size=30).map(lambda parts: b"".join(p + e for p, e in parts))
 files = st.lists(
     st.tuples(contents, st.sampled_from(["plain", "plain", "gzip", "gzip members", "truncated gzip", "copy", "unterminated"])),
-    min_size=1, max_size=6,
+    min_size=1,
+    max_size=6,
 )
 
 
@@ -101,7 +111,11 @@ def write_files(root: Path, drawn) -> dict[str, tuple[bytes, bool]]:
             continue
         if kind.startswith("gzip") or kind == "truncated gzip":
             half = len(data) // 2
-            raw = gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0) if kind == "gzip members" else gzip.compress(data, mtime=0)
+            raw = (
+                gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0)
+                if kind == "gzip members"
+                else gzip.compress(data, mtime=0)
+            )
             whole = kind != "truncated gzip"
             if not whole:
                 raw = raw[: max(10, len(raw) * 2 // 3)]
@@ -116,8 +130,12 @@ def write_files(root: Path, drawn) -> dict[str, tuple[bytes, bool]]:
     return written
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("FORENSICS_FUZZ_EXAMPLES"),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not os.environ.get("FORENSICS_FUZZ_EXAMPLES"),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 @given(drawn=files, kafka=st.lists(st.sampled_from(KAFKA_LINES), min_size=1, max_size=5))
 def test_hostile_files_keep_every_line_accounted_and_every_event_in_place(spark, tmp_path_factory, drawn, kafka):
     root = tmp_path_factory.mktemp("fuzz")

@@ -61,7 +61,13 @@ def test_every_class_is_read_into_its_event(anchored):
 def test_fields_are_taken_from_what_stands_before_the_kafka_text(anchored):
     result, _, records = anchored
     at = datetime(2024, 5, 2, 9, 14, 3, 221000)
-    for name in ("pipe_date_time_columns.log", "shipper_receive_time.log", "cpp_compact_date.log", "camel_thread_brackets.log", "lost_escape.log"):
+    for name in (
+        "pipe_date_time_columns.log",
+        "shipper_receive_time.log",
+        "cpp_compact_date.log",
+        "camel_thread_brackets.log",
+        "lost_escape.log",
+    ):
         assert records[(name, 1)][s.TS] == at, name  # the line's own time, not a shipper's receive time
     assert records[("level_cut.log", 1)][s.LEVEL] == "WARN"
     assert records[("cpp_compact_date.log", 1)][s.LEVEL] == "INFO"

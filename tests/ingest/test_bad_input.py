@@ -122,8 +122,11 @@ def test_text_before_the_first_record_is_an_orphan_continuation(spark, tmp_path)
 
 
 def test_hidden_file_names_are_read_not_skipped(spark, tmp_path):
-    result = ingest_paths(spark, write(tmp_path / ".hidden.log", "\n".join(kafka_lines(2)).encode()),
-                          write(tmp_path / "_under.log", "\n".join(kafka_lines(3)).encode()))
+    result = ingest_paths(
+        spark,
+        write(tmp_path / ".hidden.log", "\n".join(kafka_lines(2)).encode()),
+        write(tmp_path / "_under.log", "\n".join(kafka_lines(3)).encode()),
+    )
     assert {os.path.basename(e["path"]): e["records"] for e in result.inputs} == {".hidden.log": 2, "_under.log": 3}
     sources = {row["source_file"] for row in result.records.select("source_file").collect()}
     assert sources == {str(tmp_path / ".hidden.log"), str(tmp_path / "_under.log")}

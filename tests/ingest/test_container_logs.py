@@ -85,7 +85,11 @@ def test_pieces_of_a_line_make_the_record_of_the_plain_line(spark, tmp_path):
     committed offset 40112 stays one number); a piece is a continuation, never a head, even
     where it reads as one; no line is unparsed."""
     (tmp_path / "plain.log").write_text("\n".join(PLAIN) + "\n")
-    for wrapper, written in (("cri", cri_lines(PLAIN, containerd)), ("cri", cri_lines(PLAIN, cri_o)), ("docker_json", docker_lines(PLAIN, containerd))):
+    for wrapper, written in (
+        ("cri", cri_lines(PLAIN, containerd)),
+        ("cri", cri_lines(PLAIN, cri_o)),
+        ("docker_json", docker_lines(PLAIN, containerd)),
+    ):
         (tmp_path / "pod.log").write_text("\n".join(written) + "\n")
         plain, pod = ingest_paths(spark, tmp_path / "plain.log"), ingest_paths(spark, tmp_path / "pod.log")
         fields = ("ts", "level", "logger", "message")
@@ -119,9 +123,13 @@ def test_a_line_in_no_layout_is_dated_by_the_runtime(spark, tmp_path):
 
 
 ODD = [
-    "2024-03-11T14:05:33.064Z kubectl's shape, no stream", "2024-03-11T14:05:33.064Z stdout X no such tag",
-    "2024-03-11T14:05:33.064Z stdout Fx no tag", "2024-03-11T14:05:33.064Z stdin F no such stream",
-    "2024-03-11T14:05:33.064Z stdout F", "2024-03-11T14:05:33.064Z stdout P", "not wrapped",
+    "2024-03-11T14:05:33.064Z kubectl's shape, no stream",
+    "2024-03-11T14:05:33.064Z stdout X no such tag",
+    "2024-03-11T14:05:33.064Z stdout Fx no tag",
+    "2024-03-11T14:05:33.064Z stdin F no such stream",
+    "2024-03-11T14:05:33.064Z stdout F",
+    "2024-03-11T14:05:33.064Z stdout P",
+    "not wrapped",
     "2024-03-11T14:05:33.064Z host java[4242]: journald's shape",
 ]
 
@@ -141,7 +149,7 @@ def test_cri_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, tmp_
     first = recognise(read, layouts.LAYOUTS, tried).select(columns).collect()
     full = recognise(read, layouts.LAYOUTS, ALL).select(columns).collect()
     assert sorted(map(tuple, first), key=str) == sorted(map(tuple, full), key=str)
-    odd_rows = [r for r in sorted(full, key=lambda r: r["line"]) if r["uri"].endswith("odd.log")][len(lines):]
+    odd_rows = [r for r in sorted(full, key=lambda r: r["line"]) if r["uri"].endswith("odd.log")][len(lines) :]
     assert [r["wrapper"] for r in odd_rows] == ["kubectl", "kubectl", "kubectl", "kubectl", "cri", "cri_partial", None, "journald"]
     assert [r["value"] for r in odd_rows][4:6] == ["", ""]
     assert all(re.match(r"^\S+ std(out|err) [FP]", line) for line in lines)

@@ -30,12 +30,19 @@ newest first with a wrap; raise it as they are fixed."""
 SOURCES = source_logs(ROOT)
 
 
-@settings(max_examples=BATCHES, deadline=None, derandomize=not os.environ.get("FORENSICS_DAMAGE_EXAMPLES"), phases=[Phase.explicit, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
+@settings(
+    max_examples=BATCHES,
+    deadline=None,
+    derandomize=not os.environ.get("FORENSICS_DAMAGE_EXAMPLES"),
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 @given(batch=st.lists(examples(SOURCES), min_size=BATCH, max_size=BATCH))
 def test_no_damage_makes_a_kafka_record_vanish_silently(spark, tmp_path_factory, batch):
     outcomes = run_batch(spark, batch, tmp_path_factory.mktemp("damage"))
     failed = [o for o in outcomes if not o.holds]
     share = 1 - len(failed) / len(outcomes)
     print(f"damage: the invariant holds for {len(outcomes) - len(failed)} of {len(outcomes)} examples ({share:.1%})")
-    assert share >= MIN_SHARE, "\n".join(f"{o.example.source} from line {o.example.start}, {o.example.composition}: {o.lost[:3]}" for o in failed[:5])
+    assert share >= MIN_SHARE, "\n".join(
+        f"{o.example.source} from line {o.example.start}, {o.example.composition}: {o.lost[:3]}" for o in failed[:5]
+    )

@@ -55,7 +55,9 @@ def test_an_indented_wrapper_is_peeled_on_every_line(damaged):
 def test_a_date_and_time_split_by_a_tab_spaces_or_underscore_is_the_records_time(damaged):
     _, _, records = damaged
     assert [records[("date_time_split.log", n)][s.TS] for n in (1, 2, 3)] == [
-        datetime(2024, 5, 2, 9, 14, 3, 221000), datetime(2024, 5, 2, 9, 14, 4, 5000), datetime(2024, 5, 2, 9, 14, 4, 120000),
+        datetime(2024, 5, 2, 9, 14, 3, 221000),
+        datetime(2024, 5, 2, 9, 14, 4, 5000),
+        datetime(2024, 5, 2, 9, 14, 4, 120000),
     ]
     assert records[("date_time_split.log", 3)][s.LINE_END] == 3  # the dated line below is another logger's record
 

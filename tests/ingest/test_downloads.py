@@ -54,7 +54,9 @@ def test_a_download_newest_first_reads_as_the_log_it_came_from(spark, tmp_path):
         download.write_text("\n".join(HEADER + written) + "\n")
         result = ingest_paths(spark, download)
         records = read[name] = records_by_line(result)
-        assert sorted([r[f] for f in fields] for r in records.values()) == sorted([r[f] for f in fields] for r in records_by_line(expected).values())
+        assert sorted([r[f] for f in fields] for r in records.values()) == sorted(
+            [r[f] for f in fields] for r in records_by_line(expected).values()
+        )
         text = download.read_text().split("\n")
         for line, record in records.items():
             assert record["message"].split("\n")[0].rstrip() in text[line - 1], (name, line)
@@ -92,6 +94,7 @@ def test_logcli_output_reads_as_the_log_it_came_from(spark, tmp_path):
     among the labels or none (one stream: its labels all common): each record reads as in the
     plain log but for the white space logcli trimmed, its frames counted as the plain log's are,
     on the pod's host or else the file's."""
+
     def as_read(record):
         message = "\n".join(line.strip() for line in record["message"].rstrip().split("\n"))
         return [record["ts"], record["level"], record["logger"], message]

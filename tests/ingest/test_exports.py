@@ -58,9 +58,12 @@ class Export:
 
 CASES = [
     Export(
-        "kibana_discover.csv", "csv", "kibana",
+        "kibana_discover.csv",
+        "csv",
+        "kibana",
         {"time": "@timestamp", "host": "host.name", "level": "log.level", "logger": "log.logger", "message": "message"},
-        15, 1,
+        15,
+        1,
         [
             (2, 2, "Mar 11, 2024 @ 14:05:33.050", "host-b"),
             (3, 3, "Mar 11, 2024 @ 14:05:32.907", "host-a"),
@@ -71,9 +74,12 @@ CASES = [
         ],
     ),
     Export(
-        "splunk_export.csv", "csv", "splunk",
+        "splunk_export.csv",
+        "csv",
+        "splunk",
         {"time": "_time", "host": "host", "source": "source", "message": "_raw"},
-        15, 1,
+        15,
+        1,
         [
             (2, 2, "2024-03-11T14:05:33.050+00:00", "host-b"),
             (3, 3, "2024-03-11T14:05:33.028+00:00", "host-a"),
@@ -84,9 +90,12 @@ CASES = [
         ],
     ),
     Export(
-        "cloudwatch_insights.csv", "csv", "cloudwatch",
+        "cloudwatch_insights.csv",
+        "csv",
+        "cloudwatch",
         {"time": "@timestamp", "host": "@logStream", "source": "@log", "message": "@message"},
-        20, 1,
+        20,
+        1,
         [
             (2, 2, "2024-03-11 14:05:33.066", B),
             (3, 3, "2024-03-11 14:05:33.060", A),
@@ -96,9 +105,12 @@ CASES = [
         ],
     ),
     Export(
-        "datadog_logs.csv", "csv", "datadog",
+        "datadog_logs.csv",
+        "csv",
+        "datadog",
         {"time": "Date", "host": "Host", "source": "Service", "level": "Status", "message": "Message"},
-        14, 2,
+        14,
+        2,
         [
             (2, 2, "2024-03-11T14:05:34.288Z", DD_B),
             (3, 11, "2024-03-11T14:05:31.266Z", DD_B),
@@ -107,9 +119,12 @@ CASES = [
         ],
     ),
     Export(
-        "generic_export.tsv", "tsv", None,
+        "generic_export.tsv",
+        "tsv",
+        None,
         {"time": "time", "host": "hostname", "level": "level", "logger": "logger", "thread": "thread", "message": "message"},
-        16, 2,
+        16,
+        2,
         [
             (2, 2, "2024-03-11T14:05:33.050Z", "host-b"),
             (4, 4, "2024-03-11T14:05:32.907Z", "host-a"),
@@ -119,9 +134,17 @@ CASES = [
         ],
     ),
     Export(
-        "es_hits.ndjson", "ndjson", "elasticsearch",
-        {"time": "_source.@timestamp", "host": "_source.kubernetes.pod.name", "source": "_source.log.file.path", "message": "_source.message"},
-        5, 1,
+        "es_hits.ndjson",
+        "ndjson",
+        "elasticsearch",
+        {
+            "time": "_source.@timestamp",
+            "host": "_source.kubernetes.pod.name",
+            "source": "_source.log.file.path",
+            "message": "_source.message",
+        },
+        5,
+        1,
         [
             (1, 1, "2024-03-11T14:05:33.412Z", POD_B),
             (2, 2, "2024-03-11T14:05:31.981Z", POD_B),
@@ -130,9 +153,12 @@ CASES = [
         ],
     ),
     Export(
-        "splunk_results.json", "ndjson", "splunk",
+        "splunk_results.json",
+        "ndjson",
+        "splunk",
         {"time": "result._time", "host": "result.host", "source": "result.source", "message": "result._raw"},
-        4, 0,
+        4,
+        0,
         [
             (1, 1, "2024-03-11T14:05:33.050+00:00", "host-b"),
             (2, 2, "2024-03-11T14:05:31.266+00:00", "host-b"),
@@ -141,9 +167,12 @@ CASES = [
         ],
     ),
     Export(
-        "grafana_loki.json", "json_array", "loki",
+        "grafana_loki.json",
+        "json_array",
+        "loki",
         {"time": "timestamp", "host": "fields.host", "source": "fields.filename", "message": "line"},
-        38, 2,
+        38,
+        2,
         [
             (2, 10, "1710165933050000000", "host-b"),
             (11, 19, "1710165931266000000", "host-b"),
@@ -152,9 +181,12 @@ CASES = [
         ],
     ),
     Export(
-        "gcp_logs.json", "json_array", "gcp",
+        "gcp_logs.json",
+        "json_array",
+        "gcp",
         {"time": "timestamp", "host": "resource.labels.pod_name", "source": "logName", "level": "severity", "message": "textPayload"},
-        74, 2,
+        74,
+        2,
         [
             (2, 25, "2024-03-11T14:05:33.050412873Z", POD_B),
             (26, 49, "2024-03-11T14:05:31.266902115Z", POD_B),
@@ -162,9 +194,12 @@ CASES = [
         ],
     ),
     Export(
-        "cloudwatch_results.json", "json_array", "cloudwatch",
+        "cloudwatch_results.json",
+        "json_array",
+        "cloudwatch",
         {"time": "@timestamp", "host": "@logStream", "source": "@log", "message": "@message"},
-        1, 0,
+        1,
+        0,
         [
             (1, 1, "2024-03-11 14:05:33.066", B),
             (1, 1, "2024-03-11 14:05:33.060", A),
@@ -177,8 +212,14 @@ IDS = [case.file for case in CASES]
 NOT_EXPORTS = sorted(p.name for p in (EXPORTS / "not_exports").iterdir())
 SHAPE_EXPORTS = [
     name
-    for name in ("kibana_csv/discover.csv", "splunk_csv/splunk_export.csv", "cloudwatch_csv/logs-insights-results.csv", "ndjson_es/hits.ndjson", "gcp_json/stdout_20240311_S0.json",
-                 "azure_container_logs/query_data.csv")
+    for name in (
+        "kibana_csv/discover.csv",
+        "splunk_csv/splunk_export.csv",
+        "cloudwatch_csv/logs-insights-results.csv",
+        "ndjson_es/hits.ndjson",
+        "gcp_json/stdout_20240311_S0.json",
+        "azure_container_logs/query_data.csv",
+    )
     if (SHAPES / name).is_file()
 ]
 """Exports written by hand for tests/ingest/test_shapes.py, read here as a second opinion."""
@@ -217,7 +258,11 @@ def read(spark):
             shape = sniff_export(head_of(path))
             assert shape is not None, path
             frame = read_export(spark, str(path), shape)
-            done[path] = Read(shape, sorted(frame.collect(), key=lambda r: (r["line"], r["time"] is None, r["time"])), export_line_count(spark, str(path), shape, frame))
+            done[path] = Read(
+                shape,
+                sorted(frame.collect(), key=lambda r: (r["line"], r["time"] is None, r["time"])),
+                export_line_count(spark, str(path), shape, frame),
+            )
         return done[path]
 
     return get
@@ -238,7 +283,7 @@ def test_ordinary_log_files_are_not_exports(name):
     assert sniff_export(head_of(EXPORTS / "not_exports" / name)) is None
 
 
-@pytest.mark.parametrize("name", ["", "\n\n", "\ufeff", "Kafka version: 3.6.1\n", "[]", "{}\n", "{\"a\": 1}\n"])
+@pytest.mark.parametrize("name", ["", "\n\n", "\ufeff", "Kafka version: 3.6.1\n", "[]", "{}\n", '{"a": 1}\n'])
 def test_trivial_heads_are_not_exports(name):
     assert sniff_export(name) is None
 
@@ -252,7 +297,7 @@ def test_a_head_cut_inside_an_entry_still_sniffs():
 
 
 def test_bom_and_crlf_header():
-    shape = sniff_export("\ufeff\"_time\",\"host\",\"_raw\"\r\n\"2024-03-11T14:05:33.050+00:00\",\"host-b\",\"x\"\r\n")
+    shape = sniff_export('\ufeff"_time","host","_raw"\r\n"2024-03-11T14:05:33.050+00:00","host-b","x"\r\n')
     assert (shape.kind, shape.platform, shape.columns) == ("csv", "splunk", {"time": "_time", "host": "host", "message": "_raw"})
 
 
@@ -262,8 +307,10 @@ def test_names_match_case_insensitively_and_prefer_the_raw_line():
 
 
 def test_a_line_number_column_is_not_the_message():
-    shape = sniff_export('time,host,line,message\n2024-03-11T14:05:33Z,host-a,17,"[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n'
-                         "2024-03-11T14:05:34Z,host-a,18,x\n")
+    shape = sniff_export(
+        'time,host,line,message\n2024-03-11T14:05:33Z,host-a,17,"[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n'
+        "2024-03-11T14:05:34Z,host-a,18,x\n"
+    )
     assert shape.columns["message"] == "message"
 
 
@@ -299,8 +346,15 @@ def test_columns_leave_ordinary_logs_alone():
 
 
 def test_parse_columns_option():
-    assert parse_columns_option("time=@timestamp, host=host.name,MESSAGE=_raw") == {"time": "@timestamp", "host": "host.name", "message": "_raw"}
-    assert parse_columns_option('host=labels."k8s-pod/a,b",message=textPayload') == {"host": 'labels."k8s-pod/a,b"', "message": "textPayload"}
+    assert parse_columns_option("time=@timestamp, host=host.name,MESSAGE=_raw") == {
+        "time": "@timestamp",
+        "host": "host.name",
+        "message": "_raw",
+    }
+    assert parse_columns_option('host=labels."k8s-pod/a,b",message=textPayload') == {
+        "host": 'labels."k8s-pod/a,b"',
+        "message": "textPayload",
+    }
 
 
 @pytest.mark.parametrize(
@@ -372,8 +426,15 @@ def test_values_of_the_other_roles(read):
     tsv = read(EXPORTS / "generic_export.tsv").rows
     assert tsv[3]["thread"] == "kafka-coordinator-heartbeat-thread | orders-app"
     assert read(EXPORTS / "gcp_logs.json").rows[1]["source"] == "projects/acme-prod/logs/stderr"
-    assert read(EXPORTS / "cloudwatch_insights.csv").rows[-1]["message"].split("\n")[-1] == " (org.apache.kafka.clients.consumer.ConsumerConfig)"
-    assert read(EXPORTS / "splunk_export.csv").rows[0]["message"].endswith("orders-2, orders-3 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)")
+    assert (
+        read(EXPORTS / "cloudwatch_insights.csv").rows[-1]["message"].split("\n")[-1]
+        == " (org.apache.kafka.clients.consumer.ConsumerConfig)"
+    )
+    assert (
+        read(EXPORTS / "splunk_export.csv")
+        .rows[0]["message"]
+        .endswith("orders-2, orders-3 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)")
+    )
 
 
 def test_read_with_columns_given(spark):
@@ -446,7 +507,9 @@ def test_line_numbers_stay_exact_in_a_split_file(spark, tmp_path, newline):
     rows = read_export(spark, str(path), shape)
     said = F.regexp_extract("message", r"record at (\d+) to (\d+)", 1).cast("long")
     said_end = F.regexp_extract("message", r"record at (\d+) to (\d+)", 2).cast("long")
-    wrong = rows.agg(F.count(F.lit(1)).alias("n"), F.sum(((F.col("line") != said) | (F.col("line_end") != said_end)).cast("int")).alias("wrong")).first()
+    wrong = rows.agg(
+        F.count(F.lit(1)).alias("n"), F.sum(((F.col("line") != said) | (F.col("line_end") != said_end)).cast("int")).alias("wrong")
+    ).first()
     assert (wrong["n"], wrong["wrong"]) == (6000, 0)
     count = export_line_count(spark, str(path), shape, rows)
     assert count.outside == 1 + 6000 // 50 and count.lines == len(physical_lines(path))
@@ -512,21 +575,29 @@ def test_column_types(spark, name):
 EDGES = {
     "blank_records.csv": (
         '"time","host","message"\n"t1","h1","a"\n   \n"t2","h2","b\nc"\n,,\n"t3","h3","d"\n',
-        [(2, 2, "a"), (4, 5, "b\nc"), (7, 7, "d")], 7, 3,
+        [(2, 2, "a"), (4, 5, "b\nc"), (7, 7, "d")],
+        7,
+        3,
     ),
     "breaks_in_values.csv": (
         'time,host,message\nt1,h1,"a\rb"\nt2,h2,"c\r\n\r\nd"\nt3,h3,e\n',
-        [(2, 3, "a\nb"), (4, 6, "c\n\nd"), (7, 7, "e")], 7, 1,
+        [(2, 3, "a\nb"), (4, 6, "c\n\nd"), (7, 7, "e")],
+        7,
+        1,
     ),
     "lone_cr.csv": ('time,host,message\rt1,h1,"a\rb"\rt2,h2,c\r', [(2, 3, "a\nb"), (4, 4, "c")], 4, 1),
     "header_only.csv": ("time,host,message\n", [], 1, 1),
     "spaced_array.json": (
         '\n\n[\n\n  {"@message": "m1", "@timestamp": "t1"}\n\n  ,{"@message": "m2\\nx"}\n]\n\n',
-        [(5, 5, "m1"), (7, 7, "m2\nx")], 9, 7,
+        [(5, 5, "m1"), (7, 7, "m2\nx")],
+        9,
+        7,
     ),
     "not_json_line.ndjson": (
         '{"_index":"i","_id":"1","_source":{"@timestamp":"t","message":"m"}}\n\nnot json\n   \n{"_index":"i","_id":"2","_source":{"message":"m2"}}',
-        [(1, 1, "m"), (3, 3, "not json"), (5, 5, "m2")], 5, 2,
+        [(1, 1, "m"), (3, 3, "not json"), (5, 5, "m2")],
+        5,
+        2,
     ),
 }
 """Name -> (text, (line, line_end, message) of each entry, physical lines, lines outside any
@@ -552,8 +623,10 @@ def test_exports_and_a_log_read_together_give_each_file_what_it_gives_alone(spar
     from forensics.ingest import ingest
     from tests.helpers import as_small_incident
 
-    files = [str(DATA.parent.parent / "sample_logs" / "reset_to_latest_gap" / "demo-consumer-1" / "app.log"),
-             *[str(EXPORTS / name) for name in ("kibana_discover.csv", "splunk_export.csv", "es_hits.ndjson")]]
+    files = [
+        str(DATA.parent.parent / "sample_logs" / "reset_to_latest_gap" / "demo-consumer-1" / "app.log"),
+        *[str(EXPORTS / name) for name in ("kibana_discover.csv", "splunk_export.csv", "es_hits.ndjson")],
+    ]
 
     def records(result):
         return sorted(tuple(row) for row in result.records.collect())
@@ -613,15 +686,26 @@ def test_an_entry_per_physical_line_continues_the_entry_before_it(spark, tmp_pat
     export.write_text(out.getvalue())
     plain, got = ingest(spark, [str(PLAIN_HOST_B)]), ingest(spark, [str(export)])
     fields = ("ts", "level", "logger")
-    assert sorted(tuple(r[f] for f in fields) for r in records_by_line(got).values()) == sorted(tuple(r[f] for f in fields) for r in records_by_line(plain).values())
+    assert sorted(tuple(r[f] for f in fields) for r in records_by_line(got).values()) == sorted(
+        tuple(r[f] for f in fields) for r in records_by_line(plain).values()
+    )
     messages = [r["message"] for r in records_by_line(got).values()]
     config = next(m for m in messages if m.startswith("ConsumerConfig values:"))
-    assert config.rstrip() == next(m for m in (r["message"] for r in records_by_line(plain).values()) if m.startswith("ConsumerConfig values:")).rstrip()
+    assert (
+        config.rstrip()
+        == next(m for m in (r["message"] for r in records_by_line(plain).values()) if m.startswith("ConsumerConfig values:")).rstrip()
+    )
     failed = next(m for m in messages if "Offset commit with offsets" in m)
-    assert failed.split("\n")[1].startswith("org.apache.kafka.clients.consumer.CommitFailedException") and "\tat java.base/java.lang.Thread.run" in failed
+    assert (
+        failed.split("\n")[1].startswith("org.apache.kafka.clients.consumer.CommitFailedException")
+        and "\tat java.base/java.lang.Thread.run" in failed
+    )
     continued = len(rows) - sum(1 for _, _, text in rows if text.startswith("[2024-"))
     assert {k: got.accounting[k] for k in ("lines", "records", "continuations", "unparsed")} == {
-        "lines": len(rows) + 1, "records": plain.accounting["records"], "continuations": continued, "unparsed": 0,
+        "lines": len(rows) + 1,
+        "records": plain.accounting["records"],
+        "continuations": continued,
+        "unparsed": 0,
     }
 
 
@@ -673,15 +757,21 @@ def test_columns_name_a_headerless_csvs_columns_by_position():
 
 
 def test_columns_by_position_in_a_csv_with_a_header():
-    shape = sniff_export('when,who,what\n2024-03-11T14:02:17.418Z,host-a,"[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n', parse_columns_option("time=1,host=2,message=3"))
+    shape = sniff_export(
+        'when,who,what\n2024-03-11T14:02:17.418Z,host-a,"[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n',
+        parse_columns_option("time=1,host=2,message=3"),
+    )
     assert shape.columns == {"time": "when", "host": "who", "message": "what"}
 
 
-@pytest.mark.parametrize("head", [
-    '2024-03-11 14:02:17,418 INFO [Consumer clientId=c-1, groupId=g] (Re-)joining group, again\n2024-03-11 14:02:18,418 INFO x, y\n',
-    '"a","b"\n"c","d"\n',  # quoted, but neither a time nor Kafka text
-    '"2024-03-11T14:02:17Z","host-a","[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n"2024-03-11T14:02:18Z","host-a"\n"x"\n',
-])
+@pytest.mark.parametrize(
+    "head",
+    [
+        "2024-03-11 14:02:17,418 INFO [Consumer clientId=c-1, groupId=g] (Re-)joining group, again\n2024-03-11 14:02:18,418 INFO x, y\n",
+        '"a","b"\n"c","d"\n',  # quoted, but neither a time nor Kafka text
+        '"2024-03-11T14:02:17Z","host-a","[Consumer clientId=c-1, groupId=g] (Re-)joining group"\n"2024-03-11T14:02:18Z","host-a"\n"x"\n',
+    ],
+)
 def test_rows_without_a_header_that_are_no_export(head):
     assert sniff_export(head) is None
 
@@ -733,7 +823,12 @@ def test_a_headerless_csv_read_at_its_lines(spark):
     shape = sniff_export(head_of(path))
     frame = read_export(spark, str(path), shape)
     rows = sorted(frame.collect(), key=lambda r: r["line"])
-    assert [(r["line"], r["host"][:12]) for r in rows] == [(1, "ip-10-7-2-19"), (2, "ip-10-7-2-19"), (3, "ip-10-7-2-19"), (4, "ip-10-7-2-23")]
+    assert [(r["line"], r["host"][:12]) for r in rows] == [
+        (1, "ip-10-7-2-19"),
+        (2, "ip-10-7-2-19"),
+        (3, "ip-10-7-2-19"),
+        (4, "ip-10-7-2-23"),
+    ]
     assert rows[2]["message"].startswith("[Consumer clientId=ledger-main, groupId=ledger-settle] Successfully joined group")
     count = export_line_count(spark, str(path), shape, frame)
     assert (count.lines, count.entries, count.outside) == (4, 4, 0)

@@ -41,8 +41,10 @@ def test_log4j_exception_line_joins_its_record_but_stack_frames_do_not(log4j):
     record = records_by_line(log4j)[25]
     assert record["line_end"] == 26
     assert record["level"] == "ERROR"
-    assert record["message"].endswith("org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed "
-                                      "since the group has already rebalanced and assigned the partitions to another member.")
+    assert record["message"].endswith(
+        "org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed "
+        "since the group has already rebalanced and assigned the partitions to another member."
+    )
 
 
 def test_log4j_fields_and_utc_timestamp(log4j):
@@ -157,13 +159,20 @@ def test_structlog_console_renderer_with_kafka_pythons_records(spark, data_dir):
     result = one_file(spark, data_dir / LAYOUTS / "structlog_console_kafka_python.log", "structlog_console", 12, 5, 4, 3, 0)
     records = records_by_line(result)
     assert records[3]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 418530)
-    assert (records[2]["level"], records[2]["logger"], records[2]["message"]) == ("INFO", "kafka.coordinator", "(Re-)joining group orders-app")
+    assert (records[2]["level"], records[2]["logger"], records[2]["message"]) == (
+        "INFO",
+        "kafka.coordinator",
+        "(Re-)joining group orders-app",
+    )
     assert (records[7]["level"], records[5]["logger"]) == ("WARN", "kafka.coordinator.consumer")
     assert records[7]["message"] == "Heartbeat failed for group orders-app because it is rebalancing"
     events = {e["line"]: e for e in parse_events(result.records).collect()}
     assert {line: e["event_type"] for line, e in events.items()} == {
-        2: "consumer:group:join_started", 3: "consumer:group:joined", 4: "consumer:group:assignment_finished",
-        5: "consumer:group:assigned", 7: "consumer:group:heartbeat_failed",
+        2: "consumer:group:join_started",
+        3: "consumer:group:joined",
+        4: "consumer:group:assignment_finished",
+        5: "consumer:group:assigned",
+        7: "consumer:group:heartbeat_failed",
     }
     assert (events[3]["generation"], events[5]["partitions"]) == (12, ["orders-0", "orders-1"])
 
@@ -177,14 +186,20 @@ def jul_checks(result):
     records = records_by_line(result)
     assert {line: record["line_end"] for line, record in records.items()} == JUL_RECORDS
     assert (records[5]["ts"], records[21]["ts"], records[23]["ts"]) == (
-        datetime(2024, 3, 11, 14, 2, 17), datetime(2024, 3, 12, 9, 5, 5), datetime(2024, 3, 12, 12, 5, 6),
+        datetime(2024, 3, 11, 14, 2, 17),
+        datetime(2024, 3, 12, 9, 5, 5),
+        datetime(2024, 3, 12, 12, 5, 6),
     )
     assert [records[line]["level"] for line in (1, 15, 23)] == ["INFO", "ERROR", "WARN"]
-    assert records[3]["logger"] == "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"  # $FindCoordinatorResponseHandler cut off
+    assert (
+        records[3]["logger"] == "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
+    )  # $FindCoordinatorResponseHandler cut off
     assert records[23]["logger"] == "org.apache.kafka.clients.consumer.KafkaConsumer"  # a caller without a method
     assert records[5]["message"] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
-    assert records[15]["message"].endswith("\norg.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed "
-                                           "since the group has already rebalanced and assigned the partitions to another member.")
+    assert records[15]["message"].endswith(
+        "\norg.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed "
+        "since the group has already rebalanced and assigned the partitions to another member."
+    )
     events = {e["line"]: e for e in parse_events(result.records).collect()}
     assert sorted(events) == [1, 3, 5, 7, 9, 11, 15, 19, 21]
     assert (events[7]["event_type"], events[7]["generation"], events[7]["group_id"]) == ("consumer:group:joined", 12, "orders-app")
@@ -214,7 +229,8 @@ def test_tomcat_one_line_formatter(spark, data_dir):
     records = records_by_line(result)
     assert records[5]["ts"] == datetime(2024, 3, 11, 14, 2, 20, 532000)
     assert [(records[n]["level"], records[n]["logger"]) for n in (3, 5, 10, 16)] == [
-        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"), ("INFO", "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"),
+        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"),
+        ("INFO", "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"),
         ("ERROR", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
         ("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
     ]
@@ -222,19 +238,30 @@ def test_tomcat_one_line_formatter(spark, data_dir):
     assert records[4]["message"] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
     events = {e["line"]: (e["event_type"], e["generation"], e["partition"], e["offset"]) for e in parse_events(result.records).collect()}
     assert events == {
-        3: ("consumer:version", None, None, None), 4: ("consumer:group:join_started", None, None, None),
-        5: ("consumer:group:joined", 12, None, None), 6: ("consumer:group:synced", 12, None, None),
-        7: ("consumer:group:assigned", None, None, None), 8: ("consumer:offset:set_committed", None, 0, 40112),
-        10: ("consumer:offset:commit_failed", None, 1, 5120), 16: ("consumer:group:lost", None, None, None),
+        3: ("consumer:version", None, None, None),
+        4: ("consumer:group:join_started", None, None, None),
+        5: ("consumer:group:joined", 12, None, None),
+        6: ("consumer:group:synced", 12, None, None),
+        7: ("consumer:group:assigned", None, None, None),
+        8: ("consumer:offset:set_committed", None, 0, 40112),
+        10: ("consumer:offset:commit_failed", None, 1, 5120),
+        16: ("consumer:group:lost", None, None, None),
     }
 
 
 SPARK_EVENTS = {
-    3: ("config:block", None, None, None), 9: ("consumer:version", None, None, None), 10: ("consumer:subscribed", None, None, None),
-    11: ("consumer:group:coordinator_discovered", None, None, None), 12: ("consumer:group:join_started", None, None, None),
-    13: ("consumer:group:joined", 1, None, None), 14: ("consumer:group:synced", 1, None, None), 15: ("consumer:group:assigned", None, None, None),
-    16: ("consumer:offset:no_committed", None, 0, None), 17: ("consumer:offset:set_committed", None, 1, 5120),
-    18: ("consumer:offset:reset", None, 0, 0), 22: ("consumer:group:revoked", None, None, None),
+    3: ("config:block", None, None, None),
+    9: ("consumer:version", None, None, None),
+    10: ("consumer:subscribed", None, None, None),
+    11: ("consumer:group:coordinator_discovered", None, None, None),
+    12: ("consumer:group:join_started", None, None, None),
+    13: ("consumer:group:joined", 1, None, None),
+    14: ("consumer:group:synced", 1, None, None),
+    15: ("consumer:group:assigned", None, None, None),
+    16: ("consumer:offset:no_committed", None, 0, None),
+    17: ("consumer:offset:set_committed", None, 1, 5120),
+    18: ("consumer:offset:reset", None, 0, 0),
+    22: ("consumer:group:revoked", None, None, None),
 }
 """The Kafka events of ``spark_structured_streaming_driver.log`` by line."""
 
@@ -251,7 +278,8 @@ def test_spark_default_layout_of_a_structured_streaming_driver(spark, data_dir):
     assert (records[3]["line_end"], records[22]["line_end"]) == (8, 22)
     assert records[13]["ts"] == datetime(2024, 3, 11, 14, 2, 21)
     assert [(records[n]["level"], records[n]["logger"]) for n in (9, 17)] == [
-        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"), ("INFO", "org.apache.kafka.clients.consumer.internals.ConsumerUtils"),
+        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"),
+        ("INFO", "org.apache.kafka.clients.consumer.internals.ConsumerUtils"),
     ]
     assert records[12]["message"].endswith("-driver-0] (Re-)joining group")
     events = parse_events(result.records).collect()
@@ -277,11 +305,16 @@ def test_hadoop_layout_of_a_dstream_executor_in_the_old_wording(spark, tmp_path)
     )
     result = one_file(spark, path, "spark", 6, 4, 1, 1, 0)
     records = records_by_line(result)
-    assert (records[1]["ts"], records[1]["logger"]) == (datetime(2018, 1, 5, 9, 48, 27), "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator")
+    assert (records[1]["ts"], records[1]["logger"]) == (
+        datetime(2018, 1, 5, 9, 48, 27),
+        "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
+    )
     events = sorted((e["line"], e["event_type"], e["generation"], e["group_id"]) for e in parse_events(result.records).collect())
     assert events == [
-        (1, "consumer:group:revoked", None, group), (2, "consumer:group:join_started", None, group),
-        (3, "consumer:group:joined", 5, group), (4, "consumer:group:assigned", None, group),
+        (1, "consumer:group:revoked", None, group),
+        (2, "consumer:group:join_started", None, group),
+        (3, "consumer:group:joined", 5, group),
+        (4, "consumer:group:assigned", None, group),
     ]
 
 
@@ -312,13 +345,21 @@ def test_day_first_dates_of_custom_patterns(spark, data_dir):
     result = one_file(spark, data_dir / LAYOUTS / "logback_day_first.log", "generic", 13, 10, 2, 1, 0)
     records = records_by_line(result)
     assert (records[3]["ts"], records[5]["ts"]) == (datetime(2024, 3, 15, 23, 59, 59, 417000), datetime(2024, 3, 16, 0, 0, 0, 21000))
-    assert (records[3]["level"], records[3]["logger"], records[3]["thread"]) == ("INFO", "o.a.k.c.c.i.ConsumerCoordinator", "billing-listener-0-C-1")
+    assert (records[3]["level"], records[3]["logger"], records[3]["thread"]) == (
+        "INFO",
+        "o.a.k.c.c.i.ConsumerCoordinator",
+        "billing-listener-0-C-1",
+    )
     events = {e["line"]: (e["event_type"], e["generation"], e["partition"], e["offset"]) for e in parse_events(result.records).collect()}
     assert events == {
-        1: ("consumer:version", None, None, None), 2: ("consumer:version", None, None, None), 3: ("consumer:group:revoked", None, None, None),
+        1: ("consumer:version", None, None, None),
+        2: ("consumer:version", None, None, None),
+        3: ("consumer:group:revoked", None, None, None),
         4: ("consumer:group:revoked", None, None, None),  # Spring's container witnessing the same callback
-        5: ("consumer:group:join_started", None, None, None), 6: ("consumer:group:joined", 41, None, None),
-        7: ("consumer:group:synced", 41, None, None), 8: ("consumer:group:assigned", None, None, None),
+        5: ("consumer:group:join_started", None, None, None),
+        6: ("consumer:group:joined", 41, None, None),
+        7: ("consumer:group:synced", 41, None, None),
+        8: ("consumer:group:assigned", None, None, None),
         9: ("consumer:offset:set_committed", None, 0, 88120),
     }
     dots = records_by_line(one_file(spark, data_dir / LAYOUTS / "log4j2_day_first_dots.log", "generic", 6, 6, 0, 0, 0))
@@ -334,7 +375,9 @@ def test_slashed_dates_read_in_the_order_their_file_shows(spark, data_dir, tmp_p
     result = one_file(spark, data_dir / LAYOUTS / "log4j2_slashed_day_first.log", "generic", 6, 5, 0, 1, 0)
     records = records_by_line(result)
     assert [records[line]["ts"] for line in (1, 4, 6)] == [
-        datetime(2024, 7, 9, 23, 58, 41, 207000), datetime(2024, 7, 10, 0, 0, 2, 114000), datetime(2024, 7, 14, 8, 15, 0, 2000),
+        datetime(2024, 7, 9, 23, 58, 41, 207000),
+        datetime(2024, 7, 10, 0, 0, 2, 114000),
+        datetime(2024, 7, 14, 8, 15, 0, 2000),
     ]
     line = "{} 14:02:17.418 [main] INFO  o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c1, groupId=g1] Revoke previously assigned partitions t-0\n"
     (tmp_path / "ambiguous.log").write_text(line.format("03/04/2024") + line.format("04/03/2024"))
@@ -355,15 +398,24 @@ def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data
     records = records_by_line(result)
     assert result.inputs[0]["undated_records"] == 8
     assert [(records[line]["level"], records[line]["logger"]) for line in (1, 6, 7, 10)] == [
-        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"), ("INFO", "o.a.k.c.c.i.ConsumerCoordinator"),
-        ("ERROR", "o.a.k.c.c.i.ConsumerCoordinator"), ("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
+        ("INFO", "org.apache.kafka.common.utils.AppInfoParser"),
+        ("INFO", "o.a.k.c.c.i.ConsumerCoordinator"),
+        ("ERROR", "o.a.k.c.c.i.ConsumerCoordinator"),
+        ("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
     ]
     assert records[4]["line_end"] == 5  # Logstash's own line, with no Kafka logger, continues the record above it
-    assert records[6]["message"] == "[Consumer clientId=logstash-0, groupId=logstash] Revoke previously assigned partitions events-0, events-1"
+    assert (
+        records[6]["message"] == "[Consumer clientId=logstash-0, groupId=logstash] Revoke previously assigned partitions events-0, events-1"
+    )
     events = {e["line"]: e["event_type"] for e in parse_events(result.records).collect()}
     assert events == {
-        1: "consumer:version", 2: "consumer:group:join_started", 3: "consumer:group:joined", 4: "consumer:group:assigned",
-        6: "consumer:group:revoked", 7: "consumer:offset:commit_failed", 10: "consumer:offset:no_committed",
+        1: "consumer:version",
+        2: "consumer:group:join_started",
+        3: "consumer:group:joined",
+        4: "consumer:group:assigned",
+        6: "consumer:group:revoked",
+        7: "consumer:offset:commit_failed",
+        10: "consumer:offset:no_committed",
     }
 
 
@@ -378,7 +430,11 @@ def test_a_paste_of_kafkajs_text_lines_that_lost_their_times(spark, data_dir, tm
     result = one_file(spark, paste, "message_only", 6, 5, 0, 1, 0)
     records = records_by_line(result)
     assert result.inputs[0]["undated_records"] == 5
-    assert (records[4]["level"], records[4]["logger"], records[4]["message"][:36]) == ("DEBUG", None, "[ConsumerGroup] Received assignment ")
+    assert (records[4]["level"], records[4]["logger"], records[4]["message"][:36]) == (
+        "DEBUG",
+        None,
+        "[ConsumerGroup] Received assignment ",
+    )
     events = {e["line"]: (e["event_type"], e["generation"], e["member_id"]) for e in parse_events(result.records).collect()}
     assert events == {
         4: ("consumer:group:joined", 8, "parcel-svc-75027282-006a-42bc-96a4-93b885769770"),
@@ -387,8 +443,10 @@ def test_a_paste_of_kafkajs_text_lines_that_lost_their_times(spark, data_dir, tm
 
 
 RDKAFKA_EVENTS = {
-    2: ("consumer:group:member_state", None), 3: ("consumer:group:joined", 7),
-    4: ("consumer:group:member_state", None), 5: ("consumer:group:session_timeout", None),
+    2: ("consumer:group:member_state", None),
+    3: ("consumer:group:joined", 7),
+    4: ("consumer:group:member_state", None),
+    5: ("consumer:group:session_timeout", None),
 }
 """The librdkafka lines of ``serilog_clef_rdkafka.log`` (and its kubectl twin) by line: event type, generation."""
 
@@ -454,10 +512,14 @@ def test_dotnet_console_heads_over_two_lines(spark, data_dir):
     result = one_file(spark, data_dir / LAYOUTS / DOTNET_CONSOLE, "dotnet_console", 14, 4, 8, 2, 0)
     records = records_by_line(result)
     assert {line: (r["line_end"], r["level"], r["logger"], r["ts"]) for line, r in records.items()} == {
-        3: (4, "DEBUG", "Orders.KafkaLog", None), 5: (6, "DEBUG", "Orders.KafkaLog", None),
-        7: (8, "DEBUG", "Orders.KafkaLog", None), 9: (10, "WARN", "Orders.KafkaLog", None),
+        3: (4, "DEBUG", "Orders.KafkaLog", None),
+        5: (6, "DEBUG", "Orders.KafkaLog", None),
+        7: (8, "DEBUG", "Orders.KafkaLog", None),
+        9: (10, "WARN", "Orders.KafkaLog", None),
     }
-    assert records[3]["message"] == 'rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
+    assert (
+        records[3]["message"] == 'rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
+    )
     assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
 
@@ -472,17 +534,22 @@ def test_dotnet_console_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     assert records[9]["message"].startswith("rdkafka#consumer-1: [thrd:main]: Consumer group session timed out")
 
 
-@pytest.mark.parametrize(("stamp", "kubectl"), [
-    ("2024-03-11 14:02:{second:02d}.118 ", False),  # TimestampFormat = "yyyy-MM-dd HH:mm:ss.fff "
-    ("[2024-03-11T14:02:{second:02d}.118Z] ", False),  # "[yyyy-MM-ddTHH:mm:ss.fffZ] ", UseUtcTimestamp
-    ("14:02:{second:02d} ", True),  # "HH:mm:ss " (Microsoft's example): no day, the runtime's time dates it
-])
+@pytest.mark.parametrize(
+    ("stamp", "kubectl"),
+    [
+        ("2024-03-11 14:02:{second:02d}.118 ", False),  # TimestampFormat = "yyyy-MM-dd HH:mm:ss.fff "
+        ("[2024-03-11T14:02:{second:02d}.118Z] ", False),  # "[yyyy-MM-ddTHH:mm:ss.fffZ] ", UseUtcTimestamp
+        ("14:02:{second:02d} ", True),  # "HH:mm:ss " (Microsoft's example): no day, the runtime's time dates it
+    ],
+)
 def test_dotnet_console_with_a_timestamp_format(spark, data_dir, tmp_path, stamp, kubectl):
     """``TimestampFormat`` writes a time before each head's level: the records and events are the
     undated file's, each dated by its own time, or by the runtime's where that names no day."""
     heads = re.compile(rf"^(?:{'|'.join(dotnet_console.LEVELS)}): ")
-    lines = [stamp.format(second=17 + i) + line if heads.match(line) else line
-             for i, line in enumerate((data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines())]
+    lines = [
+        stamp.format(second=17 + i) + line if heads.match(line) else line
+        for i, line in enumerate((data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines())
+    ]
     if kubectl:
         lines = [f"2024-03-11T15:00:{17 + i:02d}.118204000Z {line}" for i, line in enumerate(lines)]
     path = tmp_path / "orders-svc.log"
@@ -490,11 +557,15 @@ def test_dotnet_console_with_a_timestamp_format(spark, data_dir, tmp_path, stamp
     result = one_file(spark, path, "dotnet_console", 14, 4, 8, 2, 0)
     records = records_by_line(result)
     assert {line: (r["line_end"], r["level"], r["logger"]) for line, r in records.items()} == {
-        3: (4, "DEBUG", "Orders.KafkaLog"), 5: (6, "DEBUG", "Orders.KafkaLog"),
-        7: (8, "DEBUG", "Orders.KafkaLog"), 9: (10, "WARN", "Orders.KafkaLog"),
+        3: (4, "DEBUG", "Orders.KafkaLog"),
+        5: (6, "DEBUG", "Orders.KafkaLog"),
+        7: (8, "DEBUG", "Orders.KafkaLog"),
+        9: (10, "WARN", "Orders.KafkaLog"),
     }
     assert records[3]["ts"] == (datetime(2024, 3, 11, 15, 0, 19, 118204) if kubectl else datetime(2024, 3, 11, 14, 2, 19, 118000))
-    assert records[3]["message"] == 'rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
+    assert (
+        records[3]["message"] == 'rdkafka#consumer-1: [thrd:main]: Group "orders-app" changed state init -> query-coord (join-state init)'
+    )
     assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
 
@@ -506,8 +577,14 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
     lines = (data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines()
     levels = {"info": "Information", "dbug": "Debug", "warn": "Warning", "fail": "Error"}
     objects = [
-        {"Timestamp": f"2024-03-11T14:02:{17 + i:02d}.118Z", "EventId": 0, "LogLevel": levels[head[:4]], "Category": head[6:].split("[")[0],
-         "Message": body.strip(), "State": {"Message": body.strip()}}
+        {
+            "Timestamp": f"2024-03-11T14:02:{17 + i:02d}.118Z",
+            "EventId": 0,
+            "LogLevel": levels[head[:4]],
+            "Category": head[6:].split("[")[0],
+            "Message": body.strip(),
+            "State": {"Message": body.strip()},
+        }
         for i, (head, body) in enumerate(zip(lines[0:12:2], lines[1:12:2]))
     ]
     objects[-1]["Exception"] = "\n".join(line.strip() for line in lines[12:])
@@ -516,7 +593,8 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
     result = one_file(spark, path, "json_lines", 6, 4, 0, 2, 0)
     records = records_by_line(result)
     assert [(records[line]["ts"], records[line]["level"], records[line]["logger"]) for line in (2, 5)] == [
-        (datetime(2024, 3, 11, 14, 2, 18, 118000), "DEBUG", "Orders.KafkaLog"), (datetime(2024, 3, 11, 14, 2, 21, 118000), "WARN", "Orders.KafkaLog"),
+        (datetime(2024, 3, 11, 14, 2, 18, 118000), "DEBUG", "Orders.KafkaLog"),
+        (datetime(2024, 3, 11, 14, 2, 21, 118000), "WARN", "Orders.KafkaLog"),
     ]
     assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
@@ -544,7 +622,10 @@ def test_strimzi_layout_takes_logger_and_thread_off_the_messages_end(strimzi):
     assert strimzi.inputs[0]["irrelevant"] == 1
     stabilized = broker[4]
     assert (stabilized["logger"], stabilized["thread"]) == ("kafka.coordinator.group.GroupCoordinator", "executor-Rebalance")
-    assert stabilized["message"] == "[GroupCoordinator 0]: Stabilized group connect-my-sink generation 3 (__consumer_offsets-17) with 1 members"
+    assert (
+        stabilized["message"]
+        == "[GroupCoordinator 0]: Stabilized group connect-my-sink generation 3 (__consumer_offsets-17) with 1 members"
+    )
     assert stabilized["ts"] == datetime(2024, 3, 11, 14, 2, 18, 425000)
     connect = {r["line"]: r for r in strimzi.records.collect() if r["source_file"].endswith("strimzi_connect_sink.log")}
     config = connect[1]
@@ -559,8 +640,14 @@ def test_strimzi_layout_takes_logger_and_thread_off_the_messages_end(strimzi):
 def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
     events = parse_events(strimzi.records).collect()
     types = sorted(e["event_type"] for e in events if e["source_file"].endswith("strimzi_broker.log"))
-    assert types == sorted(["coordinator:group:member_joined", "coordinator:group:preparing_rebalance",
-                            "coordinator:group:stabilized", "coordinator:group:assignment_received"])
+    assert types == sorted(
+        [
+            "coordinator:group:member_joined",
+            "coordinator:group:preparing_rebalance",
+            "coordinator:group:stabilized",
+            "coordinator:group:assignment_received",
+        ]
+    )
     assert {e["generation"] for e in events if e["event_type"] == "coordinator:group:stabilized"} == {3}
     consumer = {e["event_type"] for e in events if e["source_file"].endswith("strimzi_connect_sink.log")}
     assert {"consumer:group:join_started", "consumer:group:joined", "consumer:group:assigned"} <= consumer
@@ -575,7 +662,9 @@ def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_d
     events = parse_events(result.records).collect()
     assert {(e["client_id"], e["group_id"]) for e in events} == {("connect-1", "connect-cluster")}
     assert sorted((e["line"], e["event_type"], e["generation"]) for e in events if e["generation"] is not None) == [
-        (6, "consumer:group:joined", 20), (7, "consumer:group:synced", 20), (12, "consumer:group:joined", 21),
+        (6, "consumer:group:joined", 20),
+        (7, "consumer:group:synced", 20),
+        (12, "consumer:group:joined", 21),
     ]
     assert sorted(e["line"] for e in events) == [1, 2, 3, 4, 5, 6, 7, 10, 11, 12]  # not the herder's lines
 

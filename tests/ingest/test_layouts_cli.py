@@ -72,8 +72,10 @@ def test_layouts_command_explains_a_file_and_hints_when_its_times_are_not_unders
 def test_a_file_read_by_its_kafka_text_compiles_in_spark_without_falling_back(spark, user_layout_dir):
     """Spark logs a failed compile of its generated code (a method past 64 KB) as an error with a
     long Java trace on stderr before it runs the stage interpreted; with the fallback off it fails."""
-    with sql_settings(spark, {"spark.sql.codegen.fallback": "false", "spark.sql.codegen.wholeStage": "true",
-                              "spark.sql.codegen.factoryMode": "CODEGEN_ONLY"}):
+    with sql_settings(
+        spark,
+        {"spark.sql.codegen.fallback": "false", "spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "CODEGEN_ONLY"},
+    ):
         assert sum(typed(spark, user_layout_dir).values()) > 0
 
 

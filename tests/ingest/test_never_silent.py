@@ -73,7 +73,7 @@ def _keys(line: str) -> list[tuple[str, str]]:
     for match in _MARK.finditer(text):
         for stop in (_KEY_END, _FIELD_END):  # a CSV field ends at a comma
             end = stop.search(text, match.end())
-            keys.append((match.group(0), text[match.start(): min(end.start() if end else len(text), match.start() + 60)].strip()))
+            keys.append((match.group(0), text[match.start() : min(end.start() if end else len(text), match.start() + 60)].strip()))
     return keys
 
 
@@ -96,7 +96,7 @@ def silent_lines(result) -> list[tuple[str, int, str]]:
         for number, line in enumerate(lines, 1):
             if number in covered or not anchor.marked(line):
                 continue
-            near = spans[bisect_left(starts, number - NEAR): bisect_right(starts, number + NEAR)]
+            near = spans[bisect_left(starts, number - NEAR) : bisect_right(starts, number + NEAR)]
             if not any(key in (row[s.MESSAGE] or "") or mark == row[s.LOGGER] for mark, key in _keys(line) for row in near):
                 uncovered.append(number)
         counted = entry[KAFKA_NOT_READ]

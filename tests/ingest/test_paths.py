@@ -104,7 +104,9 @@ def test_a_runs_own_output_beside_the_logs_is_skipped_and_refused_when_named(tmp
 
 def test_glob_and_host_and_zone_overrides(tmp_path):
     make_tree(tmp_path)
-    files = resolve_inputs([str(tmp_path / "host-*" / "*.log")], hosts={"*/host-a/*": "broker-7"}, tz_by_source={"broker-7": "Europe/Paris"})
+    files = resolve_inputs(
+        [str(tmp_path / "host-*" / "*.log")], hosts={"*/host-a/*": "broker-7"}, tz_by_source={"broker-7": "Europe/Paris"}
+    )
     assert [(f.host, f.tz, f.tz_given) for f in files] == [("broker-7", "Europe/Paris", True)]
 
 
@@ -173,7 +175,9 @@ def test_one_host_with_two_files_whose_times_overlap_is_reported():
         entry("b/app.log", "h", "2024-03-11 11:30:00", "2024-03-11 11:40:00"),
         entry("c/app.log", "other", "2024-03-11 10:00:00", "2024-03-11 12:00:00"),
     ]
-    assert host_overlaps(inputs) == [{"host": "h", "files": ["a/app.log", "b/app.log"], "from": "2024-03-11 11:30:00", "to": "2024-03-11 11:40:00"}]
+    assert host_overlaps(inputs) == [
+        {"host": "h", "files": ["a/app.log", "b/app.log"], "from": "2024-03-11 11:30:00", "to": "2024-03-11 11:40:00"}
+    ]
 
 
 def test_route_inputs_sends_a_dump_found_among_logs_to_the_dumps_after_the_named_ones(tmp_path):

@@ -55,11 +55,15 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
 
     rows = [row for seed in range(40) for row in _kept_rows(seed)]
     rows += [("file:/x/long.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14)]  # one record across 4 blocks of 3
-    rows += [("file:/x/cut.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14) if line != 7]  # a gap at a block's first line
+    rows += [
+        ("file:/x/cut.log", line, "log4j" if line == 2 else None, "x") for line in range(2, 14) if line != 7
+    ]  # a gap at a block's first line
     hosts = {2: "a", 3: "a", 4: "b", 5: "a", 6: None, 7: "b"}  # one file of two writers: 5 is a's line after b's head
     rows += [("file:/x/hosts.log", line, "log4j" if line in (2, 4) else None, "x") for line in hosts]
-    kept = spark.createDataFrame([(*row, hosts.get(row[1]) if row[0].endswith("/hosts.log") else None) for row in rows],
-                                 "uri string, line long, layout string, value string, w_host string")
+    kept = spark.createDataFrame(
+        [(*row, hosts.get(row[1]) if row[0].endswith("/hosts.log") else None) for row in rows],
+        "uri string, line long, layout string, value string, w_host string",
+    )
     first_heads = {}
     for uri, line, layout, _ in rows:
         if layout is not None:
@@ -74,7 +78,9 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
 
     whole = marks(None)
     assert marks(3) == whole and marks(7) == whole
-    assert marks(3, leading_block_lines=None) == whole and marks(None, leading_block_lines=3) == whole  # the lines before a file's first head apart
+    assert (
+        marks(3, leading_block_lines=None) == whole and marks(None, leading_block_lines=3) == whole
+    )  # the lines before a file's first head apart
     by_host = marks(None, by_host=True)
     assert marks(3, by_host=True) == by_host and marks(3, by_host=True, leading_block_lines=None) == by_host
     assert [head for uri, _, _, head in by_host if uri.endswith("/hosts.log")] == [2, 2, 4, 2, 4, 4]
@@ -84,7 +90,6 @@ def test_stitching_in_blocks_marks_the_heads_a_whole_file_window_marks(spark):
     cut_heads = {line: head for uri, line, _, head in whole if uri.endswith("/cut.log")}
     assert cut_heads[6] == 2 and cut_heads[8] is None
     assert sum(1 for _, _, layout, _ in whole if layout == "message_only") > 0  # the paste path is covered
-
 
 
 def _nearest_heads(rows) -> dict[int, int | None]:
@@ -114,7 +119,9 @@ def test_stitching_where_writers_interleave_joins_each_row_to_its_own_writers_he
             if rng.random() < 0.2:
                 continue  # not kept: ends every record above it
             layout = "log4j" if rng.random() < 0.3 else "json_lines" if rng.random() < 0.05 else None
-            rows.append((f"file:/x/w{seed}.log", line, layout, f"text {line}", rng.choice(["a", "b", "c", None] if seed % 3 else ["a", "b"])))
+            rows.append(
+                (f"file:/x/w{seed}.log", line, layout, f"text {line}", rng.choice(["a", "b", "c", None] if seed % 3 else ["a", "b"]))
+            )
     kept = spark.createDataFrame(rows, "uri string, line long, layout string, value string, w_host string")
     marked = {(r["uri"], r["line"]): r["head_line"] for r in stitch(kept, None, None, None, True).collect()}
     for seed in range(30):
@@ -145,9 +152,17 @@ OPENINGS = [
     "SEND [svc#producer-2] [thrd:b1]: Sent ProduceRequest",
     "[KafkaListener] [segment-7] [Consumer clientId=c-1, groupId=g] Setting offset",
 ]
-LOGGERS = ["org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "o.a.k.c.c.i.ConsumerCoordinator",
-           "org.apa.kaf.cli.con.int.ConsumerCoordinator", "aiokafka.consumer.group_coordinator", "kafka.coordinator.consumer",
-           "kafka.consumer.fetcher", "kafkajs", "com.example.Other", None]
+LOGGERS = [
+    "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
+    "o.a.k.c.c.i.ConsumerCoordinator",
+    "org.apa.kaf.cli.con.int.ConsumerCoordinator",
+    "aiokafka.consumer.group_coordinator",
+    "kafka.coordinator.consumer",
+    "kafka.consumer.fetcher",
+    "kafkajs",
+    "com.example.Other",
+    None,
+]
 
 
 def test_an_export_entry_that_may_be_a_kafka_record_is_never_folded(spark):
@@ -157,7 +172,11 @@ def test_an_export_entry_that_may_be_a_kafka_record_is_never_folded(spark):
     from forensics.ingest.records import is_kafka, may_be_kafka_entry
     from tests.conftest import DATA
 
-    samples = [line for path in sorted((DATA.parent.parent / "sample_logs").rglob("*.log")) for line in path.read_text(errors="replace").splitlines()]
+    samples = [
+        line
+        for path in sorted((DATA.parent.parent / "sample_logs").rglob("*.log"))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
     messages = OPENINGS + [text.split("] ", 1)[-1] for text in samples] + [text.split(" - ", 1)[-1] for text in samples]
     rows = [(m, None) for m in messages] + [("Revoking all partitions", logger) for logger in LOGGERS]
     frame = spark.createDataFrame(rows, "message string, logger string")
@@ -170,14 +189,22 @@ def test_an_export_entry_that_may_be_a_kafka_record_is_never_folded(spark):
 
 CLOSINGS = [
     # text, [logger, thread, the text without them] (or [text]: no logger closes a line)
-    ("Stabilized group g generation 3 (kafka.coordinator.group.GroupCoordinator) [executor-Rebalance]",
-     ["kafka.coordinator.group.GroupCoordinator", "executor-Rebalance", "Stabilized group g generation 3"]),
-    ("Successfully joined group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:672) - app=connect, clusterId=confluent",
-     ["org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "", "Successfully joined group"]),
-    ("ConsumerConfig values: \n\tgroup.id = g\n (org.apache.kafka.clients.consumer.ConsumerConfig) [task-thread-0]\n",
-     ["org.apache.kafka.clients.consumer.ConsumerConfig", "task-thread-0", "ConsumerConfig values: \n\tgroup.id = g\n\n"]),
-    ("Setting offset FetchPosition{leader=Optional[k:9092 (id: 0 rack: null)], epoch=3}} (a.b.ConsumerCoordinator)",
-     ["a.b.ConsumerCoordinator", "", "Setting offset FetchPosition{leader=Optional[k:9092 (id: 0 rack: null)], epoch=3}}"]),
+    (
+        "Stabilized group g generation 3 (kafka.coordinator.group.GroupCoordinator) [executor-Rebalance]",
+        ["kafka.coordinator.group.GroupCoordinator", "executor-Rebalance", "Stabilized group g generation 3"],
+    ),
+    (
+        "Successfully joined group (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:672) - app=connect, clusterId=confluent",
+        ["org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "", "Successfully joined group"],
+    ),
+    (
+        "ConsumerConfig values: \n\tgroup.id = g\n (org.apache.kafka.clients.consumer.ConsumerConfig) [task-thread-0]\n",
+        ["org.apache.kafka.clients.consumer.ConsumerConfig", "task-thread-0", "ConsumerConfig values: \n\tgroup.id = g\n\n"],
+    ),
+    (
+        "Setting offset FetchPosition{leader=Optional[k:9092 (id: 0 rack: null)], epoch=3}} (a.b.ConsumerCoordinator)",
+        ["a.b.ConsumerCoordinator", "", "Setting offset FetchPosition{leader=Optional[k:9092 (id: 0 rack: null)], epoch=3}}"],
+    ),
     ("Rebalance failed (3)", ["Rebalance failed (3)"]),
     ("at x.Y.z(Y.java:12)", ["at x.Y.z(Y.java:12)"]),
 ]
@@ -195,6 +222,18 @@ def test_slashed_date_orders_take_the_field_past_12_as_the_day():
     """Per file, over its splits: the field that passes 12 is the day; none, or both (no order
     a file can have), leave the file's order unknown (None); a file without such dates is not named."""
     row = lambda split, first, second: {"split": split, "slashed_1": first, "slashed_2": second}  # noqa: E731
-    offsets = {0: ("file:/a.log", 0), 1: ("file:/a.log", 100), 2: ("file:/b.log", 0), 3: ("file:/c.log", 0), 4: ("file:/d.log", 0), 5: ("file:/e.log", 0)}
+    offsets = {
+        0: ("file:/a.log", 0),
+        1: ("file:/a.log", 100),
+        2: ("file:/b.log", 0),
+        3: ("file:/c.log", 0),
+        4: ("file:/d.log", 0),
+        5: ("file:/e.log", 0),
+    }
     rows = [row(0, 9, 7), row(1, 14, 7), row(2, 3, 15), row(3, 3, 4), row(4, 13, 14), row(5, None, None)]
-    assert slashed_date_orders(rows, offsets) == {"file:/a.log": "day_first", "file:/b.log": "month_first", "file:/c.log": None, "file:/d.log": None}
+    assert slashed_date_orders(rows, offsets) == {
+        "file:/a.log": "day_first",
+        "file:/b.log": "month_first",
+        "file:/c.log": None,
+        "file:/d.log": None,
+    }

@@ -50,12 +50,19 @@ def test_samples_tell_whether_a_layout_may_name_no_logger(tmp_path):
         "[2024-03-11 14:02:17,420] INFO [aiokafka.consumer.group_coordinator]: Joined group 'g' (generation 3) with member_id m-1\n"
     )
     python = tmp_path / "python.log"
-    python.write_text("[2024-03-11 14:02:17,418] INFO (Re-)joining group g\n[2024-03-11 14:02:17,419] INFO Elected group leader -- performing partition assignments using range\n")
+    python.write_text(
+        "[2024-03-11 14:02:17,418] INFO (Re-)joining group g\n[2024-03-11 14:02:17,419] INFO Elected group leader -- performing partition assignments using range\n"
+    )
     assert not needed_recognisers([str(multi_line)]).loggerless
-    named = [str(LAYOUT_FILES / name) for name in ("logback_streams_kafka_7672.log", "jul_simpleformatter.log", "tomcat_catalina.log", "librdkafka_consumer.log")]
+    named = [
+        str(LAYOUT_FILES / name)
+        for name in ("logback_streams_kafka_7672.log", "jul_simpleformatter.log", "tomcat_catalina.log", "librdkafka_consumer.log")
+    ]
     assert not needed_recognisers(files("plain_log4j") + named).loggerless
     assert needed_recognisers([str(multi_line), str(python)]).loggerless
-    assert all(needed_recognisers(files(shape)).loggerless for shape in ("ecs_json", "dropwizard", "kubectl_timestamps", "logfmt", "no_timestamp"))
+    assert all(
+        needed_recognisers(files(shape)).loggerless for shape in ("ecs_json", "dropwizard", "kubectl_timestamps", "logfmt", "no_timestamp")
+    )
     assert needed_recognisers([str(LAYOUT_FILES / "untimed_level_logger.log")]).loggerless  # no layout seen: bare lines of any client
     assert ALL.loggerless
 
@@ -84,21 +91,34 @@ KUBECTL_INNER = [
     "[2024-03-11 14:02:17,418] INFO [Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions t-0 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)",
     "org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed",
     "\tat org.apache.kafka.clients.consumer.internals.ConsumerCoordinator.sendOffsetCommitRequest(ConsumerCoordinator.java:1109)",
-    "\t... 12 more", "Caused by: java.io.IOException: x", "", " ", "a message in no layout",
-    "\x1b[32mINFO\x1b[0m coloured", "[2024-03-11 14:02:17,418] \x1b[31mERROR\x1b[0m coloured (x.Y)",
+    "\t... 12 more",
+    "Caused by: java.io.IOException: x",
+    "",
+    " ",
+    "a message in no layout",
+    "\x1b[32mINFO\x1b[0m coloured",
+    "[2024-03-11 14:02:17,418] \x1b[31mERROR\x1b[0m coloured (x.Y)",
     "2024-03-11 14:02:17,418 INFO  o.a.k.c.c.KafkaConsumer - a logback line",
     '{"@timestamp":"2024-03-11T14:02:17.418Z","level":"INFO","logger_name":"org.apache.kafka.X","message":"a JSON record"}',
-    "text with a \u2028 line separator and a \u0085 next line", "2024-03-11T14:02:17.418Z kubectl inside kubectl",
-    "host java[4242]: journald's shape", "Caused by: a shape journald's regex reads too",
+    "text with a \u2028 line separator and a \u0085 next line",
+    "2024-03-11T14:02:17.418Z kubectl inside kubectl",
+    "host java[4242]: journald's shape",
+    "Caused by: a shape journald's regex reads too",
     "host \x1b[1mjava\x1b[0m[4242]: journald's shape once the colour is removed",
 ]
 """Inner lines of a kubectl-wrapped log: heads in several layouts, continuations, blank and
 coloured lines, lines that journald's shape (tried first) reads."""
 KUBECTL_ODD = [
-    "2024-03-11T14:02:17.418Z", "2024-03-11T14:02:17+01:00 an offset zone", "2024-03-11T14:02:17.1234567890Z ten digits",
-    "\x1b[0m2024-03-11T14:02:17.418Z colour first", "2024-03-11 14:02:17.418Z no T", "not wrapped at all",
-    "[2024-03-11 14:02:17,418] INFO an unwrapped log4j line (x.Y)", "2024-03-11T14:02:17.418000+00:00 ecs/orders/5f1a9c0e aws logs tail's shape",
-    "2024-03-11T14:02:17.418Z app[worker.1]: Heroku's shape", '2024-03-11T14:02:17Z {pod="orders-0"} logcli\'s shape',
+    "2024-03-11T14:02:17.418Z",
+    "2024-03-11T14:02:17+01:00 an offset zone",
+    "2024-03-11T14:02:17.1234567890Z ten digits",
+    "\x1b[0m2024-03-11T14:02:17.418Z colour first",
+    "2024-03-11 14:02:17.418Z no T",
+    "not wrapped at all",
+    "[2024-03-11 14:02:17,418] INFO an unwrapped log4j line (x.Y)",
+    "2024-03-11T14:02:17.418000+00:00 ecs/orders/5f1a9c0e aws logs tail's shape",
+    "2024-03-11T14:02:17.418Z app[worker.1]: Heroku's shape",
+    '2024-03-11T14:02:17Z {pod="orders-0"} logcli\'s shape',
 ]
 """Lines of that log that are not, or not exactly, behind kubectl's prefix."""
 
@@ -131,7 +151,16 @@ def test_kubectl_lines_peeled_first_are_read_as_the_full_plan_reads_them(spark, 
     assert by_value["journald's shape"]["wrapper"] == "journald"
     odd_lines = {r["line"]: r for r in full if r["uri"].endswith("odd.log") and r["line"] > len(wrapped)}
     assert [odd_lines[len(wrapped) + 1 + i]["wrapper"] for i in range(len(KUBECTL_ODD))] == [
-        None, "kubectl", None, "kubectl", None, None, None, "aws_tail", "heroku", "logcli",  # the colour code is removed before a wrapper is looked for
+        None,
+        "kubectl",
+        None,
+        "kubectl",
+        None,
+        None,
+        None,
+        "aws_tail",
+        "heroku",
+        "logcli",  # the colour code is removed before a wrapper is looked for
     ]
 
 
@@ -148,14 +177,24 @@ def test_long_lines_mean_a_file_was_not_hard_wrapped(spark, tmp_path):
 
 def test_zone_names_and_hour_offsets_are_read_once(spark):
     rows = spark.createDataFrame(
-        [("2024-03-11 14:02:17,418 UTC", "Europe/Berlin"), ("2024-03-11T14:02:17+01", "UTC"), ("2024-03-11 14:02:17.418+0100", "UTC"),
-         ("2024-03-11 14:02:17,418", "Europe/Berlin"), ("Mar 1, 2024 @ 14:02:17.418", "UTC"), ("1 Mar 2024 14:02:17,418", "+02:00")],
+        [
+            ("2024-03-11 14:02:17,418 UTC", "Europe/Berlin"),
+            ("2024-03-11T14:02:17+01", "UTC"),
+            ("2024-03-11 14:02:17.418+0100", "UTC"),
+            ("2024-03-11 14:02:17,418", "Europe/Berlin"),
+            ("Mar 1, 2024 @ 14:02:17.418", "UTC"),
+            ("1 Mar 2024 14:02:17,418", "+02:00"),
+        ],
         "t string, z string",
     )
     got = [r[0].isoformat() for r in rows.select(layouts._common.any_to_utc(F.col("t"), F.col("z"))).collect()]
     assert got == [
-        "2024-03-11T14:02:17.418000", "2024-03-11T13:02:17", "2024-03-11T13:02:17.418000",
-        "2024-03-11T13:02:17.418000", "2024-03-01T14:02:17.418000", "2024-03-01T12:02:17.418000",
+        "2024-03-11T14:02:17.418000",
+        "2024-03-11T13:02:17",
+        "2024-03-11T13:02:17.418000",
+        "2024-03-11T13:02:17.418000",
+        "2024-03-01T14:02:17.418000",
+        "2024-03-01T12:02:17.418000",
     ]
 
 

@@ -85,7 +85,9 @@ def batch(spark) -> dict[str, Analysis]:
     shape = F.regexp_extract(F.col(s.SOURCE_FILE), r"/shapes/([^/]+)/", 1)
     with as_small_incident(spark):
         events = parse_events(records)
-        apart = materialise(events.select(*[F.concat(shape, F.lit(SEP), F.col(c)).alias(c) if c in IDS else F.col(c) for c in events.columns]))
+        apart = materialise(
+            events.select(*[F.concat(shape, F.lit(SEP), F.col(c)).alias(c) if c in IDS else F.col(c) for c in events.columns])
+        )
         model = build_model(apart)
         findings = findings_json(detect(model))
         blocks = [row.asDict() for row in config_table(model.settings).collect()]
@@ -94,8 +96,14 @@ def batch(spark) -> dict[str, Analysis]:
     for name in [PLAIN, *SHAPES]:
         # host-a.log in every shape directory: ingest keeps them apart as <shape>/host-a
         mine = [{**e, s.HOST: e[s.HOST].split(SEP, 1)[1].rsplit("/", 1)[-1]} for e in rows if shape_of(e[s.SOURCE_FILE]) == name]
-        found = [{**f, "group": (f["group"] or "").split(SEP, 1)[-1] or None} for f in findings if (f["group"] or "").startswith(name + SEP)]
-        config = sorted((b[s.HOST].split(SEP, 1)[1].rsplit("/", 1)[-1], b["kind"], tuple(b["settings"].items())) for b in blocks if shape_of(b[s.SOURCE_FILE]) == name)
+        found = [
+            {**f, "group": (f["group"] or "").split(SEP, 1)[-1] or None} for f in findings if (f["group"] or "").startswith(name + SEP)
+        ]
+        config = sorted(
+            (b[s.HOST].split(SEP, 1)[1].rsplit("/", 1)[-1], b["kind"], tuple(b["settings"].items()))
+            for b in blocks
+            if shape_of(b[s.SOURCE_FILE]) == name
+        )
         out[name] = Analysis({"findings": found, "config": config}, mine)
     return out
 
@@ -183,9 +191,27 @@ def test_shape_gives_the_plain_twins_client_settings(analysed, plain, shape):
 
 
 AS_WRITTEN = (
-    "aws_logs_tail", "cri_containerd", "docker_compose", "docker_compose_timestamps", "docker_json_file", "grafana_download",
-    "heroku_logs", "journald", "kafka_log4j_with_line", "kibana_paste", "kubectl_prefix", "kubectl_timestamps", "logcli",
-    "logger_line_suffix", "message_holds_line", "no_millis_level_first", "pipe_custom", "quarkus", "stern", "stern_json", "syslog",
+    "aws_logs_tail",
+    "cri_containerd",
+    "docker_compose",
+    "docker_compose_timestamps",
+    "docker_json_file",
+    "grafana_download",
+    "heroku_logs",
+    "journald",
+    "kafka_log4j_with_line",
+    "kibana_paste",
+    "kubectl_prefix",
+    "kubectl_timestamps",
+    "logcli",
+    "logger_line_suffix",
+    "message_holds_line",
+    "no_millis_level_first",
+    "pipe_custom",
+    "quarkus",
+    "stern",
+    "stern_json",
+    "syslog",
     "tanuki_wrapper",
 )
 """Shapes that keep every line of a record as the application wrote it (behind a wrapper, or in
@@ -199,9 +225,11 @@ def test_a_record_of_several_lines_reads_as_written(analysed, plain, shape):
     """The evidence a report quotes: the config block and the failed commit with its exception,
     no wrapper's prefix left on a continuation line (a runtime's time, syslog's host, a tab
     escaped as ``#011``). Trailing white space aside: ``aws logs tail`` strips it from every line."""
+
     def texts(analysis):
         def as_read(message):
             return "\n".join(line.strip() if shape in TRIMMED else line.rstrip() for line in message.rstrip().split("\n"))
+
         return sorted((e[s.EVENT_TYPE], e[s.HOST], as_read(e[s.MESSAGE])) for e in analysis.events if "\n" in (e[s.MESSAGE] or ""))
 
     assert len(texts(plain)) == 3 and texts(analysed(shape)) == texts(plain), shape

@@ -56,15 +56,58 @@ CASES = [
     (f"2024-03-11T14:02:17.418123+00:00 app[web-123-456]: {FRAME}", "heroku", "web-123-456", "2024-03-11T14:02:17.418123+00:00", FRAME),
     (f"2024-03-11T14:02:17 {LOG4J}", "aws_tail_short", None, "2024-03-11T14:02:17Z", LOG4J),
     (f'2024-03-11T14:02:17Z {{pod="{POD}", stream="stdout"}} {LOG4J}', "logcli", POD, "2024-03-11T14:02:17Z", LOG4J),
-    (f'2024-03-11T15:02:17+01:00 {{app="orders", pod_name="{POD}"}}    {TRIMMED_FRAME}', "logcli", POD, "2024-03-11T15:02:17+01:00", TRIMMED_FRAME),
-    (f'2024-03-11T14:02:17Z {{instance="shop/{POD}:app", job="shop/orders"}} {LOG4J}', "logcli", f"shop/{POD}:app", "2024-03-11T14:02:17Z", LOG4J),
+    (
+        f'2024-03-11T15:02:17+01:00 {{app="orders", pod_name="{POD}"}}    {TRIMMED_FRAME}',
+        "logcli",
+        POD,
+        "2024-03-11T15:02:17+01:00",
+        TRIMMED_FRAME,
+    ),
+    (
+        f'2024-03-11T14:02:17Z {{instance="shop/{POD}:app", job="shop/orders"}} {LOG4J}',
+        "logcli",
+        f"shop/{POD}:app",
+        "2024-03-11T14:02:17Z",
+        LOG4J,
+    ),
     ("2024-03-11T14:02:17Z {} allow.auto.create.topics = true", "logcli", None, "2024-03-11T14:02:17Z", "allow.auto.create.topics = true"),
-    (f"orders-1  | 2024-03-11T14:02:17.418123456Z {LOG4J}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", LOG4J),  # docker compose logs --timestamps
+    (
+        f"orders-1  | 2024-03-11T14:02:17.418123456Z {LOG4J}",
+        "compose",
+        "orders-1",
+        "2024-03-11T14:02:17.418123456Z",
+        LOG4J,
+    ),  # docker compose logs --timestamps
     (f"orders-1  | 2024-03-11T14:02:17.418123456Z {FRAME}", "compose", "orders-1", "2024-03-11T14:02:17.418123456Z", FRAME),
-    (json.dumps({"message": f"2024-03-11T14:02:17.418123456Z {LOG4J}", "nodeName": "node-1", "namespace": "shop", "podName": POD,
-                 "containerName": "app"}), "json_message", POD, "2024-03-11T14:02:17.418123456Z", LOG4J),  # stern --output json --timestamps
-    (json.dumps({"message": f"2024-03-11T14:02:17.418123456Z {FRAME}", "podName": POD}), "json_message", POD, "2024-03-11T14:02:17.418123456Z", FRAME),
-    (json.dumps({"message": LOG4J, "nodeName": "node-1", "namespace": "shop", "podName": POD, "containerName": "app"}), "json_message", POD, None, LOG4J),
+    (
+        json.dumps(
+            {
+                "message": f"2024-03-11T14:02:17.418123456Z {LOG4J}",
+                "nodeName": "node-1",
+                "namespace": "shop",
+                "podName": POD,
+                "containerName": "app",
+            }
+        ),
+        "json_message",
+        POD,
+        "2024-03-11T14:02:17.418123456Z",
+        LOG4J,
+    ),  # stern --output json --timestamps
+    (
+        json.dumps({"message": f"2024-03-11T14:02:17.418123456Z {FRAME}", "podName": POD}),
+        "json_message",
+        POD,
+        "2024-03-11T14:02:17.418123456Z",
+        FRAME,
+    ),
+    (
+        json.dumps({"message": LOG4J, "nodeName": "node-1", "namespace": "shop", "podName": POD, "containerName": "app"}),
+        "json_message",
+        POD,
+        None,
+        LOG4J,
+    ),
     (f"broker-1/server.log.2023-12-09-08:{LOG4J}", "grep", "broker-1", None, LOG4J),  # grep -r over brokers' rotated logs
     (f"logs/server.log:1234:{LOG4J}", "grep", None, None, LOG4J),  # grep -rn; "logs" names no writer
     (f"incident/host-a.log:{LOG4J}", "grep", "host-a", None, LOG4J),  # the file names the host
@@ -75,10 +118,20 @@ CASES = [
     (f"[2024-03-11T14:02:17.418Z] {LOGBACK}", "jenkins", None, "2024-03-11T14:02:17.418Z", LOGBACK),  # a pipeline's timestamps {}
     (f"[2024-03-11T14:02:17.418Z] {FRAME}", "jenkins", None, "2024-03-11T14:02:17.418Z", FRAME),
     # the shapes these must not take
-    (json.dumps({"timestamp": "2024-03-11T14:02:17.5Z", "host": "h-1", "message": LOGBACK_ISO}), "json_message", "h-1",
-     "2024-03-11T14:02:17.5Z", LOGBACK_ISO),  # a shipper's time of its own: the message is the line as written
-    ('2024-03-11T14:02:17Z {"level":"INFO","message":"a JSON record behind kubectl"}', "kubectl", None, "2024-03-11T14:02:17Z",
-     '{"level":"INFO","message":"a JSON record behind kubectl"}'),
+    (
+        json.dumps({"timestamp": "2024-03-11T14:02:17.5Z", "host": "h-1", "message": LOGBACK_ISO}),
+        "json_message",
+        "h-1",
+        "2024-03-11T14:02:17.5Z",
+        LOGBACK_ISO,
+    ),  # a shipper's time of its own: the message is the line as written
+    (
+        '2024-03-11T14:02:17Z {"level":"INFO","message":"a JSON record behind kubectl"}',
+        "kubectl",
+        None,
+        "2024-03-11T14:02:17Z",
+        '{"level":"INFO","message":"a JSON record behind kubectl"}',
+    ),
     (f"2024-03-11T14:02:17+00:00 host-a java[4242]: {LOG4J}", "journald", "host-a", "2024-03-11T14:02:17+00:00", LOG4J),
     (f"2024-03-11T14:02:17.418123456Z {LOG4J}", "kubectl", None, "2024-03-11T14:02:17.418123456Z", LOG4J),
     (f"2024-03-11T14:02:17.418000Z {EXCEPTION}", "kubectl", None, "2024-03-11T14:02:17.418000Z", EXCEPTION),
@@ -139,10 +192,7 @@ def test_pods_in_one_file_are_hosts_and_their_stack_traces_stay_whole(spark, tmp
 def test_aws_logs_tail_short_format_dates_a_line_in_no_layout_in_utc(spark, tmp_path):
     """``aws logs tail --format short`` gives a UTC time to the second and no stream: a Kafka line
     in no layout is a record dated by it; a line in a layout keeps its own time and milliseconds."""
-    lines = [
-        f"2024-03-11T14:02:17 {BARE}",
-        f"2024-03-11T14:02:17 {LOG4J}",
-    ]
+    lines = [f"2024-03-11T14:02:17 {BARE}", f"2024-03-11T14:02:17 {LOG4J}"]
     (tmp_path / "tail.txt").write_text("\n".join(lines) + "\n")
     records = records_by_line(ingest_paths(spark, tmp_path / "tail.txt", tz="Europe/Paris"))
     assert records[1]["layout"] == "message_only" and records[1]["ts"].isoformat() == "2024-03-11T14:02:17"

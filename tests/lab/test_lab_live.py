@@ -4,6 +4,7 @@ its comparison with the truth. Skipped only where the JDK or Maven is missing.
 The broker and clients are processes of their own: the scenario runs in a Python process of its
 own as a background job (``tests.background``), with the environment the suite started with,
 and the test analyses its logs on the suite's session when the job is done."""
+
 from __future__ import annotations
 
 import io
@@ -40,8 +41,14 @@ def run_partitions_added_latest() -> tuple[Path, subprocess.CompletedProcess, fl
     run_dir = Path(tempfile.mkdtemp(prefix="forensics-lab-live-")) / "partitions_added_latest" / "java-consumer-4.4.0"
     run_dir.mkdir(parents=True)
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", SCENARIO, str(run_dir)], capture_output=True, text=True, timeout=900, cwd=ROOT,
-                          env=dict(background.ENVIRONMENT))
+    done = subprocess.run(
+        [sys.executable, "-c", SCENARIO, str(run_dir)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+        env=dict(background.ENVIRONMENT),
+    )
     return run_dir, done, time.monotonic() - started
 
 

@@ -5,6 +5,7 @@ loss or duplication that did not happen, no forbidden verdict, the expected reba
 A run where the toolkit is known to be wrong is listed in lab/DIFFERENCES.md and marked
 xfail(strict=True) with the difference's name, so that the fix turns it into a failure to update.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -58,7 +59,8 @@ def test_truth_is_what_the_journals_say(run_dir):
     assert set(truth.TRUTH_KEYS) <= set(recorded)
     assert recorded["client"] in CLIENTS
     assert run_dir.name == f"{recorded['client']}-{recorded['version']}" or run_dir.name.startswith(
-        f"{recorded['client']}-{recorded['version']}-")
+        f"{recorded['client']}-{recorded['version']}-"
+    )
     assert recorded["scenario"] == run_dir.parent.name
     lost, duplicated = truth.lost_and_duplicated(run_dir)
     assert (recorded["lost"], recorded["duplicated"]) == (lost, duplicated)
@@ -70,7 +72,8 @@ def test_analysis_agrees_with_truth(spark, run_dir):
     result = lab_run_analysed(spark, run_dir)
     skipped = {Path(i["path"]).name for i in result["inputs"] if (i.get("problem") or "").startswith("skipped")}
     assert "truth.json" in skipped and not any(
-        Path(i["path"]).parent.name == "journal" and not (i.get("problem") or "").startswith("skipped") for i in result["inputs"])
+        Path(i["path"]).parent.name == "journal" and not (i.get("problem") or "").startswith("skipped") for i in result["inputs"]
+    )
     problems = compare(truth.load_truth(run_dir), result)
     assert not problems, "\n".join(problems)
 

@@ -1,4 +1,5 @@
 """The lab's truth: lost and duplicated ranges from producer and consumer journals, before and after compaction."""
+
 import json
 
 from lab import truth

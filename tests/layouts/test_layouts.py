@@ -72,8 +72,10 @@ def test_log4j_takes_a_logger_in_brackets_after_the_level(spark):
     layout = LAYOUTS["log4j"]
     parts = [r[0] for r in spark.createDataFrame([(x,) for x in lines], "value string").select(layout.split(F.col("value"))).collect()]
     assert (parts[0][2], parts[0][5]) == ("aiokafka.consumer.group_coordinator", "Issuing group metadata request to broker 1002")
-    assert (parts[1][2], parts[1][5]) == ("kafka.coordinator.group.GroupCoordinator",
-                                          "[GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5)")
+    assert (parts[1][2], parts[1][5]) == (
+        "kafka.coordinator.group.GroupCoordinator",
+        "[GroupCoordinator 1]: Stabilized group orders-app generation 12 (__consumer_offsets-5)",
+    )
 
 
 def test_spark_layout_reads_a_fraction_and_keeps_a_logger_it_does_not_know(spark):
@@ -87,38 +89,60 @@ def test_spark_layout_reads_a_fraction_and_keeps_a_logger_it_does_not_know(spark
     ]
     layout = LAYOUTS["spark"]
     value = F.col("value")
-    rows = spark.createDataFrame([(x,) for x in lines], "value string").select(
-        layout.head(value).alias("head"), layout.split(value).alias("p"), layout.to_utc(layout.split(value)[0], F.lit("UTC")).alias("ts")
-    ).collect()
+    rows = (
+        spark.createDataFrame([(x,) for x in lines], "value string")
+        .select(
+            layout.head(value).alias("head"),
+            layout.split(value).alias("p"),
+            layout.to_utc(layout.split(value)[0], F.lit("UTC")).alias("ts"),
+        )
+        .collect()
+    )
     assert [r["head"] for r in rows] == [True, True]
     assert [(r["p"][1], r["p"][2]) for r in rows] == [
-        ("INFO", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"), ("WARN", "com.example.orders.KafkaConsumer"),
+        ("INFO", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"),
+        ("WARN", "com.example.orders.KafkaConsumer"),
     ]
     assert [r["ts"] for r in rows] == [datetime(2024, 3, 11, 14, 2, 21, 410000), datetime(2024, 3, 11, 14, 2, 21, 418000)]
 
 
-@pytest.mark.parametrize("level", [
-    " INFO 41873", " INFO [orders-app,5f1a9c0e2b7d4e31,a8c6b2d09e7f4a15] 41873",  # Spring Cloud Sleuth's logging.pattern.level
-    " app=orders-app environment=prod INFO 41873",  # MDC values before the level (a team's pattern)
-])
+@pytest.mark.parametrize(
+    "level",
+    [
+        " INFO 41873",
+        " INFO [orders-app,5f1a9c0e2b7d4e31,a8c6b2d09e7f4a15] 41873",  # Spring Cloud Sleuth's logging.pattern.level
+        " app=orders-app environment=prod INFO 41873",  # MDC values before the level (a team's pattern)
+    ],
+)
 def test_spring_boot_with_a_teams_additions_around_the_level(spark, level):
     from pyspark.sql import functions as F
 
-    line = (f"2024-03-11 14:02:17.418 {level} --- [           main] o.a.k.c.c.i.ConsumerCoordinator          : "
-            "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group")
+    line = (
+        f"2024-03-11 14:02:17.418 {level} --- [           main] o.a.k.c.c.i.ConsumerCoordinator          : "
+        "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
+    )
     parts = spark.createDataFrame([(line,)], "value string").select(LAYOUTS["spring_boot"].split(F.col("value"))).first()[0]
     assert parts[:4] == ["2024-03-11 14:02:17.418", "INFO", "o.a.k.c.c.i.ConsumerCoordinator", "main"]
     assert parts[5] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
 
 
-@pytest.mark.parametrize("between", ["[orders-app] ", "[orders-app] [ntainer#0-0-C-1] [803B448A0489F84084905D3093480352-3425F23BB2432450] "])
+@pytest.mark.parametrize(
+    "between", ["[orders-app] ", "[orders-app] [ntainer#0-0-C-1] [803B448A0489F84084905D3093480352-3425F23BB2432450] "]
+)
 def test_spring_boot_3_application_name_and_correlation_ids(spark, between):
     """Boot 3.2+: ``[app-name]`` before the thread and, with tracing, ``[trace-span]`` after it."""
     from pyspark.sql import functions as F
 
     thread = "" if "ntainer" in between else "[           main] "
-    line = (f"2024-03-11T14:02:17.418+01:00  INFO 41873 --- {between}{thread}o.a.k.c.c.i.ConsumerCoordinator          : "
-            "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group")
+    line = (
+        f"2024-03-11T14:02:17.418+01:00  INFO 41873 --- {between}{thread}o.a.k.c.c.i.ConsumerCoordinator          : "
+        "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"
+    )
     parts = spark.createDataFrame([(line,)], "value string").select(LAYOUTS["spring_boot"].split(F.col("value"))).first()[0]
-    assert parts[:4] == ["2024-03-11T14:02:17.418+01:00", "INFO", "o.a.k.c.c.i.ConsumerCoordinator", "ntainer#0-0-C-1" if thread == "" else "main"]
+    assert parts[:4] == [
+        "2024-03-11T14:02:17.418+01:00",
+        "INFO",
+        "o.a.k.c.c.i.ConsumerCoordinator",
+        "ntainer#0-0-C-1" if thread == "" else "main",
+    ]
     assert parts[5] == "[Consumer clientId=consumer-orders-app-1, groupId=orders-app] (Re-)joining group"

@@ -23,6 +23,7 @@ def model(request, spark, data_dir) -> Model:
 
 def rows(frame, *columns, order=None) -> list[tuple]:
     """The given columns of every row, sorted (times as HH:MM:SS.mmm text)."""
+
     def show(value):
         return value.strftime("%H:%M:%S.%f")[:-3] if hasattr(value, "strftime") else value
 

@@ -22,8 +22,10 @@ STORE, OTHER = "app-store-changelog", "app-other-changelog"
 
 
 def joined(ts: str, thread: str, generation: int) -> str:
-    return (f"[2024-06-01 10:{ts}] INFO [Consumer clientId={thread}-consumer, groupId=app] Successfully joined group with "
-            f"generation Generation{{generationId={generation}, memberId='{thread}-m', protocol='stream'}} {CC}")
+    return (
+        f"[2024-06-01 10:{ts}] INFO [Consumer clientId={thread}-consumer, groupId=app] Successfully joined group with "
+        f"generation Generation{{generationId={generation}, memberId='{thread}-m', protocol='stream'}} {CC}"
+    )
 
 
 def task_line(ts: str, level: str, thread: str, task: str, text: str) -> str:
@@ -31,20 +33,38 @@ def task_line(ts: str, level: str, thread: str, task: str, text: str) -> str:
 
 
 HOST_A = [
-    joined("00:00,000", T1, 5),                                                                                   # 1
-    task_line("00:00,100", "INFO", T1, "0_1", f"State store store did not find checkpoint offset, hence would default to the starting offset at changelog {STORE}-1"),
-    task_line("00:00,110", "INFO", T1, "0_2", f"State store store did not find checkpoint offset, hence would default to the starting offset at changelog {STORE}-2"),
-    task_line("00:05,000", "DEBUG", T1, "0_1", f"Writing checkpoint: {{{STORE}-1=100}}"),                         # 4: older
-    task_line("00:09,000", "DEBUG", T1, "0_1", f"Writing checkpoint: {{{STORE}-1=40200, {OTHER}-1=-4}}"),         # 5: last for 0_1
-    joined("00:09,005", T1, 6),                                                                                   # 6
-    task_line("00:09,010", "DEBUG", T1, "0_2", f"Writing checkpoint: {{{STORE}-2=777}}"),                         # 7: last for 0_2
-    joined("00:10,000", T2, 6),                                                                                   # 8
+    joined("00:00,000", T1, 5),  # 1
+    task_line(
+        "00:00,100",
+        "INFO",
+        T1,
+        "0_1",
+        f"State store store did not find checkpoint offset, hence would default to the starting offset at changelog {STORE}-1",
+    ),
+    task_line(
+        "00:00,110",
+        "INFO",
+        T1,
+        "0_2",
+        f"State store store did not find checkpoint offset, hence would default to the starting offset at changelog {STORE}-2",
+    ),
+    task_line("00:05,000", "DEBUG", T1, "0_1", f"Writing checkpoint: {{{STORE}-1=100}}"),  # 4: older
+    task_line("00:09,000", "DEBUG", T1, "0_1", f"Writing checkpoint: {{{STORE}-1=40200, {OTHER}-1=-4}}"),  # 5: last for 0_1
+    joined("00:09,005", T1, 6),  # 6
+    task_line("00:09,010", "DEBUG", T1, "0_2", f"Writing checkpoint: {{{STORE}-2=777}}"),  # 7: last for 0_2
+    joined("00:10,000", T2, 6),  # 8
     task_line("00:10,100", "INFO", T2, "0_1", f"State store store initialized from checkpoint with offset 40200 at changelog {STORE}-1"),
-    task_line("00:10,110", "INFO", T2, "0_2", f"State store store did not find checkpoint offset, hence would default to the starting offset at changelog {STORE}-2"),
-    task_line("00:20,000", "DEBUG", T2, "0_1", f"Writing checkpoint: {{{STORE}-1=50000}}"),                       # 11: after the opening
+    task_line(
+        "00:10,110",
+        "INFO",
+        T2,
+        "0_2",
+        f"State store store did not find checkpoint offset, hence would default to the starting offset at changelog {STORE}-2",
+    ),
+    task_line("00:20,000", "DEBUG", T2, "0_1", f"Writing checkpoint: {{{STORE}-1=50000}}"),  # 11: after the opening
 ]
 HOST_B = [
-    task_line("00:09,500", "DEBUG", T1, "0_1", f"Writing checkpoint: {{{STORE}-1=99999}}"),                       # another state dir
+    task_line("00:09,500", "DEBUG", T1, "0_1", f"Writing checkpoint: {{{STORE}-1=99999}}")  # another state dir
 ]
 
 
@@ -61,7 +81,8 @@ def restores(spark, tmp_path_factory):
 def checkpoint_of(episode: dict):
     evidence = episode["last_checkpoint_evidence"]
     return (
-        episode["last_checkpoint_offset"], episode["last_checkpoint_thread"],
+        episode["last_checkpoint_offset"],
+        episode["last_checkpoint_thread"],
         episode["last_checkpoint_ts"] and episode["last_checkpoint_ts"].strftime("%H:%M:%S.%f")[:-3],
         evidence and (evidence["file"].rsplit("/", 2)[-2], evidence["line"]),
     )
@@ -92,9 +113,11 @@ def test_checkpoint_map_entries_and_unknown_offsets(spark):
     from forensics.model.restores import checkpoints_written
 
     members = spark.createDataFrame(
-        [("streams:checkpoint:written", "h", T1, None, "f", 3, "{my-app-a-b-changelog-10=5, other-changelog-0=-4, x-1=0}"),
-         ("streams:checkpoint:written", "h", T1, None, "f", 4, "{}"),
-         ("streams:checkpoint:loaded", "h", T1, None, "f", 5, "y-2")],
+        [
+            ("streams:checkpoint:written", "h", T1, None, "f", 3, "{my-app-a-b-changelog-10=5, other-changelog-0=-4, x-1=0}"),
+            ("streams:checkpoint:written", "h", T1, None, "f", 4, "{}"),
+            ("streams:checkpoint:loaded", "h", T1, None, "f", 5, "y-2"),
+        ],
         "event_type string, host string, thread string, client_id string, source_file string, line long, changelog string",
     ).withColumn("ts", F.current_timestamp())
     got = sorted((r["changelog"], r["offset"], r["evidence"]["line"]) for r in checkpoints_written(members).collect())

@@ -25,8 +25,13 @@ C2_LOG = [
     line("00:06,050", "INFO", "c2", "(Re-)joining group"),
     line("00:06,201", "INFO", "c2", f"Successfully joined group with generation {generation(8, 'c2-m')}"),
     line("00:06,231", "INFO", "c2", "Adding newly assigned partitions: orders-1"),
-    line("00:06,240", "INFO", "c2", "Setting offset for partition orders-1 to the committed offset FetchPosition{offset=4, "
-         "offsetEpoch=Optional[2], currentLeader=LeaderAndEpoch{leader=Optional[broker-1:9092 (id: 1 rack: null)], epoch=2}}"),
+    line(
+        "00:06,240",
+        "INFO",
+        "c2",
+        "Setting offset for partition orders-1 to the committed offset FetchPosition{offset=4, "
+        "offsetEpoch=Optional[2], currentLeader=LeaderAndEpoch{leader=Optional[broker-1:9092 (id: 1 rack: null)], epoch=2}}",
+    ),
     line("00:08,000", "DEBUG", "c2", "Committed offset 7 for partition orders-1"),
 ]
 
@@ -42,7 +47,10 @@ def commits(spark, tmp_path_factory):
 
 def test_history_of_orders_1_in_order_with_attribution(commits):
     history = commits.where("partition = 1").orderBy("sequence")
-    assert [tuple(r) for r in history.select("sequence", "kind", "offset", "member", "generation", "previous_offset", "in_own_interval").collect()] == [
+    assert [
+        tuple(r)
+        for r in history.select("sequence", "kind", "offset", "member", "generation", "previous_offset", "in_own_interval").collect()
+    ] == [
         (1, "commit", 4, "c1/c1", 7, None, True),
         (2, "position from commit", 4, "c2/c2", 8, 4, True),
         (3, "commit", 7, "c2/c2", 8, 4, True),

@@ -19,8 +19,12 @@ C1_LOG = [
     line("00:00,120", "INFO", "c1", "Adding newly assigned partitions: orders-0, orders-1"),
     line("00:00,200", "DEBUG", "c1", "Committed offset 9 for partition orders-1"),
     line("00:06,010", "INFO", "c1", "Revoke previously assigned partitions orders-1"),
-    line("00:06,020", "INFO", "c1", "Ignoring the returned OffsetAndMetadata{offset=4, leaderEpoch=2, metadata=''} "
-         "since its partition orders-1 is no longer assigned"),
+    line(
+        "00:06,020",
+        "INFO",
+        "c1",
+        "Ignoring the returned OffsetAndMetadata{offset=4, leaderEpoch=2, metadata=''} since its partition orders-1 is no longer assigned",
+    ),
     # 3.7+: logged by ConsumerUtils through a static logger, without the [Consumer ..] prefix
     "[2024-06-01 09:00:06,030] INFO Ignoring the returned OffsetAndMetadata{offset=3, leaderEpoch=null, metadata=''} "
     f"since its partition orders-1 is no longer assigned {UTILS}",

@@ -51,16 +51,30 @@ def test_broker_prefixes_are_split_off_and_name_the_coordinator_partition(spark)
     ]
     split = spark.createDataFrame(messages, "m string").select(split_prefix(F.col("m")).alias("p")).collect()
     assert [(r.p.rest.split(" ")[0], r.p.coordinator_topic, r.p.coordinator_partition) for r in split] == [
-        ("Stabilized", None, None), ("Removed", None, None), ("Stabilized", "__consumer_offsets", "12"),
+        ("Stabilized", None, None),
+        ("Removed", None, None),
+        ("Stabilized", "__consumer_offsets", "12"),
     ]
 
 
 def test_coordinator_trigger_from_its_reason_else_from_the_members_it_saw_come_and_go(spark):
     cases = [
-        ("Leader m-1 re-joining group during Stable; client reason: cached metadata has changed", [], "partition count or subscription change"),
-        ("Removing member m-2 on LeaveGroup; client reason: consumer poll timeout has expired.", [], "member left: poll timeout (max.poll.interval.ms)"),
+        (
+            "Leader m-1 re-joining group during Stable; client reason: cached metadata has changed",
+            [],
+            "partition count or subscription change",
+        ),
+        (
+            "Removing member m-2 on LeaveGroup; client reason: consumer poll timeout has expired.",
+            [],
+            "member left: poll timeout (max.poll.interval.ms)",
+        ),
         ("explicit `LeaveGroup` request for (m-2) members.", [], "member left (shutdown or crash)"),
-        ("Freshly-loaded group is over capacity (3). Rebalancing in order to give a chance for consumers to commit offsets", [], "group over capacity (group.max.size)"),
+        (
+            "Freshly-loaded group is over capacity (3). Rebalancing in order to give a chance for consumers to commit offsets",
+            [],
+            "group over capacity (group.max.size)",
+        ),
         ("a reason of a later Kafka", [], "coordinator: a reason of a later Kafka"),
         (None, ["joined", "failed"], "member left: session timeout (session.timeout.ms)"),
         (None, ["joined"], "member joined (scale-up or restart)"),
@@ -95,8 +109,12 @@ def test_coordinator_lines_are_typed_with_group_generation_members_and_reason(fu
         (21, "coordinator:offsets:expired", None, None, None, None, None, None),
     ]
     reasons = rows(broker.where("event_type = 'coordinator:group:preparing_rebalance'"), "line", "reason")
-    assert sorted(reasons) == [(5, ADDING.format(A)), (10, ADDING.format(C)), (14, ADDING.format(B)),
-                       (18, f"removing member {B} on heartbeat expiration")]
+    assert sorted(reasons) == [
+        (5, ADDING.format(A)),
+        (10, ADDING.format(C)),
+        (14, ADDING.format(B)),
+        (18, f"removing member {B} on heartbeat expiration"),
+    ]
 
 
 def test_member_a_clock_offset_is_estimated_against_the_coordinator(full):
@@ -121,8 +139,28 @@ def test_rebalances_take_their_trigger_and_first_sign_from_the_coordinator(full)
     assert rows(full.rebalances, *columns) == [
         ("billing-app", 5, "10:03:20.118", "10:03:23.141", "10:03:23.160", "member joined (scale-up or restart)", "coordinator", [], 9),
         ("orders-app", 1, "10:00:00.409", "10:00:03.444", "10:00:03.468", "member joined (scale-up or restart)", "coordinator", [MA], 5),
-        ("orders-app", 2, "10:05:00.211", "10:05:02.147", "10:05:02.173", "member joined (scale-up or restart)", "coordinator", [MA, MB], 5),
-        ("orders-app", 3, "10:06:56.512", "10:06:58.067", "10:06:58.090", "member left: session timeout (session.timeout.ms)", "coordinator", [MA], 17),
+        (
+            "orders-app",
+            2,
+            "10:05:00.211",
+            "10:05:02.147",
+            "10:05:02.173",
+            "member joined (scale-up or restart)",
+            "coordinator",
+            [MA, MB],
+            5,
+        ),
+        (
+            "orders-app",
+            3,
+            "10:06:56.512",
+            "10:06:58.067",
+            "10:06:58.090",
+            "member left: session timeout (session.timeout.ms)",
+            "coordinator",
+            [MA],
+            17,
+        ),
     ]
     (third,) = full.rebalances.where("group_id = 'orders-app' and generation = 3").collect()
     assert third["start_file"] == BROKER_LOG  # member-b's log just stops: only the broker saw it go
@@ -130,8 +168,18 @@ def test_rebalances_take_their_trigger_and_first_sign_from_the_coordinator(full)
 
 
 def test_coordinator_columns_state_each_generation(full):
-    columns = ("group_id", "generation", "coordinator_host", "coordinator_partition", "coordinator_start_ts",
-               "coordinator_stabilized_ts", "coordinator_assignment_ts", "coordinator_member_count", "leader", "coordinator_joined")
+    columns = (
+        "group_id",
+        "generation",
+        "coordinator_host",
+        "coordinator_partition",
+        "coordinator_start_ts",
+        "coordinator_stabilized_ts",
+        "coordinator_assignment_ts",
+        "coordinator_member_count",
+        "leader",
+        "coordinator_joined",
+    )
     assert rows(full.rebalances, *columns) == [
         ("billing-app", 5, "broker-1", "__consumer_offsets-43", "10:03:20.118", "10:03:23.141", "10:03:23.160", 1, C, [C]),
         ("orders-app", 1, "broker-1", "__consumer_offsets-5", "10:00:00.411", "10:00:03.441", "10:00:03.452", 1, MA, [A]),
@@ -142,7 +190,10 @@ def test_coordinator_columns_state_each_generation(full):
 
 def test_a_rebalance_only_the_coordinator_logged_names_its_missing_member(full):
     assert rows(full.rebalances, "group_id", "generation", "missing_member_count") == [
-        ("billing-app", 5, 1), ("orders-app", 1, 0), ("orders-app", 2, 0), ("orders-app", 3, 0),
+        ("billing-app", 5, 1),
+        ("orders-app", 1, 0),
+        ("orders-app", 2, 0),
+        ("orders-app", 3, 0),
     ]
     (billing,) = full.rebalances.where("group_id = 'billing-app'").collect()
     assert [m.asDict() for m in billing["missing_members"]] == [{"member_id": C, "client_id": "consumer-billing-app-1"}]
@@ -151,7 +202,7 @@ def test_a_rebalance_only_the_coordinator_logged_names_its_missing_member(full):
 def test_the_coordinator_states_member_b_session_timeout(full):
     found = findings_json(detect(full, ["session_timeout"]))
     assert [(f["member"], f["host"], f["group"], f["start"], f["evidence"]) for f in found] == [
-        (MB, "member-b", "orders-app", "2024-06-03T10:06:56.512Z", [{"file": BROKER_LOG, "line": 17}, {"file": BROKER_LOG, "line": 18}]),
+        (MB, "member-b", "orders-app", "2024-06-03T10:06:56.512Z", [{"file": BROKER_LOG, "line": 17}, {"file": BROKER_LOG, "line": 18}])
     ]
 
 
@@ -159,13 +210,19 @@ def test_without_member_b_generation_2_is_rebuilt_and_member_b_named_missing(wit
     by_generation = {(r["group"], r["generation"]): r for r in without_b["rebalances"]}
     second = by_generation[("orders-app", 2)]
     assert (second["members"], second["members_joined"], second["trigger"], second["trigger_source"]) == (
-        [MA], [], "member joined (scale-up or restart)", "coordinator",
+        [MA],
+        [],
+        "member joined (scale-up or restart)",
+        "coordinator",
     )
     assert second["missing_members"] == [{"member_id": B, "client_id": "consumer-orders-app-1"}]
     assert second["missing_member_count"] == 1
     coordinator = second["coordinator"]
     assert (coordinator["member_count"], coordinator["member_ids"], coordinator["joined"], coordinator["start"]) == (
-        2, [A, B], [B], "2024-06-03T10:05:00.213Z",
+        2,
+        [A, B],
+        [B],
+        "2024-06-03T10:05:00.213Z",
     )
     assert coordinator["evidence"] == {"file": BROKER_LOG, "line": 13}
     assert (second["start"], second["evidence"]) == ("2024-06-03T10:05:00.213Z", {"file": BROKER_LOG, "line": 13})
@@ -177,7 +234,7 @@ def test_without_member_b_generation_2_is_rebuilt_and_member_b_named_missing(wit
 def test_without_member_b_its_session_timeout_is_found_from_the_broker_lines(without_b):
     found = [f for f in without_b["findings"] if f["detector"] == "session_timeout"]
     assert [(f["member"], f["host"], f["evidence"]) for f in found] == [
-        (B, None, [{"file": BROKER_LOG, "line": 17}, {"file": BROKER_LOG, "line": 18}]),
+        (B, None, [{"file": BROKER_LOG, "line": 17}, {"file": BROKER_LOG, "line": 18}])
     ]
 
 
@@ -200,10 +257,15 @@ def test_an_end_on_another_hosts_clock_before_the_start_gives_no_duration(spark,
         "for generation 4. The group has 1 members, 0 of which are static. (kafka.coordinator.group.GroupCoordinator)\n"
     )
     (tmp_path / "member-a").mkdir()
-    (tmp_path / "member-a" / "app.log").write_text("\n".join([
-        line("00:00,288", "INFO", "consumer-orders-app-1", "(Re-)joining group"),
-        line("00:00,289", "INFO", "consumer-orders-app-1", f"Successfully joined group with generation {generation(4, A)}"),
-    ]) + "\n")
+    (tmp_path / "member-a" / "app.log").write_text(
+        "\n".join(
+            [
+                line("00:00,288", "INFO", "consumer-orders-app-1", "(Re-)joining group"),
+                line("00:00,289", "INFO", "consumer-orders-app-1", f"Successfully joined group with generation {generation(4, A)}"),
+            ]
+        )
+        + "\n"
+    )
     model = small_model(spark, ingest_paths(spark, tmp_path).records)
     (row,) = model.rebalances.where("generation = 4").collect()
     assert row["start_ts"].strftime("%H:%M:%S.%f")[:-3] == "09:00:00.288"

@@ -22,7 +22,8 @@ def test_rebalance_into_generation_6_timing_and_trigger(model):
     assert row["end_ts"].strftime("%H:%M:%S.%f")[:-3] == "10:00:33.500"  # host-b's assignment, the last
     assert row["duration_ms"] == 3285
     assert [(a["member"], a["assigned_ts"].strftime("%H:%M:%S.%f")[:-3]) for a in row["assignments"]] == [
-        (A, "10:00:33.495"), (B, "10:00:33.500"),
+        (A, "10:00:33.495"),
+        (B, "10:00:33.500"),
     ]
     assert (row["members_joined"], row["members_left"]) == ([B], [])
     assert row["trigger"] == "member joined (scale-up or restart)"

@@ -20,8 +20,20 @@ from tests.helpers import as_small_incident, ingest_paths, small_model
 
 SCENARIOS = ("consumer_scale_out", "streams_scale_out")
 EVENT_FIELDS = (
-    "member_id", "epoch", "state_from", "state_to", "task", "topic", "partition", "offset", "error", "reason",
-    "partitions", "added_partitions", "revoked_partitions", "owned_partitions",
+    "member_id",
+    "epoch",
+    "state_from",
+    "state_to",
+    "task",
+    "topic",
+    "partition",
+    "offset",
+    "error",
+    "reason",
+    "partitions",
+    "added_partitions",
+    "revoked_partitions",
+    "owned_partitions",
 )
 """The typed fields expected.json states for its sample of events (when not null or empty)."""
 
@@ -57,28 +69,71 @@ def analysed(request, spark, data_dir) -> Analysed:
             expected=json.loads((root / "expected.json").read_text(encoding="utf-8")),
             records=ingested.records.count(),
             events=[
-                {"file": at(r["source_file"]), "line": r["line"], "event_type": r["event_type"], "template": r["template_id"],
-                 **{k: r[k] for k in EVENT_FIELDS if r[k] not in (None, [])}}
+                {
+                    "file": at(r["source_file"]),
+                    "line": r["line"],
+                    "event_type": r["event_type"],
+                    "template": r["template_id"],
+                    **{k: r[k] for k in EVENT_FIELDS if r[k] not in (None, [])},
+                }
                 for r in events.collect()
             ],
             rebalances=[
-                {**{k: _clock(r[k]) for k in ("generation", "protocol_type", "start_ts", "end_ts", "duration_ms", "members_joined",
-                                              "members_left", "trigger", "moved")},
-                 "start": at(r["start_file"], r["start_line"])}
+                {
+                    **{
+                        k: _clock(r[k])
+                        for k in (
+                            "generation",
+                            "protocol_type",
+                            "start_ts",
+                            "end_ts",
+                            "duration_ms",
+                            "members_joined",
+                            "members_left",
+                            "trigger",
+                            "moved",
+                        )
+                    },
+                    "start": at(r["start_file"], r["start_line"]),
+                }
                 for r in model.rebalances.orderBy("generation").collect()
             ],
             ownership=[
-                {k: _clock(r[k]) for k in ("topic", "partition", "task", "host", "generation", "from_ts", "to_ts", "ended", "from_line", "to_line")}
+                {
+                    k: _clock(r[k])
+                    for k in ("topic", "partition", "task", "host", "generation", "from_ts", "to_ts", "ended", "from_line", "to_line")
+                }
                 for r in model.ownership.orderBy("task", "topic", "partition", "from_ts").collect()
             ],
             findings=[
-                {**{k: f[k] for k in ("detector", "verdict", "severity", "group", "topic", "partition", "task", "offset_from", "offset_to",
-                                      "records", "exact", "classification", "host", "member", "start")},
-                 "evidence": [at(e["file"], e["line"]) for e in f["evidence"]]}
+                {
+                    **{
+                        k: f[k]
+                        for k in (
+                            "detector",
+                            "verdict",
+                            "severity",
+                            "group",
+                            "topic",
+                            "partition",
+                            "task",
+                            "offset_from",
+                            "offset_to",
+                            "records",
+                            "exact",
+                            "classification",
+                            "host",
+                            "member",
+                            "start",
+                        )
+                    },
+                    "evidence": [at(e["file"], e["line"]) for e in f["evidence"]],
+                }
                 for f in findings_json(detect(model))
             ],
             positions=[
-                r.asDict() for r in model.members.where("event_type = 'consumer:offset:set_committed'").select("member", "group_id").collect()
+                r.asDict()
+                for r in model.members.where("event_type = 'consumer:offset:set_committed'").select("member", "group_id").collect()
             ],
         )
     yield analysed

@@ -11,15 +11,7 @@ from pyspark.sql import functions as F
 from forensics import schema as s
 from forensics.detect import DETECTORS
 from forensics.events.config import config_settings
-from forensics.model import (
-    Model,
-    build_model,
-    clock_skew,
-    commit_lineage,
-    ownership_intervals,
-    rebalances,
-    restore_episodes,
-)
+from forensics.model import Model, build_model, clock_skew, commit_lineage, ownership_intervals, rebalances, restore_episodes
 from forensics.model.members import EPOCH_STEP
 from forensics.spark import known_empty
 from tests.helpers import without_sources

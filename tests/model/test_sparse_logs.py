@@ -74,8 +74,10 @@ def test_an_undated_timeout_reads_as_untimed_never_null(spark, tmp_path):
 
 
 RDK_JOIN = '%7|1710165737.406|JOINGROUP|rdkafka#consumer-1| [thrd:main]: I am elected leader for group "orders-app" with 1 member(s)'
-MAXPOLL = ("%4|1710165790.018|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) exceeded by 89ms "
-           "(adjust max.poll.interval.ms for long-running message processing): leaving group")
+MAXPOLL = (
+    "%4|1710165790.018|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) exceeded by 89ms "
+    "(adjust max.poll.interval.ms for long-running message processing): leaving group"
+)
 
 
 def test_librdkafkas_maxpoll_line_states_max_poll_interval(spark, tmp_path):
@@ -90,7 +92,9 @@ def test_a_partition_list_line_without_its_facility_is_unrecognised_not_an_assig
     be a DUMP_ALL listing (`` orders [1] offset STORED``): it opens no ownership interval and is
     counted as unrecognised Kafka."""
     (tmp_path / "w1").mkdir()
-    (tmp_path / "w1" / "native.log").write_text("%7|1710165737.519|ASSIGNMENT|rdkafka#consumer-1| [thrd:main]:  orders [3] offset INVALID\n")
+    (tmp_path / "w1" / "native.log").write_text(
+        "%7|1710165737.519|ASSIGNMENT|rdkafka#consumer-1| [thrd:main]:  orders [3] offset INVALID\n"
+    )
     (tmp_path / "w1" / "app.log").write_text("2024-03-11 14:03:02,002 DEBUG consumer [thrd:main]:  orders [1] offset STORED\n")
     result = materialised(analyze(spark, [str(tmp_path)]))
     assert result["events_by_type"].get("consumer:group:assigned") == 1

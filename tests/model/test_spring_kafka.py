@@ -46,11 +46,21 @@ def analysed(spark, directory):
         for r in model.ownership.collect()
     )
     rebalances = sorted(
-        (r["generation"], r["members"], r["members_joined"], r["members_left"], r["trigger"], str(r["start_ts"]), str(r["end_ts"]), r["moved"])
+        (
+            r["generation"],
+            r["members"],
+            r["members_joined"],
+            r["members_left"],
+            r["trigger"],
+            str(r["start_ts"]),
+            str(r["end_ts"]),
+            r["moved"],
+        )
         for r in model.rebalances.collect()
     )
     found = sorted(
-        (f["detector"], f["group"], f["topic"], f["partition"], f["offset_from"], f["offset_to"], f["member"]) for f in findings_json(detect(model))
+        (f["detector"], f["group"], f["topic"], f["partition"], f["offset_from"], f["offset_to"], f["member"])
+        for f in findings_json(detect(model))
     )
     return members, ownership, rebalances, found
 
@@ -88,10 +98,12 @@ SPRING_BOOT = [
 def test_spring_lines_alone_give_each_container_thread_its_ownership(spark, tmp_path):
     path = tmp_path / "orders-svc" / "app.log"
     path.parent.mkdir()
-    path.write_text("".join(
-        f"2024-03-11T{t}+01:00  INFO 4242 --- [orders-svc] [ntainer#0-{thread}] o.s.k.l.KafkaMessageListenerContainer    : {text}\n"
-        for t, thread, text in SPRING_BOOT
-    ))
+    path.write_text(
+        "".join(
+            f"2024-03-11T{t}+01:00  INFO 4242 --- [orders-svc] [ntainer#0-{thread}] o.s.k.l.KafkaMessageListenerContainer    : {text}\n"
+            for t, thread, text in SPRING_BOOT
+        )
+    )
     members, ownership, _, _ = analysed(spark, tmp_path)
     assert [(m["line"], m["event_type"], m["member"]) for m in sorted(members, key=lambda m: m["line"])] == [
         (1, "consumer:group:assigned", "orders-svc/ntainer#0-0-C-1"),
@@ -101,8 +113,13 @@ def test_spring_lines_alone_give_each_container_thread_its_ownership(spark, tmp_
         (5, "consumer:group:assigned", "orders-svc/ntainer#0-0-C-1"),
         (6, "consumer:group:lost", "orders-svc/ntainer#0-1-C-1"),
     ]
-    assert [(client, partition, to_ts[11:19] if to_ts != "None" else None, ended) for _, client, partition, _, _, to_ts, ended in ownership] == [
-        ("ntainer#0-0-C-1", 0, None, "end of logs"), ("ntainer#0-0-C-1", 1, None, "end of logs"),
-        ("ntainer#0-0-C-1", 2, "13:02:46", "revoked"), ("ntainer#0-0-C-1", 3, "13:02:46", "revoked"),
-        ("ntainer#0-1-C-1", 2, "13:05:02", "lost"), ("ntainer#0-1-C-1", 3, "13:05:02", "lost"),
+    assert [
+        (client, partition, to_ts[11:19] if to_ts != "None" else None, ended) for _, client, partition, _, _, to_ts, ended in ownership
+    ] == [
+        ("ntainer#0-0-C-1", 0, None, "end of logs"),
+        ("ntainer#0-0-C-1", 1, None, "end of logs"),
+        ("ntainer#0-0-C-1", 2, "13:02:46", "revoked"),
+        ("ntainer#0-0-C-1", 3, "13:02:46", "revoked"),
+        ("ntainer#0-1-C-1", 2, "13:05:02", "lost"),
+        ("ntainer#0-1-C-1", 3, "13:05:02", "lost"),
     ]

@@ -24,12 +24,18 @@ def at(minute: int) -> datetime:
 
 
 EXPECTED = {
-    ENTRY_ALONE.name: [(7, None, "settlements", 2, 90412, 12, "REWIND", "/10.4.0.17", at(40)),
-                       (13, None, "settlements", 2, 90377, 61, "REWIND", "/10.4.0.17", at(41))],
-    JS_LITERAL.name: [(14, "ledger-settle", "settlements", 0, 71100, 3, "OK", "/10.4.0.17", at(40)),
-                      (15, "ledger-settle", "settlements", 0, 71200, 0, "OK", "/10.4.0.17", at(41))],
-    CUT.name: [(1, "ledger-settle", "settlements", 0, 71100, 3, "OK", "/10.4.0.17", at(40)),  # partition 1 is cut: nothing
-               (1, "ledger-settle", "settlements", 0, 71200, 0, "OK", "/10.4.0.17", at(41))],
+    ENTRY_ALONE.name: [
+        (7, None, "settlements", 2, 90412, 12, "REWIND", "/10.4.0.17", at(40)),
+        (13, None, "settlements", 2, 90377, 61, "REWIND", "/10.4.0.17", at(41)),
+    ],
+    JS_LITERAL.name: [
+        (14, "ledger-settle", "settlements", 0, 71100, 3, "OK", "/10.4.0.17", at(40)),
+        (15, "ledger-settle", "settlements", 0, 71200, 0, "OK", "/10.4.0.17", at(41)),
+    ],
+    CUT.name: [
+        (1, "ledger-settle", "settlements", 0, 71100, 3, "OK", "/10.4.0.17", at(40)),  # partition 1 is cut: nothing
+        (1, "ledger-settle", "settlements", 0, 71200, 0, "OK", "/10.4.0.17", at(41)),
+    ],
 }
 
 

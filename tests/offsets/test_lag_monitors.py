@@ -18,15 +18,7 @@ from pyspark.sql import functions as F
 import forensics.offsets as offsets
 from forensics.cli import main
 from forensics.detect import detect, findings_json
-from forensics.offsets import (
-    DUMP_KINDS,
-    OFFSETS_SCHEMA,
-    burrow,
-    offsets_accounting,
-    prometheus,
-    read_offsets,
-    sniff_file,
-)
+from forensics.offsets import DUMP_KINDS, OFFSETS_SCHEMA, burrow, offsets_accounting, prometheus, read_offsets, sniff_file
 from forensics.report.figures import committed_offsets
 from forensics.schema import RECORDS_SCHEMA
 from tests.helpers import as_small_incident, small_model
@@ -48,15 +40,30 @@ def at(minute: int, second: int = 0, ms: int = 0) -> datetime:
 
 
 def burrow_commit(partition, offset, lag, host, client, state, committed, seen=None, group="orders-app", topic="orders"):
-    row = {"kind": COMMIT, "group_id": group, "topic": topic, "partition": partition, "current_offset": offset,
-           "log_end_offset": offset + lag, "lag": lag, "host": host, "client_id": client, "state": state, "commit_ts": committed}
+    row = {
+        "kind": COMMIT,
+        "group_id": group,
+        "topic": topic,
+        "partition": partition,
+        "current_offset": offset,
+        "log_end_offset": offset + lag,
+        "lag": lag,
+        "host": host,
+        "client_id": client,
+        "state": state,
+        "commit_ts": committed,
+    }
     return {**row, "snapshot_ts": seen} if seen else row
 
 
 def group_row(snapshot, partition, current=None, lag=None, group="orders-app", topic="orders", **member):
     row = {"kind": SNAPSHOT, "group_id": group, "topic": topic, "partition": partition, **member}
-    values = {"snapshot_ts": snapshot, "current_offset": current, "lag": lag,
-              "log_end_offset": current + lag if current is not None and lag is not None else None}
+    values = {
+        "snapshot_ts": snapshot,
+        "current_offset": current,
+        "lag": lag,
+        "log_end_offset": current + lag if current is not None and lag is not None else None,
+    }
     return {**row, **{k: v for k, v in values.items() if v is not None}}
 
 
@@ -90,15 +97,21 @@ EXPECTED = {
             burrow_commit(0, 320, 40, "/10.0.0.21", "billing-1", "REWIND", at(9, 5), group="billing", topic="invoices"),
             burrow_commit(2, 77, 3, "/10.0.0.22", "billing-2", "STALL", at(0, 5, 100), group="billing", topic="invoices"),
             burrow_commit(2, 77, 3, "/10.0.0.22", "billing-2", "STALL", at(9, 5, 100), group="billing", topic="invoices"),
-        ],
+        ]
     },
     KAFKA_EXPORTER.name: {  # -1 is "no committed offset"; 1.2345e+06 is the Go client's float
-        **{line: [row] for line, row in exporter_scrape(5, 10, [1500, 1588, 1234500, None], [120, 0, 11, None],
-                                                        [1620, 1588, 1234511, 40]).items()},
-        **{line: [row] for line, row in exporter_scrape(6, 38, [1610, 1502, 1234511, None], [90, 96, 0, None],
-                                                        [1700, 1598, 1234511, 40]).items()},
-        **{line: [row] for line, row in exporter_scrape(7, 66, [1700, 1598, 1234511, None], [0, 0, 5, None],
-                                                        [1700, 1598, 1234516, 40]).items()},
+        **{
+            line: [row]
+            for line, row in exporter_scrape(5, 10, [1500, 1588, 1234500, None], [120, 0, 11, None], [1620, 1588, 1234511, 40]).items()
+        },
+        **{
+            line: [row]
+            for line, row in exporter_scrape(6, 38, [1610, 1502, 1234511, None], [90, 96, 0, None], [1700, 1598, 1234511, 40]).items()
+        },
+        **{
+            line: [row]
+            for line, row in exporter_scrape(7, 66, [1700, 1598, 1234511, None], [0, 0, 5, None], [1700, 1598, 1234516, 40]).items()
+        },
     },
     LAG_EXPORTER.name: {  # no stamps, no sample timestamps: the order of the scrapes in the file
         3: [group_row(None, 0, 12345678, 22, "payments-app", "payments", **LAG_MEMBER)],
@@ -113,35 +126,59 @@ EXPECTED = {
 }
 
 # Inline cases: (file name, text, expected rows by line, unparsed lines).
-FEDERATE = "\n".join([
-    "# TYPE kafka_consumergroup_current_offset untyped",
-    'kafka_consumergroup_current_offset{consumergroup="odd \\"group\\"",instance="exporter:9308",job="kafka",partition="0",topic="t"} 42 1710166200000',
-    'kafka_consumergroup_group_offset{cluster_name="prod",group="g",topic="t",partition="1",} NaN',
-    'kafka_consumergroup_lag{consumergroup="g",partition="2",topic="t"} 7 1710166200000',
-    'kafka_consumergroup_current_offset{consumergroup="g",topic="t"} 5',
-    "# EOF",
-])
-GLUED = '{"error":false,"message":"consumer status returned","status":{"cluster":"c","group":"g","status":"OK","partitions":[' \
-        '{"topic":"t","partition":0,"status":"OK","start":{"offset":5,"timestamp":1710165600000,"lag":0},' \
-        '"end":{"offset":9,"timestamp":1710165660000,"lag":0}}]}}' \
-        '{"error":false,"message":"consumer status returned","status":{"cluster":"c","group":"g","status":"OK","partitions":[' \
-        '{"topic":"t","partition":0,"status":"OK","start":{"offset":9,"timestamp":1710165660000,"lag":0},' \
-        '"end":{"offset":12,"timestamp":1710165720000,"lag":1}}]}}\n' \
-        '{"error":false,"message":"consumer status returned","status":{"cluster":"c","group":"gone","status":"NOTFOUND",' \
-        '"partitions":null,"partition_count":0,"maxlag":null,"totallag":0},"request":{"url":"/v3/kafka/c/consumer/gone/status","host":"b"}}\n'
+FEDERATE = "\n".join(
+    [
+        "# TYPE kafka_consumergroup_current_offset untyped",
+        'kafka_consumergroup_current_offset{consumergroup="odd \\"group\\"",instance="exporter:9308",job="kafka",partition="0",topic="t"} 42 1710166200000',
+        'kafka_consumergroup_group_offset{cluster_name="prod",group="g",topic="t",partition="1",} NaN',
+        'kafka_consumergroup_lag{consumergroup="g",partition="2",topic="t"} 7 1710166200000',
+        'kafka_consumergroup_current_offset{consumergroup="g",topic="t"} 5',
+        "# EOF",
+    ]
+)
+GLUED = (
+    '{"error":false,"message":"consumer status returned","status":{"cluster":"c","group":"g","status":"OK","partitions":['
+    '{"topic":"t","partition":0,"status":"OK","start":{"offset":5,"timestamp":1710165600000,"lag":0},'
+    '"end":{"offset":9,"timestamp":1710165660000,"lag":0}}]}}'
+    '{"error":false,"message":"consumer status returned","status":{"cluster":"c","group":"g","status":"OK","partitions":['
+    '{"topic":"t","partition":0,"status":"OK","start":{"offset":9,"timestamp":1710165660000,"lag":0},'
+    '"end":{"offset":12,"timestamp":1710165720000,"lag":1}}]}}\n'
+    '{"error":false,"message":"consumer status returned","status":{"cluster":"c","group":"gone","status":"NOTFOUND",'
+    '"partitions":null,"partition_count":0,"maxlag":null,"totallag":0},"request":{"url":"/v3/kafka/c/consumer/gone/status","host":"b"}}\n'
+)
 DETAIL = '{"error":false,"message":"consumer detail returned","topics":{"t":[{"offsets":[],"owner":"","current-lag":0}]}}\n'
 CUT = "".join(BURROW_REWIND.read_text().splitlines(keepends=True)[:20])
 T = "t"
 INLINE = {
-    "federate.prom": (FEDERATE + "\n", {
-        2: [group_row(at(10), 0, 42, group='odd "group"', topic=T)],
-        3: [group_row(None, 1, group="g", topic=T)],
-        4: [group_row(at(10), 2, lag=7, group="g", topic=T)],
-    }, [5]),
-    "glued.json": (GLUED, {
-        1: [{"kind": COMMIT, "group_id": "g", "topic": T, "partition": 0, "current_offset": o, "log_end_offset": o + lag,
-             "lag": lag, "state": "OK", "commit_ts": at(m)} for o, lag, m in ((5, 0, 0), (9, 0, 1), (9, 0, 1), (12, 1, 2))],
-    }, []),
+    "federate.prom": (
+        FEDERATE + "\n",
+        {
+            2: [group_row(at(10), 0, 42, group='odd "group"', topic=T)],
+            3: [group_row(None, 1, group="g", topic=T)],
+            4: [group_row(at(10), 2, lag=7, group="g", topic=T)],
+        },
+        [5],
+    ),
+    "glued.json": (
+        GLUED,
+        {
+            1: [
+                {
+                    "kind": COMMIT,
+                    "group_id": "g",
+                    "topic": T,
+                    "partition": 0,
+                    "current_offset": o,
+                    "log_end_offset": o + lag,
+                    "lag": lag,
+                    "state": "OK",
+                    "commit_ts": at(m),
+                }
+                for o, lag, m in ((5, 0, 0), (9, 0, 1), (9, 0, 1), (12, 1, 2))
+            ]
+        },
+        [],
+    ),
     "detail.json": (DETAIL, {}, [1]),
     "cut.json": (CUT, {}, list(range(1, 21))),
 }
@@ -196,7 +233,11 @@ def test_every_line_lands_in_one_bucket(spark, paths):
     unparsed = sum(len(u) for _, _, u in INLINE.values())
     assert (lines, rows, records, unparsed) == (231 + 29, 39 + 4, 42 + 7, 22)
     assert offsets_accounting(spark, paths) == {
-        "lines": lines, "rows": rows, "skipped": lines - rows - unparsed, "unparsed": unparsed, "records": records,
+        "lines": lines,
+        "rows": rows,
+        "skipped": lines - rows - unparsed,
+        "unparsed": unparsed,
+        "records": records,
     }
 
 
@@ -226,8 +267,10 @@ def test_cli_dump_kinds_reject_monitor_documents():
 
 
 def test_sniff_rejects_logs_and_other_json():
-    log = ["[2024-03-11 14:05:00,123] INFO [Consumer clientId=c-1, groupId=g] Setting offset for partition t-0 to the "
-           "committed offset FetchPosition{offset=5} (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"]
+    log = [
+        "[2024-03-11 14:05:00,123] INFO [Consumer clientId=c-1, groupId=g] Setting offset for partition t-0 to the "
+        "committed offset FetchPosition{offset=5} (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+    ]
     for module in (burrow, prometheus):
         assert not module.sniff(log)
         assert not module.sniff(DETAIL.splitlines())
@@ -272,8 +315,14 @@ def test_burrow_rewind_document_alone_gives_the_backward_commit(burrow_result):
 
 def test_burrow_commits_feed_the_commit_lineage_and_figure(burrow_result):
     commits = [(c["partition"], c["kind"], c["offset"], c["previous_offset"]) for c in burrow_result["commits"]]
-    assert commits == [(0, "dump commit", 1400, None), (0, "dump commit", 1500, 1400), (1, "dump commit", 1588, None),
-                       (1, "dump commit", 1502, 1588), (2, "dump commit", 98100, None), (2, "dump commit", 98211, 98100)]
+    assert commits == [
+        (0, "dump commit", 1400, None),
+        (0, "dump commit", 1500, 1400),
+        (1, "dump commit", 1588, None),
+        (1, "dump commit", 1502, 1588),
+        (2, "dump commit", 98100, None),
+        (2, "dump commit", 98211, 98100),
+    ]
     figure = committed_offsets(burrow_result).figure
     assert [list(trace.y) for trace in figure.data if trace.mode == "lines+markers"] == [[1400, 1500], [1588, 1502], [98100, 98211]]
 

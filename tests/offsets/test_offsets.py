@@ -43,8 +43,17 @@ def member(group, consumer, host, client, **values):
 
 def row0(group="orders-app", cid=CID_APP1, client=APP1, **values):
     """orders-0 at 1500 of 1620 (lag 120), owned by consumer 1 on /10.0.0.12."""
-    base = {"kind": OFFSETS, "topic": "orders", "partition": 0, "current_offset": 1500, "log_end_offset": 1620,
-            "lag": 120, "consumer_id": cid, "host": "/10.0.0.12", "client_id": client}
+    base = {
+        "kind": OFFSETS,
+        "topic": "orders",
+        "partition": 0,
+        "current_offset": 1500,
+        "log_end_offset": 1620,
+        "lag": 120,
+        "consumer_id": cid,
+        "host": "/10.0.0.12",
+        "client_id": client,
+    }
     if group:
         base["group_id"] = group
     return {**base, **values}
@@ -64,22 +73,40 @@ EXPECTED = {
         8: row0(),
         9: offsets_row(group_id="orders-app", topic="orders", partition=5, log_end_offset=98211),
     },
-    "describe_3_8_glued.txt": {
-        3: row0(),
-        6: row0(snapshot_ts=datetime(2024, 3, 11, 14, 6), current_offset=1620, lag=0),
-    },
+    "describe_3_8_glued.txt": {3: row0(), 6: row0(snapshot_ts=datetime(2024, 3, 11, 14, 6), current_offset=1620, lag=0)},
     "describe_4_0_verbose.txt": {
         3: row0(cid="TtH1mHbYQ8u4M0o2v8p3xA", leader_epoch=4),
-        4: offsets_row(group_id="orders-app", topic="orders", partition=1, log_end_offset=1588,
-                       consumer_id="TtH1mHbYQ8u4M0o2v8p3xA", host="/10.0.0.12", client_id=APP1),
+        4: offsets_row(
+            group_id="orders-app",
+            topic="orders",
+            partition=1,
+            log_end_offset=1588,
+            consumer_id="TtH1mHbYQ8u4M0o2v8p3xA",
+            host="/10.0.0.12",
+            client_id=APP1,
+        ),
     },
     "describe_time_series.txt": {
         4: row0(snapshot_ts=datetime(2024, 3, 11, 14, 5)),
         5: row0(snapshot_ts=datetime(2024, 3, 11, 14, 5), partition=1, current_offset=1400, log_end_offset=1410, lag=10),
-        11: offsets_row(snapshot_ts=datetime(2024, 3, 11, 14, 6), group_id="orders-app", topic="orders", partition=0,
-                        current_offset=1610, log_end_offset=1700, lag=90),
-        12: offsets_row(snapshot_ts=datetime(2024, 3, 11, 14, 6), group_id="orders-app", topic="orders", partition=1,
-                        current_offset=1410, log_end_offset=1470, lag=60),
+        11: offsets_row(
+            snapshot_ts=datetime(2024, 3, 11, 14, 6),
+            group_id="orders-app",
+            topic="orders",
+            partition=0,
+            current_offset=1610,
+            log_end_offset=1700,
+            lag=90,
+        ),
+        12: offsets_row(
+            snapshot_ts=datetime(2024, 3, 11, 14, 6),
+            group_id="orders-app",
+            topic="orders",
+            partition=1,
+            current_offset=1410,
+            log_end_offset=1470,
+            lag=60,
+        ),
     },
     "members_2_2_verbose.txt": {
         3: member(None, CID1, "/10.0.0.12", "consumer-1", member_assignment="orders(0,1), payments(2)"),
@@ -87,10 +114,21 @@ EXPECTED = {
     },
     "members_2_3.txt": {3: member("orders-app", CID_APP1, "/10.0.0.12", APP1)},
     "members_2_6_static_verbose.txt": {
-        3: member("orders-app", "orders-host-a-5b2e0f8a-6a3c-4f0f-9d7e-2c1b0a9e8d7f", "/10.0.0.12", APP1,
-                  instance_id="orders-host-a", member_assignment="orders(0,1)"),
-        4: member("orders-app", "consumer-orders-app-2-0f0e7c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b", "/10.0.0.13",
-                  "consumer-orders-app-2", member_assignment="orders(2), payments(0)"),
+        3: member(
+            "orders-app",
+            "orders-host-a-5b2e0f8a-6a3c-4f0f-9d7e-2c1b0a9e8d7f",
+            "/10.0.0.12",
+            APP1,
+            instance_id="orders-host-a",
+            member_assignment="orders(0,1)",
+        ),
+        4: member(
+            "orders-app",
+            "consumer-orders-app-2-0f0e7c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b",
+            "/10.0.0.13",
+            "consumer-orders-app-2",
+            member_assignment="orders(2), payments(0)",
+        ),
     },
     "members_3_8_verbose_bug.txt": {3: member("orders-app", CID_APP1, "/10.0.0.12", APP1, member_assignment="(0,1), (2)")},
     "members_4_0_verbose.txt": {
@@ -98,39 +136,95 @@ EXPECTED = {
         4: member("orders-app", "Vq3nC0xPTmWl2f9s8d7e6A", "/10.0.0.13", "consumer-orders-app-2"),
     },
     "state_2_2.txt": {
-        3: {"kind": STATE, "coordinator": "kafka-2.internal:9092 (2)", "assignment_strategy": "range",
-            "state": "Stable", "members": 3},
+        3: {"kind": STATE, "coordinator": "kafka-2.internal:9092 (2)", "assignment_strategy": "range", "state": "Stable", "members": 3}
     },
     "state_3_7_and_3_8.txt": {
-        3: {"kind": STATE, "group_id": "orders-app", "coordinator": "kafka-2.internal:9092 (2)",
-            "assignment_strategy": "range", "state": "Stable", "members": 3},
+        3: {
+            "kind": STATE,
+            "group_id": "orders-app",
+            "coordinator": "kafka-2.internal:9092 (2)",
+            "assignment_strategy": "range",
+            "state": "Stable",
+            "members": 3,
+        },
         6: {"kind": STATE, "group_id": "billing", "coordinator": "kafka-1.internal:9092 (1)", "state": "Empty", "members": 0},
     },
     "state_4_0.txt": {
-        3: {"kind": STATE, "group_id": "orders-app", "coordinator": "kafka-2.internal:9092 (2)",
-            "assignment_strategy": "uniform", "state": "Stable", "members": 3},
+        3: {
+            "kind": STATE,
+            "group_id": "orders-app",
+            "coordinator": "kafka-2.internal:9092 (2)",
+            "assignment_strategy": "uniform",
+            "state": "Stable",
+            "members": 3,
+        }
     },
     "consumer_offsets_2_0.txt": {
-        1: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 0, "current_offset": 1500,
-            "metadata": "", "commit_ts": MS_0418, "expire_ts": datetime(2024, 3, 18, 14, 2, 17, 418000)},
-        2: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 1, "current_offset": 1588,
-            "metadata": "checkpoint-7", "commit_ts": datetime(2024, 3, 11, 14, 2, 17, 420000),
-            "expire_ts": datetime(2024, 3, 18, 14, 2, 17, 420000)},
+        1: {
+            "kind": COMMIT,
+            "group_id": "orders-app",
+            "topic": "orders",
+            "partition": 0,
+            "current_offset": 1500,
+            "metadata": "",
+            "commit_ts": MS_0418,
+            "expire_ts": datetime(2024, 3, 18, 14, 2, 17, 418000),
+        },
+        2: {
+            "kind": COMMIT,
+            "group_id": "orders-app",
+            "topic": "orders",
+            "partition": 1,
+            "current_offset": 1588,
+            "metadata": "checkpoint-7",
+            "commit_ts": datetime(2024, 3, 11, 14, 2, 17, 420000),
+            "expire_ts": datetime(2024, 3, 18, 14, 2, 17, 420000),
+        },
         4: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 2},  # ::NULL tombstone
     },
     "consumer_offsets_3_6.txt": {
-        1: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 0, "current_offset": 1500,
-            "leader_epoch": 4, "metadata": "", "commit_ts": MS_0418},
-        2: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 0, "current_offset": 1450,
-            "metadata": "replay", "commit_ts": datetime(2024, 3, 11, 14, 3, 17, 418000),
-            "expire_ts": datetime(2024, 3, 18, 14, 3, 17, 418000)},
+        1: {
+            "kind": COMMIT,
+            "group_id": "orders-app",
+            "topic": "orders",
+            "partition": 0,
+            "current_offset": 1500,
+            "leader_epoch": 4,
+            "metadata": "",
+            "commit_ts": MS_0418,
+        },
+        2: {
+            "kind": COMMIT,
+            "group_id": "orders-app",
+            "topic": "orders",
+            "partition": 0,
+            "current_offset": 1450,
+            "metadata": "replay",
+            "commit_ts": datetime(2024, 3, 11, 14, 3, 17, 418000),
+            "expire_ts": datetime(2024, 3, 18, 14, 3, 17, 418000),
+        },
     },
     "consumer_offsets_3_9_json.txt": {
-        1: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 0, "current_offset": 1500,
-            "leader_epoch": 4, "metadata": "", "commit_ts": MS_0418},
-        3: {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 1, "current_offset": 1588,
-            "metadata": "m", "commit_ts": datetime(2024, 3, 11, 14, 2, 17, 420000),
-            "expire_ts": datetime(2024, 3, 18, 14, 2, 17, 420000)},
+        1: {
+            "kind": COMMIT,
+            "group_id": "orders-app",
+            "topic": "orders",
+            "partition": 0,
+            "current_offset": 1500,
+            "leader_epoch": 4,
+            "metadata": "",
+            "commit_ts": MS_0418,
+        },
+        3: {
+            "kind": COMMIT,
+            "group_id": "orders-app",
+            "topic": "orders",
+            "partition": 1,
+            "current_offset": 1588,
+            "metadata": "m",
+            "commit_ts": datetime(2024, 3, 11, 14, 2, 17, 420000),
+            "expire_ts": datetime(2024, 3, 18, 14, 2, 17, 420000),
+        },
     },
     "get_offsets_1_1.txt": {
         1: {"kind": LOG, "topic": "orders", "partition": 0, "log_end_offset": 1620},
@@ -142,22 +236,71 @@ EXPECTED = {
         3: {"kind": LOG, "topic": "orders", "partition": 2},
     },
     "dump_log_1_1.txt": {
-        1: {"kind": BATCH, "base_offset": 0, "last_offset": 2, "producer_id": -1, "producer_epoch": -1,
-            "leader_epoch": 0, "is_transactional": False},
+        1: {
+            "kind": BATCH,
+            "base_offset": 0,
+            "last_offset": 2,
+            "producer_id": -1,
+            "producer_epoch": -1,
+            "leader_epoch": 0,
+            "is_transactional": False,
+        }
     },
     "dump_log_2_8.txt": {
-        3: {"kind": BATCH, "topic": "orders", "partition": 0, "base_offset": 0, "last_offset": 4, "record_count": 5,
-            "producer_id": 1000, "producer_epoch": 0, "leader_epoch": 4, "is_transactional": True, "is_control": False},
-        5: {"kind": BATCH, "topic": "orders", "partition": 0, "base_offset": 5, "last_offset": 5, "record_count": 1,
-            "producer_id": 1000, "producer_epoch": 0, "leader_epoch": 4, "is_transactional": True, "is_control": True},
+        3: {
+            "kind": BATCH,
+            "topic": "orders",
+            "partition": 0,
+            "base_offset": 0,
+            "last_offset": 4,
+            "record_count": 5,
+            "producer_id": 1000,
+            "producer_epoch": 0,
+            "leader_epoch": 4,
+            "is_transactional": True,
+            "is_control": False,
+        },
+        5: {
+            "kind": BATCH,
+            "topic": "orders",
+            "partition": 0,
+            "base_offset": 5,
+            "last_offset": 5,
+            "record_count": 1,
+            "producer_id": 1000,
+            "producer_epoch": 0,
+            "leader_epoch": 4,
+            "is_transactional": True,
+            "is_control": True,
+        },
     },
     "dump_log_3_3.txt": {
-        3: {"kind": BATCH, "topic": "orders", "partition": 3, "base_offset": 1500, "last_offset": 1519,
-            "record_count": 20, "producer_id": 4001, "producer_epoch": 3, "leader_epoch": 4,
-            "is_transactional": True, "is_control": False},
-        4: {"kind": BATCH, "topic": "orders", "partition": 3, "base_offset": 1520, "last_offset": 1520,
-            "record_count": 1, "producer_id": -1, "producer_epoch": -1, "leader_epoch": 4,
-            "is_transactional": False, "is_control": False},
+        3: {
+            "kind": BATCH,
+            "topic": "orders",
+            "partition": 3,
+            "base_offset": 1500,
+            "last_offset": 1519,
+            "record_count": 20,
+            "producer_id": 4001,
+            "producer_epoch": 3,
+            "leader_epoch": 4,
+            "is_transactional": True,
+            "is_control": False,
+        },
+        4: {
+            "kind": BATCH,
+            "topic": "orders",
+            "partition": 3,
+            "base_offset": 1520,
+            "last_offset": 1520,
+            "record_count": 1,
+            "producer_id": -1,
+            "producer_epoch": -1,
+            "leader_epoch": 4,
+            "is_transactional": False,
+            "is_control": False,
+        },
     },
     "mixed_unparsed.txt": {1: {"kind": LOG, "topic": "orders", "partition": 0, "log_end_offset": 1620}},
 }
@@ -166,15 +309,31 @@ EXPECTED = {
 EXPECTED_MULTI = {
     "consumer_offsets_4_0_json.txt": {
         1: [
-            {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 0, "current_offset": 1500,
-             "leader_epoch": 4, "metadata": "", "commit_ts": MS_0418},
+            {
+                "kind": COMMIT,
+                "group_id": "orders-app",
+                "topic": "orders",
+                "partition": 0,
+                "current_offset": 1500,
+                "leader_epoch": 4,
+                "metadata": "",
+                "commit_ts": MS_0418,
+            },
             {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 1},  # "value":null
         ],
         2: [
-            {"kind": COMMIT, "group_id": "orders-app", "topic": "orders", "partition": 2, "current_offset": 98211,
-             "leader_epoch": -1, "metadata": "", "commit_ts": datetime(2024, 3, 11, 14, 2, 17, 500000)},
+            {
+                "kind": COMMIT,
+                "group_id": "orders-app",
+                "topic": "orders",
+                "partition": 2,
+                "current_offset": 98211,
+                "leader_epoch": -1,
+                "metadata": "",
+                "commit_ts": datetime(2024, 3, 11, 14, 2, 17, 500000),
+            }
         ],
-    },
+    }
 }
 
 
@@ -228,10 +387,7 @@ def test_describe_snapshots_become_a_time_series(table):
 
 def test_snapshot_argument_fills_rows_above_any_stamp(spark):
     rows = read_offsets(spark, [str(DATA / "describe_3_8_glued.txt")], snapshot_ts="2024-03-11 14:05:00").collect()
-    assert sorted((r["line"], r["snapshot_ts"]) for r in rows) == [
-        (3, datetime(2024, 3, 11, 14, 5)),
-        (6, datetime(2024, 3, 11, 14, 6)),
-    ]
+    assert sorted((r["line"], r["snapshot_ts"]) for r in rows) == [(3, datetime(2024, 3, 11, 14, 5)), (6, datetime(2024, 3, 11, 14, 6))]
 
 
 def test_accounting_adds_up(spark):
@@ -240,7 +396,6 @@ def test_accounting_adds_up(spark):
     records = sum(len(lines) for lines in EXPECTED.values()) + 3
     assert totals == {"lines": 104, "rows": rows, "skipped": 104 - rows - 2, "unparsed": 2, "records": records}
     assert totals["rows"] + totals["skipped"] + totals["unparsed"] == totals["lines"]
-
 
 
 # ---- the kinds parsed --------------------------------------------------------------------
@@ -301,8 +456,12 @@ def test_a_dump_of_no_kind_still_counts_the_lines_every_kind_skips(spark, tmp_pa
 
 SAMPLES = {
     "consumer_groups": ["describe_2_3_all_groups.txt", "members_4_0_verbose.txt", "state_2_2.txt", "describe_1_0.txt"],
-    "consumer_offsets_topic": ["consumer_offsets_2_0.txt", "consumer_offsets_3_6.txt", "consumer_offsets_3_9_json.txt",
-                               "consumer_offsets_4_0_json.txt"],
+    "consumer_offsets_topic": [
+        "consumer_offsets_2_0.txt",
+        "consumer_offsets_3_6.txt",
+        "consumer_offsets_3_9_json.txt",
+        "consumer_offsets_4_0_json.txt",
+    ],
     "get_offsets": ["get_offsets_1_1.txt", "get_offsets_3_7.txt"],
     "dump_log": ["dump_log_2_8.txt", "dump_log_3_3.txt", "dump_log_1_1.txt"],
 }
@@ -352,9 +511,21 @@ def test_duplicate_kind_names_raise():
 def test_stamp_formats(spark):
     from pyspark.sql import functions as F
 
-    texts = ["# 2024-03-11T14:05:00Z", "Mon Mar 11 14:06:00 UTC 2024", "Mon Mar 11 15:07:00 CET 2024",
-             "Mon Mar  4 09:00:00 +0200 2024", "2024-03-11 14:08:00", "orders:0:1620"]
+    texts = [
+        "# 2024-03-11T14:05:00Z",
+        "Mon Mar 11 14:06:00 UTC 2024",
+        "Mon Mar 11 15:07:00 CET 2024",
+        "Mon Mar  4 09:00:00 +0200 2024",
+        "2024-03-11 14:08:00",
+        "orders:0:1620",
+    ]
     df = spark.createDataFrame([(t,) for t in texts], ["v"])
     got = [r[0] for r in df.select(c.stamp_ts(c.stamp_text(F.col("v")))).collect()]
-    assert got == [datetime(2024, 3, 11, 14, 5), datetime(2024, 3, 11, 14, 6), datetime(2024, 3, 11, 14, 7),
-                   datetime(2024, 3, 4, 7, 0), datetime(2024, 3, 11, 14, 8), None]
+    assert got == [
+        datetime(2024, 3, 11, 14, 5),
+        datetime(2024, 3, 11, 14, 6),
+        datetime(2024, 3, 11, 14, 7),
+        datetime(2024, 3, 4, 7, 0),
+        datetime(2024, 3, 11, 14, 8),
+        None,
+    ]

@@ -18,20 +18,53 @@ def many_groups(count: int, damaged: int) -> dict:
     ownership, rebalances, findings = [], [], []
     for i in range(count):
         group = _group(i)
-        ownership.append({"group": group, "topic": f"t{i}", "partition": 0, "host": "h1", "client_id": "c1", "generation": 1,
-                          "from": "2024-01-01T00:00:05Z", "to": "2024-01-01T00:10:00Z", "ended": "revoked", "evidence": {}})
+        ownership.append(
+            {
+                "group": group,
+                "topic": f"t{i}",
+                "partition": 0,
+                "host": "h1",
+                "client_id": "c1",
+                "generation": 1,
+                "from": "2024-01-01T00:00:05Z",
+                "to": "2024-01-01T00:10:00Z",
+                "ended": "revoked",
+                "evidence": {},
+            }
+        )
         for generation, minute in ((1, 0), (2, 10)):
-            rebalances.append({"group": group, "generation": generation, "start": f"2024-01-01T00:{minute:02d}:00Z",
-                               "end": f"2024-01-01T00:{minute:02d}:05Z", "joined": f"2024-01-01T00:{minute:02d}:03Z", "trigger": "test",
-                               "members": ["h1/c1"], "assignments": [{"member": "h1/c1", "at": f"2024-01-01T00:{minute:02d}:05Z"}]})
+            rebalances.append(
+                {
+                    "group": group,
+                    "generation": generation,
+                    "start": f"2024-01-01T00:{minute:02d}:00Z",
+                    "end": f"2024-01-01T00:{minute:02d}:05Z",
+                    "joined": f"2024-01-01T00:{minute:02d}:03Z",
+                    "trigger": "test",
+                    "members": ["h1/c1"],
+                    "assignments": [{"member": "h1/c1", "at": f"2024-01-01T00:{minute:02d}:05Z"}],
+                }
+            )
         findings.append(_finding(group, "expected", i))
     findings.append(_finding(_group(damaged), "loss", damaged))
     return {"ownership": ownership, "rebalances": rebalances, "findings": findings, "commits": [], "restores": []}
 
 
 def _finding(group: str, verdict: str, i: int) -> dict:
-    return {"detector": "test", "verdict": verdict, "group": group, "topic": f"t{i}", "partition": 0, "offset_from": 0, "offset_to": 5,
-            "records": 5, "start": "2024-01-01T00:10:00Z", "end": "2024-01-01T00:10:05Z", "evidence": [], "explanation": "test"}
+    return {
+        "detector": "test",
+        "verdict": verdict,
+        "group": group,
+        "topic": f"t{i}",
+        "partition": 0,
+        "offset_from": 0,
+        "offset_to": 5,
+        "records": 5,
+        "start": "2024-01-01T00:10:00Z",
+        "end": "2024-01-01T00:10:05Z",
+        "evidence": [],
+        "explanation": "test",
+    }
 
 
 def test_a_figure_of_many_groups_holds_the_first_ones_and_says_how_many_it_left_out():
@@ -41,8 +74,9 @@ def test_a_figure_of_many_groups_holds_the_first_ones_and_says_how_many_it_left_
         buttons = spec["layout"]["updatemenus"][0]["buttons"]
         shown = [b["label"] for b in buttons[:-1]]
         assert buttons[-1]["label"] == "all groups"
-        assert shown == [_group(MENU_GROUPS + 7), *(_group(i) for i in range(MENU_GROUPS - 1))], \
+        assert shown == [_group(MENU_GROUPS + 7), *(_group(i) for i in range(MENU_GROUPS - 1))], (
             "the group with a loss, then the others by their first finding"
+        )
         assert spec["layout"]["updatemenus"][0]["active"] == 0, "it opens on the group with a loss"
         assert f"({MENU_GROUPS} of {MENU_GROUPS + 12} groups, worst first)" in spec["layout"]["title"]["text"]
         drawn = {y.split(" · ")[0] for trace in spec["data"] for y in trace.get("y") or [] if y}
@@ -92,7 +126,13 @@ def test_every_finding_reads_each_cited_file_once(tmp_path, monkeypatch):
     monkeypatch.setattr(evidence, "_lines_of", lambda path, numbers: reads.append(path) or real(path, numbers))
     incident = Incident(result, result)
     html = "".join(incident.each_finding().parts)
-    for view in (incident.timeline, incident.each_rebalance, incident.rebalance_phases, incident.committed_offsets, lambda: incident.finding(0)):
+    for view in (
+        incident.timeline,
+        incident.each_rebalance,
+        incident.rebalance_phases,
+        incident.committed_offsets,
+        lambda: incident.finding(0),
+    ):
         view()
     assert reads == [str(log)]
     assert all(f"line {10 * n + 2}" in html for n in range(len(result["findings"])))

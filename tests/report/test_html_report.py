@@ -15,8 +15,16 @@ from forensics.report.publish import focusable
 from .conftest import ARTIFACTS, CANARY_CLIENT, CANARY_TOPIC, FILE_CANARY, SCRIPT_CANARY, UNPARSED_CANARY
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 pytestmark = pytest.mark.browser
 
@@ -115,15 +123,26 @@ def test_every_cell_area_is_focusable_as_nbconvert_makes_it(report_files):
     page = report_files.html.read_text(encoding="utf-8")
     areas = re.findall(r'<div class="[^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*"[^>]*>', page)
     assert len(areas) > 10 and all('tabindex="0"' in tag for tag in areas)
-    written = ('<div class="jp-Cell-inputWrapper">', '<div class="jp-RenderedHTML jp-OutputArea-output jp-OutputArea-executeResult" data-mime-type="text/html">',
-               '<div class="jp-OutputArea-output" tabindex="0">', '<div class="jp-OutputArea-outputs">', '&lt;div class="jp-OutputArea-output"&gt;',
-               '<img src="data:image/png;base64,AA==">', '<img alt="a plot" src="data:image/png;base64,AA==">')
-    assert focusable("".join(written)) == "".join((
-        '<div class="jp-Cell-inputWrapper" tabindex="0">',
-        '<div class="jp-RenderedHTML jp-OutputArea-output jp-OutputArea-executeResult" tabindex="0" data-mime-type="text/html">',
-        '<div class="jp-OutputArea-output" tabindex="0">', '<div class="jp-OutputArea-outputs">', '&lt;div class="jp-OutputArea-output"&gt;',
-        '<img alt="No description has been provided for this image" src="data:image/png;base64,AA==">', '<img alt="a plot" src="data:image/png;base64,AA==">',
-    ))
+    written = (
+        '<div class="jp-Cell-inputWrapper">',
+        '<div class="jp-RenderedHTML jp-OutputArea-output jp-OutputArea-executeResult" data-mime-type="text/html">',
+        '<div class="jp-OutputArea-output" tabindex="0">',
+        '<div class="jp-OutputArea-outputs">',
+        '&lt;div class="jp-OutputArea-output"&gt;',
+        '<img src="data:image/png;base64,AA==">',
+        '<img alt="a plot" src="data:image/png;base64,AA==">',
+    )
+    assert focusable("".join(written)) == "".join(
+        (
+            '<div class="jp-Cell-inputWrapper" tabindex="0">',
+            '<div class="jp-RenderedHTML jp-OutputArea-output jp-OutputArea-executeResult" tabindex="0" data-mime-type="text/html">',
+            '<div class="jp-OutputArea-output" tabindex="0">',
+            '<div class="jp-OutputArea-outputs">',
+            '&lt;div class="jp-OutputArea-output"&gt;',
+            '<img alt="No description has been provided for this image" src="data:image/png;base64,AA==">',
+            '<img alt="a plot" src="data:image/png;base64,AA==">',
+        )
+    )
 
 
 def test_every_loss_and_duplication_has_its_recovery_plan_in_the_report(report_files, result):

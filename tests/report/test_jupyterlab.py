@@ -34,7 +34,9 @@ CHANGE_TIMEOUT_MS = 60_000
 WINDOW_LABEL = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to (\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC$")
 
 FIGURES = "[...document.querySelectorAll('.js-plotly-plot')].map(d => JSON.stringify((d.data || []).map(t => [t.name, t.y]))).join('\\n')"
-STDERR = "[...document.querySelectorAll('.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]')].map(e => e.textContent)"
+STDERR = (
+    "[...document.querySelectorAll('.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]')].map(e => e.textContent)"
+)
 FINDINGS = "[...document.querySelectorAll('.widget-tab .jp-OutputArea-output table')].map(t => t.textContent).join('\\n')"
 STARTED = "[...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].some(p => /^\\[(\\*|\\d+)\\]:$/.test(p.textContent.trim()))"
 KERNEL_READY = """() => {
@@ -89,15 +91,29 @@ def lab_url(lab_root, tmp_path_factory):
         (home / "settings" / "@jupyterlab" / extension).mkdir(parents=True, exist_ok=True)
         (home / "settings" / "@jupyterlab" / extension / f"{name}.jupyterlab-settings").write_text(json.dumps(values))
     (home / "config").mkdir()
-    (home / "config" / "jupyter_server_config.json").write_text(json.dumps({"LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}}))
+    (home / "config" / "jupyter_server_config.json").write_text(
+        json.dumps({"LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}})
+    )
     port = free_port()
     env = {
-        **os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython"),
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "IPYTHONDIR": str(home / "ipython"),
         "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),  # the kernel is this venv's Python
     }
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.token=", "--ServerApp.password=",
-        f"--ServerApp.root_dir={lab_root}", f"--LabApp.user_settings_dir={home / 'settings'}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={lab_root}",
+        f"--LabApp.user_settings_dir={home / 'settings'}",
+        f"--LabApp.workspaces_dir={home / 'workspaces'}",
         *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
     ]
     log = home / "server.log"
@@ -201,8 +217,12 @@ def pick(page, description: str, label: str) -> None:
     """Choose ``label`` in a dropdown and wait until the explorer's figures were redrawn."""
     before = page.evaluate(FIGURES)
     dropdown(page, description).select_option(label=label)
-    wait(page, f"before => ({FIGURES}) !== before && document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4",
-         f"the figures redrawn for {description} {label}", arg=before)
+    wait(
+        page,
+        f"before => ({FIGURES}) !== before && document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4",
+        f"the figures redrawn for {description} {label}",
+        arg=before,
+    )
 
 
 def show_findings(page) -> str:

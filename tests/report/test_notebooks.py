@@ -14,8 +14,16 @@ EXPECTED_PARAMETERS = {"paths", "offsets", "tz", "group", "window", "title", "re
 def run(name: str, tmp_path, timeout: int = 120, **parameters) -> nbformat.NotebookNode:
     out = tmp_path / f"{name}.out.ipynb"
     with _kernel_path():
-        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(out), parameters=parameters, kernel_name="python3",
-                                   cwd=str(NOTEBOOKS), progress_bar=False, log_output=False, execution_timeout=timeout)
+        papermill.execute_notebook(
+            str(NOTEBOOKS / f"{name}.ipynb"),
+            str(out),
+            parameters=parameters,
+            kernel_name="python3",
+            cwd=str(NOTEBOOKS),
+            progress_bar=False,
+            log_output=False,
+            execution_timeout=timeout,
+        )
     return nbformat.read(str(out), as_version=4)
 
 
@@ -41,8 +49,18 @@ def test_one_parameters_cell_with_literals_only(name):
 def test_incident_report_runs_headless(analysis_json, tmp_path):
     nb = run("incident_report", tmp_path, analysis_json=str(analysis_json), title="Papermill run")
     text = outputs_text(nb)
-    for expected in ("Papermill run", "Records lost: 55,877", "Lost and duplicated offset ranges", "[0, 55,872)", "[0, 5)",
-                     "Line accounting", "Rebalances", "Remedy.", "skipped_restore", "forensics-plot-data"):
+    for expected in (
+        "Papermill run",
+        "Records lost: 55,877",
+        "Lost and duplicated offset ranges",
+        "[0, 55,872)",
+        "[0, 5)",
+        "Line accounting",
+        "Rebalances",
+        "Remedy.",
+        "skipped_restore",
+        "forensics-plot-data",
+    ):
         assert expected in text, expected
 
 
@@ -50,8 +68,14 @@ def test_explorer_runs_headless_on_a_group_and_window(analysis_json, tmp_path):
     # On a loaded machine nbclient may miss the reply to the cell that displays the widgets and
     # find it only when its wait times out (jupyter/nbclient#312): 120 s in CI runs. The cell
     # takes under a second, so a short timeout bounds that wait without failing the run.
-    nb = run("rebalance_explorer", tmp_path, timeout=20, analysis_json=str(analysis_json), group="demo-consumer",
-             window=["2021-02-10T15:00:00Z", "2021-02-10T16:00:00Z"])
+    nb = run(
+        "rebalance_explorer",
+        tmp_path,
+        timeout=20,
+        analysis_json=str(analysis_json),
+        group="demo-consumer",
+        window=["2021-02-10T15:00:00Z", "2021-02-10T16:00:00Z"],
+    )
     text = outputs_text(nb)
     assert "'group': 'demo-consumer'" in text and "reset_to_latest_gap" in text
     assert "application/vnd.jupyter.widget-view+json" in str(nb.cells)
@@ -131,7 +155,9 @@ def test_a_report_kernel_boots_in_its_directory_and_is_killed_on_leaving(tmp_pat
         kc.start_channels()
         try:
             await kc.wait_for_ready(timeout=60)
-            reply = await kc.execute_interactive("import os; print(os.getcwd(), end='')", output_hook=lambda msg: seen.append(msg), timeout=60)
+            reply = await kc.execute_interactive(
+                "import os; print(os.getcwd(), end='')", output_hook=lambda msg: seen.append(msg), timeout=60
+            )
             assert reply["content"]["status"] == "ok"
         finally:
             kc.stop_channels()

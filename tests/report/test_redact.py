@@ -89,9 +89,13 @@ def test_a_redacted_report_and_its_manifest_hold_no_original_identifier(result, 
 
 # --- names of the inputs: directories, files, titles, parameters, file names ------------------
 
+
 def test_path_names_are_the_named_paths_and_what_lies_below_them_generic_names_left_out():
-    files = ["/srv/cases/case-okapi/node-kestrel/app.log", "/srv/cases/case-okapi/node-quokka/2024-03-11/svc-narwhal.log.1.gz",
-             "/srv/cases/case-okapi/offsets/dump-axolotl.txt"]
+    files = [
+        "/srv/cases/case-okapi/node-kestrel/app.log",
+        "/srv/cases/case-okapi/node-quokka/2024-03-11/svc-narwhal.log.1.gz",
+        "/srv/cases/case-okapi/offsets/dump-axolotl.txt",
+    ]
     named = ["/srv/cases/case-okapi/node-kestrel", "/srv/cases/case-okapi/node-quokka", "/srv/cases/case-okapi/offsets/dump-axolotl.txt"]
     assert path_names(files, named) == {"node-kestrel", "node-quokka", "svc-narwhal.log.1.gz", "dump-axolotl.txt"}
     # Without the named paths: below the directory all files share, and that directory's own name.
@@ -116,7 +120,9 @@ def test_titles_default_to_pseudonyms_and_a_given_title_is_masked():
 
     redactor = Redactor({"node-kestrel": "host"}, b"k").learn({"incident", "node-quokka"})
     title = report_title(None, ["cases/incident", "cases/node-kestrel", "x/node-quokka/"], redactor)
-    assert title == f"Kafka rebalance incident: {redactor.text('incident')}, {redactor.text('node-kestrel')}, {redactor.text('node-quokka')}"
+    assert (
+        title == f"Kafka rebalance incident: {redactor.text('incident')}, {redactor.text('node-kestrel')}, {redactor.text('node-quokka')}"
+    )
     assert "kestrel" not in title and "quokka" not in title and title.count("incident") == 1  # the title's own words stay
     assert report_title("Outage on node-quokka", [], redactor) == f"Outage on {redactor.text('node-quokka')}"
     assert report_title(None, ["cases/node-kestrel"]) == "Kafka rebalance incident: node-kestrel"
@@ -124,7 +130,9 @@ def test_titles_default_to_pseudonyms_and_a_given_title_is_masked():
 
 def test_log_text_and_broker_hosts_are_not_kept():
     result = {
-        "inputs": [{"path": "/x/h/app.log", "host": "h-kestrel", "first_record": {"line": 1, "message": "Subscribed to topic(s): secret-pangolin"}}],
+        "inputs": [
+            {"path": "/x/h/app.log", "host": "h-kestrel", "first_record": {"line": 1, "message": "Subscribed to topic(s): secret-pangolin"}}
+        ],
         "config": [{"settings": {"bootstrap.servers": "[SASL_SSL://kafka-1.f316ce.internal:9093, kafka-2.f316ce.internal:9093]"}}],
         "unparsed_samples": [{"file": "/x/h/app.log", "line": 2, "text": "password=hunter2"}],
     }
@@ -158,8 +166,11 @@ def disguise(target):
     from .conftest import SAMPLES
 
     source = SAMPLES / "reset_to_latest_gap"
-    layout = {"node-kestrel/app.log": "demo-consumer-1/app.log", "node-quokka/svc-narwhal.log": "demo-producer-1/app.log",
-              "dump-axolotl.txt": "offsets/dump-log-demo-topic-1.txt"}
+    layout = {
+        "node-kestrel/app.log": "demo-consumer-1/app.log",
+        "node-quokka/svc-narwhal.log": "demo-producer-1/app.log",
+        "dump-axolotl.txt": "offsets/dump-log-demo-topic-1.txt",
+    }
     for name, original in layout.items():
         text = (source / original).read_text(encoding="utf-8")
         for old, new in DISGUISES.items():
@@ -183,13 +194,25 @@ def shared(spark, tmp_path_factory):
     before = os.getcwd()
     os.chdir(root)
     try:
+
         def run(*args):
             done = CliRunner().invoke(main, list(args), env={"FORENSICS_REDACT_KEY": None})
             assert done.exit_code == 0, done.output
             return done
 
-        run("report", "case-okapi/node-kestrel", "case-okapi/node-quokka", "--offsets", "case-okapi/dump-axolotl.txt",
-            "--group", "demo-consumer", "--redact", "--redact-topics", "-o", "okapi-shared/r.html")
+        run(
+            "report",
+            "case-okapi/node-kestrel",
+            "case-okapi/node-quokka",
+            "--offsets",
+            "case-okapi/dump-axolotl.txt",
+            "--group",
+            "demo-consumer",
+            "--redact",
+            "--redact-topics",
+            "-o",
+            "okapi-shared/r.html",
+        )
         if "plan" in main.commands:  # the recovery plan of the redacted analysis (`forensics plan` came with another change)
             os.chdir(root / "okapi-shared")
             run("plan", "--analysis", "r.json", "-o", "plan")

@@ -29,15 +29,29 @@ def test_evidence_lines_from_plain_and_gzip_files_with_cr_crlf_lf(tmp_path):
     plain.write_bytes(b"one\r\ntwo\rthree\nfour\n")
     with gzip.open(packed, "wb") as handle:
         handle.write(b"x\ny\nz\n")
-    found = cited_lines([{"file": str(plain), "line": 3}, {"file": str(plain), "line": 4}, {"file": str(packed), "line": 2},
-                         {"file": str(tmp_path / "missing"), "line": 1}])
+    found = cited_lines(
+        [
+            {"file": str(plain), "line": 3},
+            {"file": str(plain), "line": 4},
+            {"file": str(packed), "line": 2},
+            {"file": str(tmp_path / "missing"), "line": 1},
+        ]
+    )
     assert found == {(str(plain), 3): "three", (str(plain), 4): "four", (str(packed), 2): "y", (str(tmp_path / "missing"), 1): None}
 
 
 def test_views_escape_log_text(analysis_json):
     incident = load_incident(analysis_json=str(analysis_json), title=SCRIPT_CANARY)
-    pages = [incident.summary(), incident.findings_table(), incident.verdict_table(), incident.each_finding(), incident.each_rebalance(),
-             incident.inputs(), incident.unparsed(), incident.rebalance_table()]
+    pages = [
+        incident.summary(),
+        incident.findings_table(),
+        incident.verdict_table(),
+        incident.each_finding(),
+        incident.each_rebalance(),
+        incident.inputs(),
+        incident.unparsed(),
+        incident.rebalance_table(),
+    ]
     html = "".join(p._repr_html_() for p in pages)
     assert "<script>" not in html and "<img" not in html and esc(SCRIPT_CANARY) in html
     assert esc(CANARY_CLIENT) in incident.each_finding()._repr_html_()
@@ -56,7 +70,9 @@ def test_verdict_table_lists_lost_ranges_first(analysis_json):
     frame = load_incident(analysis_json=str(analysis_json)).verdict_table().frame
     assert list(frame["verdict"])[:2] == ["loss", "loss"]
     assert {(r.where, r.offsets, r.records) for r in frame.itertuples()} >= {
-        ("AuditTrailBatch-store1-changelog-1", "[0, 55,872)", 55872), ("demo-topic-1", "[0, 5)", 5)}
+        ("AuditTrailBatch-store1-changelog-1", "[0, 55,872)", 55872),
+        ("demo-topic-1", "[0, 5)", 5),
+    }
 
 
 def test_group_and_window_select_and_explorer_params_round_trip(analysis_json, result):
@@ -88,8 +104,16 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
 
 
 def test_index_and_csp():
-    h = {"by_verdict": {"loss": 1}, "records_lost": 5, "records_duplicated": 0, "lost_is_bound": False,
-         "duplicated_is_bound": False, "rebalances": 2, "first": "a", "last": "b"}
+    h = {
+        "by_verdict": {"loss": 1},
+        "records_lost": 5,
+        "records_duplicated": 0,
+        "lost_is_bound": False,
+        "duplicated_is_bound": False,
+        "rebalances": 2,
+        "first": "a",
+        "last": "b",
+    }
     page = index_html([("<b>x</b>", "x.html", h)])
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "script-src &#x27;none&#x27;" in page
     assert "unsafe-inline" not in content_security_policy(["x"]).split("style-src")[0]
@@ -99,9 +123,12 @@ def test_time_span_reads_each_time_as_to_time_does():
     """One vectorised parse: a time without an offset is UTC beside times with one; empty and
     missing times are left out."""
     times = ["2024-04-16T06:03:17.686Z", "2024-04-16T08:03:18+02:00", "2024-04-16T05:59:00", "2024-04-16T06:01:00.5+00:00"]
-    result = {"rebalances": [{"start": times[0], "end": times[1]}, {"start": times[2], "end": ""}],
-              "findings": [{"start": None}], "commits": [{"ts": times[3]}], "ownership": []}
+    result = {
+        "rebalances": [{"start": times[0], "end": times[1]}, {"start": times[2], "end": ""}],
+        "findings": [{"start": None}],
+        "commits": [{"ts": times[3]}],
+        "ownership": [],
+    }
     assert time_span(result) == (to_time(times[2]), to_time(times[1]))
     assert str(time_span(result)[0]) == "2024-04-16 05:59:00+00:00"
     assert time_span({"rebalances": [{"start": None}]}) == (None, None)
-

@@ -11,11 +11,13 @@ from forensics.catalogue import catalogue_entries
 from forensics.simulate.versions import in_range
 
 ENTRIES = catalogue_entries()
-PREFIX = (r'^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|'
-          r'(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|'
-          r'state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*')
-LOG4J = re.compile(r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ')
-LOGBACK = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) (?:\[([^\]]*)\] )?(TRACE|DEBUG|INFO|WARN|ERROR) +([\w.$]+) +- ')
+PREFIX = (
+    r"^(?:\[(?:Consumer|ShareConsumer|Producer|AdminClient) [^\]]*\] ?|stream-client \[[^\]]*\] ?|"
+    r"(?:global-)?stream-thread \[[^\]]*\] ?(?:(?:task|stream-task|standby-task) \[[^\]]*\] ?)?|"
+    r"state-updater \[[^\]]*\] ?|(?:task|stream-task|standby-task) \[[^\]]*\] ?)*"
+)
+LOG4J = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR) ")
+LOGBACK = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) (?:\[([^\]]*)\] )?(TRACE|DEBUG|INFO|WARN|ERROR) +([\w.$]+) +- ")
 
 
 def read_lines(path: Path) -> list[str]:
@@ -36,11 +38,11 @@ def records(path: Path) -> list[dict]:
             continue
         m = LOG4J.match(line)
         if m:
-            out.append({"line": n, "level": m.group(2), "logger": None, "message": line[m.end():], "layout": "log4j"})
+            out.append({"line": n, "level": m.group(2), "logger": None, "message": line[m.end() :], "layout": "log4j"})
             continue
         m = LOGBACK.match(line)
         if m:
-            out.append({"line": n, "level": m.group(3), "logger": m.group(4), "message": line[m.end():]})
+            out.append({"line": n, "level": m.group(3), "logger": m.group(4), "message": line[m.end() :]})
             continue
         if out:
             out[-1]["message"] += "\n" + line

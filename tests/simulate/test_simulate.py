@@ -62,8 +62,10 @@ def _names(bundle: Path) -> dict[str, set[str]]:
     text = "\n".join("\n".join(read_lines(p)) for p in _log_files(bundle))
     return {
         "hosts": {p.name for p in bundle.iterdir() if p.is_dir() and p.name != "offsets"},
-        "groups": set(re.findall(r"group\.id = (\S+?)(?:\\n|\"|$|\s)", text, re.M)) | set(re.findall(r"application\.id = (\S+?)(?:\\n|\"|$|\s)", text, re.M)),
-        "topics": set(re.findall(r"Subscribed to topic\(s\): ([^\s\"(\\]+)", text)) | set(re.findall(r"assigned partitions:? \[?([\w.-]+)-\d+", text)),
+        "groups": set(re.findall(r"group\.id = (\S+?)(?:\\n|\"|$|\s)", text, re.M))
+        | set(re.findall(r"application\.id = (\S+?)(?:\\n|\"|$|\s)", text, re.M)),
+        "topics": set(re.findall(r"Subscribed to topic\(s\): ([^\s\"(\\]+)", text))
+        | set(re.findall(r"assigned partitions:? \[?([\w.-]+)-\d+", text)),
     }
 
 
@@ -85,7 +87,8 @@ def _check_catalogue(bundle: Path) -> int:
     for path in _log_files(bundle):
         for record in kafka_records(path):
             assert any(matching_templates(record, v) for v in versions), (
-                f"{path.relative_to(bundle)}:{record['line']} matches no template of Kafka {versions}: {record['message'][:200]!r}")
+                f"{path.relative_to(bundle)}:{record['line']} matches no template of Kafka {versions}: {record['message'][:200]!r}"
+            )
             checked += 1
     return checked
 
@@ -126,8 +129,17 @@ KEYWORDS = {
 def _check_expected(bundle: Path) -> None:
     expected = json.loads((bundle / "EXPECTED.json").read_text())
     assert set(expected) == {"bundle", "seed", "kafka_version", "layout", "description", "faults", "findings"}
-    keys = [(f["detector"], f["group"], f["topic"] or "", f["partition"] if f["partition"] is not None else -1,
-             f["task"] or "", f["offset_from"] if f["offset_from"] is not None else -1) for f in expected["findings"]]
+    keys = [
+        (
+            f["detector"],
+            f["group"],
+            f["topic"] or "",
+            f["partition"] if f["partition"] is not None else -1,
+            f["task"] or "",
+            f["offset_from"] if f["offset_from"] is not None else -1,
+        )
+        for f in expected["findings"]
+    ]
     assert keys == sorted(keys)
     heads = {}
     for finding in expected["findings"]:
@@ -168,11 +180,19 @@ def test_named_bundles_tell_their_fault(bundles):
         assert len(hosts) >= 2, name
     skipped = json.loads((bundles / "skipped_restore" / "EXPECTED.json").read_text())["findings"]
     loss = next(f for f in skipped if f["detector"] == "skipped_restore")
-    assert (loss["group"], loss["task"], loss["topic"], loss["partition"]) == ("AuditTrailBatch", "1_1", "AuditTrailBatch-store1-changelog", 1)
+    assert (loss["group"], loss["task"], loss["topic"], loss["partition"]) == (
+        "AuditTrailBatch",
+        "1_1",
+        "AuditTrailBatch-store1-changelog",
+        1,
+    )
     dump = (bundles / "skipped_restore" / "offsets" / "get-offsets-AuditTrailBatch-store1-changelog.txt").read_text()
     assert f"AuditTrailBatch-store1-changelog:1:{loss['offset_to']}\n" in dump
-    gap = next(f for f in json.loads((bundles / "reset_to_latest_gap" / "EXPECTED.json").read_text())["findings"]
-               if f["detector"] == "reset_to_latest_gap")
+    gap = next(
+        f
+        for f in json.loads((bundles / "reset_to_latest_gap" / "EXPECTED.json").read_text())["findings"]
+        if f["detector"] == "reset_to_latest_gap"
+    )
     assert (gap["topic"], gap["partition"], gap["offset_from"], gap["offset_to"], gap["exact"]) == ("demo-topic", 1, 0, 5, True)
     back = json.loads((bundles / "backward_commit" / "EXPECTED.json").read_text())["findings"][0]
     assert (back["offset_from"], back["offset_to"], back["classification"]) == (5, 7, "zombie")

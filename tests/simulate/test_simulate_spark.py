@@ -32,9 +32,9 @@ def test_generated_bundles_parse_and_model_as_intended(spark, tmp_path):
     assert redundant["restore_completed"] and redundant["same_instance"] and redundant["gap_ms"] < 2000
     assert redundant["restore_from"] == 0 and redundant["records_restored"] == redundant["restore_to"] > 0
 
-    backward = [c for c in result["commits"] if c["kind"] == "commit" and c["previous_offset"] is not None
-                and c["offset"] < c["previous_offset"]]
-    assert [(c["host"], c["offset"], c["previous_offset"], c["in_own_interval"]) for c in backward] == [
-        ("c1-alpakka-worker", 5, 7, False)]
+    backward = [
+        c for c in result["commits"] if c["kind"] == "commit" and c["previous_offset"] is not None and c["offset"] < c["previous_offset"]
+    ]
+    assert [(c["host"], c["offset"], c["previous_offset"], c["in_own_interval"]) for c in backward] == [("c1-alpakka-worker", 5, 7, False)]
     failed = [c for c in result["commits"] if c["kind"] == "commit failed" and c["group_id"] == poll_group]
     assert failed and all(c["offset"] is not None for c in failed)

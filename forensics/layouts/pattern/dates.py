@@ -67,15 +67,16 @@ NAMED_DATES = {
     "US_MONTH_DAY_YEAR4_TIME": "dd/MM/yyyy HH:mm:ss.SSS",
 }
 """log4j2's named date formats (log4j 1 and logback know ISO8601, ABSOLUTE and DATE)."""
-EPOCH_DATES = {"UNIX": DateSpec(r"\d{9,11}", "epoch_s", sample="1710165737"),
-               "UNIX_MILLIS": DateSpec(r"\d{12,14}", "epoch_ms", sample="1710165737418")}
+EPOCH_DATES = {
+    "UNIX": DateSpec(r"\d{9,11}", "epoch_s", sample="1710165737"),
+    "UNIX_MILLIS": DateSpec(r"\d{12,14}", "epoch_ms", sample="1710165737418"),
+}
 DEFAULT_DATE = NAMED_DATES["DEFAULT"]
 """``%d`` alone: the same text in logback (ISO8601), log4j 1 (ISO8601) and log4j2 (DEFAULT)."""
 FLEX_T = ("ISO8601",)
 """log4j2 writes ``T`` for ``%d{ISO8601}``, logback and log4j 1 a space: both are read."""
 
-_NUMBER_SAMPLES = {"y": "2024", "M": "03", "d": "11", "D": "071", "H": "14", "k": "14", "K": "02",
-                   "h": "02", "m": "02", "s": "17"}
+_NUMBER_SAMPLES = {"y": "2024", "M": "03", "d": "11", "D": "071", "H": "14", "k": "14", "K": "02", "h": "02", "m": "02", "s": "17"}
 DATE_LETTERS = "yMLdDHhkKmsSnaEzZXx"
 
 
@@ -127,14 +128,14 @@ def _quoted(fmt: str, i: int) -> tuple[str, int]:
 
 def _numeric(letter: str, count: int) -> _DateToken:
     if letter == "y":
-        return _DateToken(r"\d{2}" if count == 2 else r"\d{4}", "yy" if count == 2 else "yyyy",
-                          sample="24" if count == 2 else "2024", numeric=True)
+        return _DateToken(
+            r"\d{2}" if count == 2 else r"\d{4}", "yy" if count == 2 else "yyyy", sample="24" if count == 2 else "2024", numeric=True
+        )
     if letter in "Sn":
         n = min(count, 9)
         return _DateToken(rf"\d{{{n}}}", "S" * n, sample="418".ljust(n, "0")[:n], numeric=True)
     if letter == "D":
-        return _DateToken(r"\d{1,3}" if count < 3 else r"\d{3}", "D" * min(count, 3),
-                          sample="71" if count < 3 else "071", numeric=True)
+        return _DateToken(r"\d{1,3}" if count < 3 else r"\d{3}", "D" * min(count, 3), sample="71" if count < 3 else "071", numeric=True)
     sample = _NUMBER_SAMPLES[letter]
     if count == 1:
         return _DateToken(r"\d{1,2}", letter, sample=sample.lstrip("0") or "0", numeric=True)
@@ -155,8 +156,7 @@ def _date_token(fmt: str, letters: str) -> _DateToken:
     if letter == "a":
         return _DateToken(r"[AP]M", "a", sample="PM")
     if letter == "E":  # Spark parses no day names: matched, then dropped before parsing
-        return _DateToken(r"[A-Z][a-z]{2}" if count < 4 else r"[A-Z][a-z]+", "", emit="",
-                          sample="Mon" if count < 4 else "Monday")
+        return _DateToken(r"[A-Z][a-z]{2}" if count < 4 else r"[A-Z][a-z]+", "", emit="", sample="Mon" if count < 4 else "Monday")
     if letter in "Xx" and count <= 3:
         z = "Z|" if letter == "X" else ""
         body = (r"[+-]\d\d(?:\d\d)?", r"[+-]\d{4}", r"[+-]\d\d:\d\d")[count - 1]
@@ -185,8 +185,11 @@ def compile_date(fmt: str, zone: str | None = None, pad_millis: bool = False) ->
     for is_field, text in _date_parts(NAMED_DATES.get(name, fmt)):
         if not is_field:
             flexible = name in FLEX_T and text == "T"
-            tokens.append(_DateToken("[ T]", "", emit=" ", sample="T", text=" ") if flexible
-                          else _DateToken(regex_literal(text), "", sample=text, text=text))
+            tokens.append(
+                _DateToken("[ T]", "", emit=" ", sample="T", text=" ")
+                if flexible
+                else _DateToken(regex_literal(text), "", sample=text, text=text)
+            )
             continue
         token = _date_token(fmt, text)
         if text[0] in "Sn" and tokens and tokens[-1].numeric:  # Spark cannot split ssSSS: add a '.'

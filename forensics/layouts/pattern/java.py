@@ -50,8 +50,27 @@ class Node:
 _MODIFIER = re.compile(r"(-?)(\d*)(?:\.(-?)(\d+))?")
 _WORD = re.compile(r"[A-Za-z]+")
 
-COLOURS = ("highlight", "style", "clr", "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
-           "gray", "boldRed", "boldGreen", "boldYellow", "boldBlue", "boldMagenta", "boldCyan", "boldWhite")
+COLOURS = (
+    "highlight",
+    "style",
+    "clr",
+    "black",
+    "red",
+    "green",
+    "yellow",
+    "blue",
+    "magenta",
+    "cyan",
+    "white",
+    "gray",
+    "boldRed",
+    "boldGreen",
+    "boldYellow",
+    "boldBlue",
+    "boldMagenta",
+    "boldCyan",
+    "boldWhite",
+)
 JAVA_WORDS: dict[str, tuple[str, ...]] = {
     "date": ("d", "date"),
     "level": ("p", "le", "level"),
@@ -64,13 +83,42 @@ JAVA_WORDS: dict[str, tuple[str, ...]] = {
     "line": ("L", "line"),
     "file": ("F", "file"),
     "location": ("l", "location"),
-    "number": ("pid", "processId", "r", "relative", "tid", "threadId", "T", "tp", "threadPriority",
-               "sn", "sequenceNumber", "N", "nano"),
+    "number": ("pid", "processId", "r", "relative", "tid", "threadId", "T", "tp", "threadPriority", "sn", "sequenceNumber", "N", "nano"),
     "uuid": ("u", "uuid"),
-    "text": ("X", "mdc", "MDC", "K", "map", "MAP", "x", "ndc", "NDC", "marker", "markerSimpleName",
-             "property", "cn", "contextName", "kvp", "fqcn"),
-    "throwable": ("ex", "exception", "throwable", "xEx", "xException", "xThrowable", "rEx", "rException",
-                  "rThrowable", "rootException", "wEx", "wex", "nopex", "nopexception"),
+    "text": (
+        "X",
+        "mdc",
+        "MDC",
+        "K",
+        "map",
+        "MAP",
+        "x",
+        "ndc",
+        "NDC",
+        "marker",
+        "markerSimpleName",
+        "property",
+        "cn",
+        "contextName",
+        "kvp",
+        "fqcn",
+    ),
+    "throwable": (
+        "ex",
+        "exception",
+        "throwable",
+        "xEx",
+        "xException",
+        "xThrowable",
+        "rEx",
+        "rException",
+        "rThrowable",
+        "rootException",
+        "wEx",
+        "wex",
+        "nopex",
+        "nopexception",
+    ),
     "colour": COLOURS,
     "group": ("enc", "encode", "maxLen", "maxLength"),
     "loose": ("replace", "equals", "equalsIgnoreCase", "notEmpty", "varsNotEmpty", "variablesNotEmpty"),
@@ -81,8 +129,7 @@ COMPOSITE = {"colour", "group", "loose"}
 
 def _unknown_word(pattern: str, word: str) -> ForensicsError:
     supported = "; ".join(f"{kind} " + " ".join(f"%{w}" for w in words) for kind, words in JAVA_WORDS.items())
-    return pattern_error(pattern, f"unknown conversion word %{word}",
-                          f"Supported conversion words: {supported}. %% is a percent sign.")
+    return pattern_error(pattern, f"unknown conversion word %{word}", f"Supported conversion words: {supported}. %% is a percent sign.")
 
 
 def _braced(pattern: str, i: int) -> tuple[str, int]:
@@ -91,7 +138,7 @@ def _braced(pattern: str, i: int) -> tuple[str, int]:
     while j < len(pattern):
         depth += {"{": 1, "}": -1}.get(pattern[j], 0)
         if depth == 0:
-            return pattern[i + 1:j], j + 1
+            return pattern[i + 1 : j], j + 1
         j += 1
     raise pattern_error(pattern, f"the brace at position {i} is not closed")
 
@@ -104,8 +151,9 @@ def substitute_properties(pattern: str) -> str:
             body, i = _braced(pattern, i + 1)
             name, sep, default = body.partition(":-")
             if not sep:
-                raise pattern_error(pattern, f"${{{name}}} is a property reference",
-                                     "Put its value into the pattern (as your logs show it).")
+                raise pattern_error(
+                    pattern, f"${{{name}}} is a property reference", "Put its value into the pattern (as your logs show it)."
+                )
             out += substitute_properties(default)
         else:
             out, i = out + pattern[i], i + 1
@@ -140,8 +188,9 @@ def parse_java(pattern: str, i: int = 0, closing: str | None = None) -> tuple[li
 def _conversion(pattern: str, i: int) -> tuple[Node, int]:
     """The conversion after a ``%`` at ``pattern[i]``: modifier, word, options, children."""
     m = _MODIFIER.match(pattern, i)
-    modifier = Modifier(left=m.group(1) == "-", width=int(m.group(2) or 0),
-                        keep=int(m.group(4)) if m.group(4) else None, from_end=m.group(3) == "-")
+    modifier = Modifier(
+        left=m.group(1) == "-", width=int(m.group(2) or 0), keep=int(m.group(4)) if m.group(4) else None, from_end=m.group(3) == "-"
+    )
     i = m.end()
     w = _WORD.match(pattern, i)
     word = w.group(0) if w else ""
@@ -212,8 +261,7 @@ def _java_simple(kind: str, node: Node) -> list[Piece]:
     if kind == "method":
         return [Piece(r"[^\s\x01()]*", empty=True, sample=SAMPLE["method"])]
     if kind == "location":
-        return [Piece(r"[^\s\x01]*", empty=True,
-                      sample=f"{SAMPLE['logger']}.{SAMPLE['method']}({SAMPLE['file']}:42)")]
+        return [Piece(r"[^\s\x01]*", empty=True, sample=f"{SAMPLE['logger']}.{SAMPLE['method']}({SAMPLE['file']}:42)")]
     if kind == "uuid":
         return [Piece(r"[0-9a-fA-F-]{36}", first=DIGITS + "abcdefABCDEF", sample="0" * 8 + "-0000" * 3 + "-" + "0" * 12)]
     if kind == "throwable":

@@ -132,9 +132,12 @@ def compile_layout(pattern: str, name: str = "user", datefmt: str | None = None)
     pieces = _merge_literals(_with_fallbacks(cut_at_newline(pieces)))
     fields = [p.field for p in pieces if p.field]
     if "ts_text" not in fields and "message" not in fields:
-        raise pattern_error(pattern, "it has neither a date (%d, %(asctime)s) nor a message (%m, %(message)s)",
-                             "Give the whole pattern of a record's first line, in PatternLayout (%d %p %c - %m%n) "
-                             "or Python logging (%(asctime)s %(levelname)s %(message)s) syntax.")
+        raise pattern_error(
+            pattern,
+            "it has neither a date (%d, %(asctime)s) nor a message (%m, %(message)s)",
+            "Give the whole pattern of a record's first line, in PatternLayout (%d %p %c - %m%n) "
+            "or Python logging (%(asctime)s %(levelname)s %(message)s) syntax.",
+        )
     return _layout(pattern, name, kind, pieces, datefmt)
 
 
@@ -149,7 +152,7 @@ def _merge_literals(pieces: list[Piece]) -> list[Piece]:
 
 def _layout(pattern: str, name: str, kind: str, pieces: list[Piece], datefmt: str | None) -> PatternLayout:
     at = next((i for i, p in enumerate(pieces) if p.field == "message"), None)
-    prefix, rest = (pieces, []) if at is None else (pieces[:at], pieces[at + 1:])
+    prefix, rest = (pieces, []) if at is None else (pieces[:at], pieces[at + 1 :])
     named = {p.field for p in pieces if p.field and p.field != "thread_id"}
     date = next((p.date for p in pieces if p.date), None)
     msecs = date is not None and date.kind == "datetime" and "S" not in date.spark_format and "msecs" in named

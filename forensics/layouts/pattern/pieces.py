@@ -64,8 +64,9 @@ JAVA_LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 PYTHON_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def level_piece(names: Iterable[str], shown: dict[str, str] | None = None, keep: int | None = None,
-                from_end: bool = True, lower: bool = False) -> Piece:
+def level_piece(
+    names: Iterable[str], shown: dict[str, str] | None = None, keep: int | None = None, from_end: bool = True, lower: bool = False
+) -> Piece:
     """A level: ``shown`` relabels levels, ``keep`` truncates their text (``from_end``: keeps
     the first ``keep`` characters, as ``%.-1p``), ``lower`` lower-cases it. Text that differs
     from the level's name is mapped back in ``split``."""

@@ -9,18 +9,51 @@ from ...errors import ForensicsError
 from .dates import DateSpec, compile_date, date_piece, spark_literal
 from .pieces import DIGITS, LOWER, NAME_CHARS, PYTHON_LEVELS, SAMPLE, UPPER, Piece, free_text, level_piece, literal, padded, pattern_error
 
-PY_CONVERSION = re.compile(
-    r"%\((?P<key>[^)]*)\)(?P<flags>[#0\- +]*)(?P<width>\d+)?(?:\.(?P<prec>\d+))?(?P<type>[diouxXeEfFgGcrsa])"
+PY_CONVERSION = re.compile(r"%\((?P<key>[^)]*)\)(?P<flags>[#0\- +]*)(?P<width>\d+)?(?:\.(?P<prec>\d+))?(?P<type>[diouxXeEfFgGcrsa])")
+PYTHON_ATTRIBUTES = (
+    "asctime",
+    "created",
+    "msecs",
+    "relativeCreated",
+    "levelname",
+    "levelno",
+    "name",
+    "threadName",
+    "thread",
+    "process",
+    "processName",
+    "taskName",
+    "module",
+    "funcName",
+    "filename",
+    "pathname",
+    "lineno",
+    "message",
 )
-PYTHON_ATTRIBUTES = ("asctime", "created", "msecs", "relativeCreated", "levelname", "levelno", "name",
-                     "threadName", "thread", "process", "processName", "taskName", "module", "funcName",
-                     "filename", "pathname", "lineno", "message")
 PYTHON_LEVEL_NUMBERS = {"10": "DEBUG", "20": "INFO", "30": "WARN", "40": "ERROR", "50": "FATAL"}
 ASCTIME_DEFAULT = "yyyy-MM-dd HH:mm:ss,SSS"
 """logging's default ``asctime``: ``2021-03-01 10:00:00,515`` (``%Y-%m-%d %H:%M:%S`` + ``,msecs``)."""
-STRFTIME = {"Y": "yyyy", "y": "yy", "m": "MM", "d": "dd", "H": "HH", "I": "hh", "M": "mm", "S": "ss",
-            "b": "MMM", "h": "MMM", "B": "MMMM", "a": "EEE", "A": "EEEE", "p": "a", "j": "DDD", "z": "Z",
-            "Z": "z", "F": "yyyy-MM-dd", "T": "HH:mm:ss"}
+STRFTIME = {
+    "Y": "yyyy",
+    "y": "yy",
+    "m": "MM",
+    "d": "dd",
+    "H": "HH",
+    "I": "hh",
+    "M": "mm",
+    "S": "ss",
+    "b": "MMM",
+    "h": "MMM",
+    "B": "MMMM",
+    "a": "EEE",
+    "A": "EEEE",
+    "p": "a",
+    "j": "DDD",
+    "z": "Z",
+    "Z": "z",
+    "F": "yyyy-MM-dd",
+    "T": "HH:mm:ss",
+}
 
 
 def strftime_to_java(datefmt: str) -> str:
@@ -34,8 +67,10 @@ def strftime_to_java(datefmt: str) -> str:
             elif code in STRFTIME:
                 out += STRFTIME[code]
             else:
-                raise ForensicsError(f"Cannot read the date format {datefmt!r}: %{code} is not supported.",
-                                     f"Supported: {', '.join('%' + k for k in STRFTIME)}, %%.")
+                raise ForensicsError(
+                    f"Cannot read the date format {datefmt!r}: %{code} is not supported.",
+                    f"Supported: {', '.join('%' + k for k in STRFTIME)}, %%.",
+                )
             i += 2
         else:
             ch = datefmt[i]
@@ -50,8 +85,11 @@ def _py_piece(pattern: str, m: re.Match, datefmt: str | None) -> list[Piece]:
         return [date_piece(compile_date(strftime_to_java(datefmt) if datefmt else ASCTIME_DEFAULT))]
     if key == "created":
         float_ = kind in "fFeEgG"
-        return [date_piece(DateSpec(r"\d{9,11}(?:\.\d+)?" if float_ else r"\d{9,11}", "epoch_s",
-                                    sample="1710165737.418" if float_ else "1710165737"))]
+        return [
+            date_piece(
+                DateSpec(r"\d{9,11}(?:\.\d+)?" if float_ else r"\d{9,11}", "epoch_s", sample="1710165737.418" if float_ else "1710165737")
+            )
+        ]
     if key == "msecs":
         padded = "0" in m.group("flags") and m.group("width") == "3"
         return [Piece(r"\d{3}" if padded else r"\d{1,3}", field="msecs", first=DIGITS, sample="418")]
@@ -73,8 +111,7 @@ def _py_piece(pattern: str, m: re.Match, datefmt: str | None) -> list[Piece]:
         return [free_text(sample="MainProcess")]
     if key == "message":
         return [Piece(".*", field="message", empty=True, sample=SAMPLE["message"])]
-    raise pattern_error(pattern, f"unknown logging attribute %({key})",
-                         f"Supported attributes: {', '.join(PYTHON_ATTRIBUTES)}.")
+    raise pattern_error(pattern, f"unknown logging attribute %({key})", f"Supported attributes: {', '.join(PYTHON_ATTRIBUTES)}.")
 
 
 def python_pieces(pattern: str, datefmt: str | None = None) -> list[Piece]:
@@ -82,7 +119,7 @@ def python_pieces(pattern: str, datefmt: str | None = None) -> list[Piece]:
     pieces: list[Piece] = []
     i = 0
     for m in PY_CONVERSION.finditer(pattern):
-        pieces += _py_literals(pattern, pattern[i:m.start()])
+        pieces += _py_literals(pattern, pattern[i : m.start()])
         left, width = "-" in m.group("flags"), int(m.group("width") or 0)
         inner = _py_piece(pattern, m, datefmt)
         if "0" not in m.group("flags"):

@@ -3,6 +3,7 @@
 Runs inside a client's own venv (no import from the toolkit or the lab), so a driver sees only
 its client library and the standard library.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,11 +30,13 @@ def consumer_arguments(description: str) -> argparse.Namespace:
     parser.add_argument("--auto-commit-interval-ms", type=int, default=5000)
     parser.add_argument("--slow-after", type=int, default=0, help="sleep once after this many records")
     parser.add_argument("--slow-ms", type=int, default=0)
-    parser.add_argument("--log", default="stderr", choices=["stderr", "logger"],
-                        help="librdkafka only: its own stderr lines, or the app's logging logger")
+    parser.add_argument(
+        "--log", default="stderr", choices=["stderr", "logger"], help="librdkafka only: its own stderr lines, or the app's logging logger"
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO"])
-    parser.add_argument("--log-format", default="default", choices=sorted(FORMATS),
-                        help="basicConfig's default layout, or a team's usual one with a time")
+    parser.add_argument(
+        "--log-format", default="default", choices=sorted(FORMATS), help="basicConfig's default layout, or a team's usual one with a time"
+    )
     return parser.parse_args()
 
 
@@ -57,8 +60,7 @@ class Journal:
         self.count = 0
 
     def processed(self, topic: str, partition: int, offset: int, generation: int | None) -> None:
-        record = {"member": self.member, "generation": generation, "topic": topic,
-                  "partition": partition, "offset": offset}
+        record = {"member": self.member, "generation": generation, "topic": topic, "partition": partition, "offset": offset}
         self.file.write(json.dumps(record) + "\n")
         self.file.flush()
         self.count += 1

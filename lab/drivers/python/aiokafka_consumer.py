@@ -4,6 +4,7 @@ the fault it shows is the poll timeout, not the session timeout.
 
 Logs through Python's logging as an application that calls basicConfig(level=...) does.
 """
+
 from __future__ import annotations
 
 import asyncio

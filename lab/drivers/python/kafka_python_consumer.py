@@ -3,6 +3,7 @@ it was fetched under (the coordinator's own, a private attribute in every releas
 
 Logs through Python's logging as an application that calls basicConfig(level=...) does.
 """
+
 from __future__ import annotations
 
 from _common import Journal, Slowness, Stop, basic_logging, consumer_arguments

@@ -4,6 +4,7 @@ partition of its topics and journals each acknowledged one to journal/produced.j
 It re-reads the topics' partition counts every second, so records reach partitions added while it
 runs before a consumer's slower metadata refresh sees them (the auto.offset.reset=latest loss).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,7 @@ def main() -> None:
         journal.write(json.dumps({"topic": msg.topic(), "partition": msg.partition(), "offset": msg.offset()}) + "\n")
         journal.flush()
 
-    producer = Producer({"bootstrap.servers": args.bootstrap, "acks": "all", "linger.ms": 5,
-                         "topic.metadata.refresh.interval.ms": 1000})
+    producer = Producer({"bootstrap.servers": args.bootstrap, "acks": "all", "linger.ms": 5, "topic.metadata.refresh.interval.ms": 1000})
     counts: dict[str, int] = {}
     refreshed = 0.0
     start = time.monotonic()
@@ -52,8 +52,7 @@ def main() -> None:
             refreshed = now
         topic = args.topic[n % len(args.topic)]
         partition = (n // len(args.topic)) % counts[topic]
-        producer.produce(topic, value=f"record-{n}".encode(), key=str(n).encode(), partition=partition,
-                         on_delivery=acked)
+        producer.produce(topic, value=f"record-{n}".encode(), key=str(n).encode(), partition=partition, on_delivery=acked)
         producer.poll(0)
         delay = start + (n + 1) / args.rate - time.monotonic()
         if delay > 0:

@@ -4,6 +4,7 @@ Logs as librdkafka does with debug=cgrp,topic,fetch: to stderr in its own `%7|ep
 layout by default, or, with --log logger, through the application's Python logger (the `logger`
 setting), whose basicConfig default layout then writes `DEBUG:consumer:FAC [handle] ...`.
 """
+
 from __future__ import annotations
 
 import logging
