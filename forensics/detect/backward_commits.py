@@ -38,12 +38,14 @@ def backward_commit(model: Model) -> DataFrame:
     snapshots) count only for partitions with no commit in the logs (the logs name the
     committer; the dump would repeat them), and a dumped step back only between two timed
     rows of different times, or two rows of one file (whose line order is their order).
+
+    The range is what was processed twice (``_in_owner_interval``), not the step alone.
     """
     commits = model.commits
     history = member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
     repositioned = F.last(F.when(F.col("kind").isin(c.RESET, c.SEEK), F.col("sequence")), ignorenulls=True).over(history)
     logged = F.sum((F.col("kind") == c.COMMIT).cast("int")).over(Window.partitionBy(*PARTITION_KEY))
-    marked = commits.withColumn("_repositioned", repositioned).withColumn("_logged", logged)
+    marked = _in_owner_interval(commits.withColumn("_repositioned", repositioned).withColumn("_logged", logged))
     candidates = marked.where((F.col("kind") == c.COMMIT) | (F.col("kind").isin(*c.DUMPED_KINDS) & (F.col("_logged") == 0)))
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
     previous = F.lag(F.struct(s.OFFSET, "sequence", MEMBER, s.TS, s.SOURCE_FILE, line().alias("evidence"))).over(ordered)
@@ -61,17 +63,23 @@ def backward_commit(model: Model) -> DataFrame:
         .when(kind == "reset", F.lit("after its position was reset"))
         .otherwise(F.lit("resuming from an older commit"))
     )
-    records = F.col("_previous.offset") - F.col(s.OFFSET)
+    zombie = kind == "zombie"
+    start = F.when(kind != "reset", F.least(F.col(s.OFFSET), F.coalesce(F.col("_resumed.offset"), F.col(s.OFFSET)))).otherwise(
+        F.col(s.OFFSET)
+    )
+    overtaken = zombie & (F.col("_overtaking.offset") >= F.col("_previous.offset"))
+    stop = F.when(overtaken, F.greatest(start, F.col("_reach"))).otherwise(F.col("_previous.offset"))
+    records = stop - start
     steps = findings(
         backward,
         "backward_commit",
-        severity="warning",
+        severity=F.when(records > 0, F.lit("warning")).otherwise(F.lit("info")),
         verdict="duplication",
         group=F.col(s.GROUP_ID),
         topic=F.col(s.TOPIC),
         partition=F.col(s.PARTITION),
-        offset_from=F.col(s.OFFSET),
-        offset_to=F.col("_previous.offset"),
+        offset_from=start,
+        offset_to=stop,
         records=records,
         exact=F.lit(True),
         classification=kind,
@@ -79,22 +87,77 @@ def backward_commit(model: Model) -> DataFrame:
         member=F.col(MEMBER),
         start=F.col("_previous.ts"),
         end=F.col(s.TS),
-        evidence=lines(one(F.col("_previous.evidence")), one(line())),
-        explanation=F.format_string(
-            "%s committed offset %d for %s %s, after %s had committed %d: the committed offset went back %d records, which "
-            "the partition's next owner will process again (external lag monitors show it stuck).",
-            F.coalesce(F.col(MEMBER), F.lit("an unknown member")),
-            F.col(s.OFFSET),
-            partition_name(),
-            why,
-            F.coalesce(F.col("_previous.member"), F.lit("the group")),
-            F.col("_previous.offset"),
-            records,
+        evidence=lines(
+            one(F.col("_previous.evidence")),
+            one(line()),
+            one(F.when(overtaken, F.col("_overtaking.evidence"))),
+            one(F.when(start < F.col(s.OFFSET), F.col("_resumed.evidence"))),
+        ),
+        explanation=F.concat(
+            F.format_string(
+                "%s committed offset %d for %s %s, after %s had committed %d: the committed offset went back %d records",
+                F.coalesce(F.col(MEMBER), F.lit("an unknown member")),
+                F.col(s.OFFSET),
+                partition_name(),
+                why,
+                F.coalesce(F.col("_previous.member"), F.lit("the group")),
+                F.col("_previous.offset"),
+                F.col("_previous.offset") - F.col(s.OFFSET),
+            ),
+            F.when(
+                overtaken,
+                F.format_string(
+                    ", but the owner's own commit of %d overtook it before any member resumed from it, so nobody processes them again.",
+                    F.col("_overtaking.offset"),
+                ),
+            ).otherwise(F.lit(", which the partition's next owner will process again (external lag monitors show it stuck).")),
+            F.when(
+                zombie & (start < F.col(s.OFFSET)),
+                F.format_string(
+                    " The owner had resumed from %d, so [%d, %d) was processed both by %s after it lost the partition and by the owner.",
+                    start,
+                    start,
+                    F.least(stop, F.col("_reach")),
+                    F.coalesce(F.col(MEMBER), F.lit("the committer")),
+                ),
+            )
+            .when(
+                (kind == "replay") & (start < F.col(s.OFFSET)),
+                F.format_string(" It had resumed from %d, so it processes [%d, %d) a second time.", start, start, stop),
+            )
+            .otherwise(F.lit("")),
         ),
         kafka_reference=BACKWARD_REFERENCE,
         remedy=BACKWARD_REMEDY,
     )
     return steps.unionByName(_unseen_rewinds(model, steps)).unionByName(_fetched_positions_back(model, steps))
+
+
+def _in_owner_interval(commits: DataFrame) -> DataFrame:
+    """What a step back proves, read within the interval of the partition's owner at the commit.
+
+    ``_resumed``: where the owner resumed (``Setting offset for partition P to the committed
+    offset X``). An owner that resumed from X and steps back processes [X, previous) again; a
+    zombie (a late commit of a partition its committer lost, seed 003) that commits Y above X
+    proves [X, Y) processed by both. ``_reach``: the committer's highest commit of the partition
+    from there on in that interval. ``_overtaking``: the owner's highest later commit in that
+    interval. Where it reaches the offset a zombie's step went back from, the owner overwrote the
+    step before any reassignment, so no one resumes from it (lab D13: commitAsync of a worker
+    thread landing after the revocation).
+    """
+    interval = Window.partitionBy(*PARTITION_KEY, "owner", "owner_generation").orderBy("sequence")
+    by_owner = (F.col(MEMBER) == F.col("owner")) & F.col("in_own_interval")
+    resumed = F.when(
+        (F.col("kind") == c.POSITION_FROM_COMMIT) & (F.col(MEMBER) == F.col("owner")), F.struct(s.OFFSET, line().alias("evidence"))
+    )
+    own_commit = F.when((F.col("kind") == c.COMMIT) & by_owner, F.struct(s.OFFSET, line().alias("evidence")))
+    committer = Window.partitionBy(*PARTITION_KEY, "owner", "owner_generation", MEMBER).orderBy("sequence")
+    return commits.select(
+        "*",
+        F.last(resumed, ignorenulls=True).over(interval.rowsBetween(Window.unboundedPreceding, -1)).alias("_resumed"),
+        F.max(own_commit).over(interval.rowsBetween(1, Window.unboundedFollowing)).alias("_overtaking"),
+        F.max(F.when(F.col("kind") == c.COMMIT, F.col(s.OFFSET))).over(committer.rowsBetween(0, Window.unboundedFollowing)).alias("_reach"),
+    )
 
 
 def _fetched_positions_back(model: Model, steps: DataFrame) -> DataFrame:

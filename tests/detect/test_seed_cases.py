@@ -7,6 +7,7 @@ import pytest
 from forensics.detect import DETECTORS, detect, findings_json
 from forensics.offsets import read_offsets
 from tests.helpers import as_small_incident, ingest_paths, small_model
+from tests.model.conftest import line
 from tests.model.test_commits import C1_LOG, C2_LOG
 
 KEY = ("detector", "group", "topic", "partition", "task", "offset_from", "offset_to", "records", "verdict", "classification", "exact")
@@ -31,10 +32,24 @@ def write(root, logs: dict[str, list[str]]):
 
 
 def test_seed_003_late_commit_of_a_lost_partition_is_a_zombie_backward_commit(spark, tmp_path):
+    """c2 resumed orders-1 from 4 and committed 7; c1, which lost it, then commits 5: [4, 5) was
+    processed by both, and [5, 7) is processed again by the partition's next owner."""
     found = analyse(spark, write(tmp_path, {"c1": C1_LOG, "c2": C2_LOG}))
-    assert keys(found) == [("backward_commit", "orders-app", "orders", 1, None, 5, 7, 2, "duplication", "zombie", True)]
-    assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("c1", 8), ("c2", 5)]
+    assert keys(found) == [("backward_commit", "orders-app", "orders", 1, None, 4, 7, 3, "duplication", "zombie", True)]
+    assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("c1", 8), ("c2", 4), ("c2", 5)]
     assert "c1/c1 committed offset 5 for orders-1 after it had lost the partition" in found[0]["explanation"]
+    assert "which the partition's next owner will process again" in found[0]["explanation"]
+    assert "resumed from 4, so [4, 5) was processed both by c1/c1" in found[0]["explanation"]
+
+
+def test_a_zombie_step_the_owner_overtakes_replays_nothing(spark, tmp_path):
+    """lab D13: c2 commits 9, past the 7 that c1's late commit of 5 went back from, before any
+    reassignment. No one resumes from 5; only [4, 5), which both processed, is duplicated."""
+    c2 = [*C2_LOG, line("00:10,000", "DEBUG", "c2", "Committed offset 9 for partition orders-1")]
+    found = analyse(spark, write(tmp_path, {"c1": C1_LOG, "c2": c2}))
+    assert keys(found) == [("backward_commit", "orders-app", "orders", 1, None, 4, 5, 1, "duplication", "zombie", True)]
+    assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("c1", 8), ("c2", 4), ("c2", 5), ("c2", 6)]
+    assert "the owner's own commit of 9 overtook it before any member resumed from it" in found[0]["explanation"]
 
 
 SEEK = "(org.apache.kafka.clients.consumer.internals.SubscriptionState)"
