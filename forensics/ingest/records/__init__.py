@@ -11,18 +11,7 @@ own (``floor``). ``assembly`` parses the heads with their continuation text into
 
 from .assembly import assemble_records, classify_others, closing_fields, record_ts
 from .export_entries import entry_continues, with_continuing_entries
-from .folding import (
-    FOLD_BINARY,
-    FOLD_FRAME,
-    FOLD_IRRELEVANT,
-    FOLD_UNDECODABLE,
-    FOLDS,
-    SAMPLE_CHARS,
-    SAMPLES_PER_REASON,
-    fold_lines,
-    slashed_date_orders,
-    split_facts,
-)
+from .folding import FOLD_BINARY, FOLD_FRAME, FOLD_IRRELEVANT, FOLD_UNDECODABLE, FOLDS, fold_lines, slashed_date_orders, split_facts
 from .hard_wraps import WRAP_MIN_LINES, WRAP_WIDTHS, wrap_widths
 from .kafka_filter import (
     CLIENT_WORDS,
@@ -54,8 +43,6 @@ __all__ = [
     "MULTI_LINE_MARKERS",
     "OPENING_MARKERS",
     "PYTHON_CLIENT_MESSAGE",
-    "SAMPLES_PER_REASON",
-    "SAMPLE_CHARS",
     "WRAP_MIN_LINES",
     "WRAP_WIDTHS",
     "assemble_records",
