@@ -116,7 +116,7 @@ def _text(spark: SparkSession, paths: Sequence[str], where: Column | None = None
         *placed,
     )
     if where is not None:
-        lines = lines.where(where)  # before the mark is taken off (after it: 2.7 s instead of 1.6 s on 4M lines)
+        lines = lines.where(where)  # before the mark is taken off: only the lines that pass pay for that
     if splits is not None:
         lines = lines.select(
             "*", _of_split([uri for uri, _ in splits]).alias("uri"), _of_split([start for _, start in splits], "long").alias("start")

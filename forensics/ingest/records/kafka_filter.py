@@ -21,10 +21,7 @@ CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll ti
 (``; group: ``), and the ``"groupId"`` a KafkaJS JSON line names where a custom log creator left
 out its ``logger``: their only mark where the layout names no logger. Scanned for only where the
 samples of the inputs show such a layout (``sampling.Recognisers.loggerless``): each needle is a
-scan of every line. On the 4M-line benchmark corpus, in Kafka's own layout, which names its
-loggers, ``kafka_lines`` took 1.41x the JVM's CPU seconds with them (13.9 s against 9.8 s),
-the whole ingest 1.19x (28.0 s against 23.5 s; ``benchmarks/compare_revisions.py``, medians of
-3 rounds)."""
+scan of every line, a cost paid only where the words are the sole mark (docs/performance.md)."""
 
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""

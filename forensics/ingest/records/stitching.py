@@ -15,8 +15,8 @@ from .kafka_filter import BARE_HEAD
 
 BLOCK_LINES = 1 << 18
 """Lines of a file stitched by one window task: a file longer than this is stitched block by
-block, so that no task sorts and holds a whole file (a 2M-line file ran the task out of
-execution memory in a default 1 GiB driver)."""
+block, so that no task sorts and holds a whole file: a long file would run the task out of
+execution memory in a driver of the default size (docs/performance.md)."""
 
 
 def in_time_order(spans: Mapping[str, tuple[int, int]], line: Column | None = None) -> Column:
