@@ -9,8 +9,9 @@ also in that subset. A line that continues none but carries a Kafka mark becomes
 own (``floor``). ``assembly`` parses the heads with their continuation text into records.
 """
 
-from .assembly import assemble_records, classify_others, closing_fields, record_ts
+from .assembly import LOGGER_IN_TEXT, assemble_records, classify_others, closing_fields, record_ts
 from .export_entries import entry_continues, with_continuing_entries
+from .floor import anchor_floor
 from .folding import FOLD_BINARY, FOLD_FRAME, FOLD_IRRELEVANT, FOLD_UNDECODABLE, FOLDS, fold_lines, slashed_date_orders, split_facts
 from .hard_wraps import WRAP_MIN_LINES, WRAP_WIDTHS, wrap_widths
 from .kafka_filter import (
@@ -39,12 +40,14 @@ __all__ = [
     "FOLD_IRRELEVANT",
     "FOLD_UNDECODABLE",
     "KAFKA_MARKERS",
+    "LOGGER_IN_TEXT",
     "KAFKA_PREFIX",
     "MULTI_LINE_MARKERS",
     "OPENING_MARKERS",
     "PYTHON_CLIENT_MESSAGE",
     "WRAP_MIN_LINES",
     "WRAP_WIDTHS",
+    "anchor_floor",
     "assemble_records",
     "classify_others",
     "closing_fields",
