@@ -12,7 +12,7 @@ from .paths import InputFile
 @dataclass
 class Part:
     """What one way of reading gives the assembly: kept rows stitched to their heads, the file
-    facts of ``_file_facts``, the folded rows, the input of each URI; for exports, the entries
+    facts of ``text_logs._file_facts``, the folded rows, the input of each URI; for exports, the entries
     only counted, as irrelevant heads (``folded``), and what each export is (``descriptions``)."""
 
     stitched: DataFrame

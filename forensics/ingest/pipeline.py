@@ -116,7 +116,7 @@ def _in_file_order(spans: dict[str, tuple[int, int]], rows: DataFrame) -> DataFr
 
 
 def layouts_in_use(table: dict, facts: list[dict]) -> dict:
-    """The layouts of ``table`` that head some line of the files (``_file_facts``), and
+    """The layouts of ``table`` that head some line of the files (``text_logs._file_facts``), and
     ``message_only`` and ``anchor`` (stitch gives them to untimed pastes and Kafka lines in no layout): the records' projection is generated
     for these alone, so it stays small."""
     seen = {fact["layout"] for fact in facts} | {"message_only", layouts.anchor.NAME}
