@@ -65,7 +65,6 @@ def clean_name(cell: str) -> str:
 
 
 _AZURE_ZONE = re.compile(r" \[(?:UTC|Local Time)\]$", re.IGNORECASE)
-
 UTC_SUFFIX = " [UTC]"
 """The Azure portal's CSV export names a time column shown in UTC so; its times then carry no zone."""
 

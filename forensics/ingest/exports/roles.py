@@ -24,7 +24,6 @@ hold it most is a structured record's message."""
 TIME_VALUE = re.compile(rf"^\s*(?:{ANY_TIMESTAMP})\s*$")
 
 _LEVEL_VALUE = re.compile(rf"^\s*(?:{LEVELS}|WARNI?|ERR|DBG|TRC|FINE|CONFIG)\s*$", re.IGNORECASE)
-
 _HOST_VALUE = re.compile(r"^[A-Za-z0-9][\w.-]{0,252}$")
 
 

@@ -8,14 +8,11 @@ import re
 from dataclasses import dataclass
 
 ROLES = ("time", "host", "source", "level", "logger", "thread", "message")
-
 KINDS = ("csv", "tsv", "ndjson", "json_array", "json_documents")
-
 ARRAY_KINDS = ("json_array", "json_documents")
 """Kinds whose entries are placed on their lines by a scan of the text (``element_spans``), several
 of them perhaps on one line: a JSON array, and JSON documents one after another, each over several
 lines (pretty-printed records pasted one below the other)."""
-
 OUTPUT_COLUMNS = ("line", "line_end", *ROLES, "truncated")
 
 LINE_SPLIT = re.compile(r"\r\n|\r|\n")

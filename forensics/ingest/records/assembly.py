@@ -26,10 +26,8 @@ line that ends in `` (logger)``, or that is ``(logger)`` where a wrapper trimmed
 a message's final line break (logcli): group 2, removed by ``$1$4``. Strimzi's ``%d %p %m (%c) [%t]``
 puts the thread after it, `` (logger) [thread]``: group 3; Confluent for Kubernetes' images a
 context, `` (logger:line) - app=connect, clusterId=confluent``: removed with it."""
-
 _CLOSING_FIELDS = (rf"{LOGGER_IN_TEXT}(.*)$", SEP.join(("$2", "$3", "$1$4$5")))
 """``LOGGER_IN_TEXT`` and the rest of the text, rewritten to logger, thread and text (``closing_fields``)."""
-
 LOGGER_CLOSES = ("log4j", "generic")
 """Layouts in which a record's logger may close its message (``LOGGER_IN_TEXT``) where the head
 gave none: Kafka's, whose multi-line messages carry it on their last line, and any layout of a

@@ -14,7 +14,6 @@ SPLIT_AFTER_HEAD = r"^[-:|] +(?=\S)"
 """The separator that opens a record's message where a paste broke its head's line after the
 logger (``.. SubscriptionState`` then ``- [Consumer clientId=..] Resetting ..``): the message is
 the next line's, without it."""
-
 STAMP_ONLY = rf"^\s*(?:{anchor.STAMP}|\d{{4}}-\d\d-\d\d)\s*$"
 """A line holding only a timestamp (or a date): the head of a record whose line a paste broke
 after it (``anchor_floor`` joins the line below to it, ``split_anchor_heads``)."""

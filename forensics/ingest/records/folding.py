@@ -18,14 +18,11 @@ from .pieces import may_continue_partial
 from .recognition import SECOND_LINES, TRIMMED_FRAME, recognise
 
 STACK_FRAME = r"^\s+(at \S|\.\.\. \d+ )"
-
 FRAME_PREFIX = 80
 """A stack frame is recognised by its first characters (regex on a prefix: no whole-line copy)."""
-
 CONTROL_CHARS = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]"
 
 FOLD_IRRELEVANT, FOLD_FRAME, FOLD_BINARY, FOLD_UNDECODABLE = -1, -50, -60, -61
-
 FOLDS: dict[int, tuple[str, str | None]] = {
     FOLD_IRRELEVANT: (s.IRRELEVANT, None),
     FOLD_FRAME: (s.CONTINUATIONS, None),

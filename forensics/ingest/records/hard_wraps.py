@@ -13,7 +13,6 @@ from .rewrite import Rewrite
 
 WRAP_WIDTHS = (80, 100, 120, 132, 140, 150, 160, 180, 200)
 """Terminal widths at which a pasted line may have been hard-wrapped."""
-
 WRAP_MIN_LINES = 5
 """A file is taken as hard-wrapped at a width when at least this many of its kept lines are
 exactly that wide and none is wider (one line of 80 characters is a coincidence, a paste cut at

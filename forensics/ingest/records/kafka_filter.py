@@ -15,7 +15,6 @@ cannot be a Kafka client record by itself (a Kafka logger, full or abbreviated a
 Quarkus's ``org.apa.kaf.``, a log-context prefix such as ``stream-thread [``, ``Kafka
 version:`` and the like, librdkafka's ``[thrd:main]`` in an application's own layout). Each
 needle is one more scan of every line, so they are few and short."""
-
 CLIENT_WORDS = ("roup", "artition", "Heartbeat", "ommit", "oordinator", "poll timeout", "subscribed topics")
 """The words of kafka-python's and aiokafka's lines (``PYTHON_CLIENT_MESSAGE``) and franz-go's
 (``; group: ``), and the ``"groupId"`` a KafkaJS JSON line names where a custom log creator left
@@ -25,7 +24,6 @@ scan of every line, a cost paid only where the words are the sole mark (docs/per
 
 MULTI_LINE_MARKERS = ("Config values:",)
 """Heads of multi-line records whose logger comes only on their last line (log4j layout)."""
-
 OPENING_MARKERS = (*BRACKETED_OPENINGS, "task [", "#consumer-", "#producer-")
 """A piece of each Kafka opening of a message (``KAFKA_PREFIX``) that ``KAFKA_MARKERS`` may miss:
 an export's message column can hold the message alone, without the logger."""
@@ -38,7 +36,6 @@ KAFKA_LOGGER = (
 (``kafka.coordinator[.base|.consumer|.heartbeat]``, ``kafka.consumer.*``; not the broker's
 ``kafka.coordinator.group.*``), aiokafka's and KafkaJS's; Spring for Apache Kafka's listener
 container, whose rebalance listener writes the Java client's callbacks (``partitions assigned``)."""
-
 PYTHON_CLIENT_MESSAGE = (
     r"(?:\(Re-\)joining|Successfully (?:joined|synced)|Joined|Leaving consumer) group |Elected group leader -- |"
     r"Received successful JoinGroup response for group |LeaveGroup request succeeded|Group \S+ is rebalancing|"
@@ -51,17 +48,13 @@ PYTHON_CLIENT_MESSAGE = (
 """kafka-python's and aiokafka's group and offset lines by their words alone (``catalogue``'s PY
 entries), for a layout that writes no logger: Faust's ``[%(asctime)s] [%(process)s]
 [%(levelname)s] %(message)s``, a team's ``logging.basicConfig(format=..)``."""
-
 _KAFKA_OPENINGS = layouts._common.KAFKA_OPENINGS
-
 _KAFKA_MESSAGE = (
     rf"{_KAFKA_OPENINGS}|task \[|org\.apache\.kafka\.[\w.$]+(Exception|Error)\b|{layouts.librdkafka.LOG_CALLBACK}|{KAFKAJS_MESSAGE}"
     rf"|{PYTHON_CLIENT_MESSAGE}|{FRANZ_GO_MESSAGE}"
 )
-
 KAFKA_PREFIX = rf"^({_KAFKA_MESSAGE}|(\[[^\]\x01]*\] ?){{1,3}}({_KAFKA_MESSAGE}))"
 """A Kafka record by its message, also behind a team's own bracketed fields (``[KafkaConsumer] [segment-7] ``)."""
-
 BARE_HEAD = rf"^({_KAFKA_OPENINGS}|{EXCEPTION_LINE}|{layouts.message_only.LEVEL_AND_KAFKA_LOGGER}|{layouts.message_only.LEVEL_AND_KAFKAJS}|{LEVEL_AND_FRANZ_GO})"
 """A line of a paste without timestamps that opens a record by itself: Kafka's log-context
 prefix, an exception class name (``CommitFailedException``, ``TaskMigratedException``), a

@@ -16,16 +16,13 @@ from .kafka_filter import kafka_marked
 
 TRIMMED_FRAME = r"at [\w$./<>-]+\("
 """A stack frame whose indentation a wrapper trimmed (logcli): ``at org.apache.kafka.X.y(X.java:1)``."""
-
 TRIMMED_CONTINUATION = rf"{TRIMMED_FRAME}|[a-z][\w-]*(?:\.[\w-]+)+ = |\((?:[a-z][\w$]*\.)+[A-Z][\w$]*\)$"
 """Continuation lines whose indentation a wrapper trimmed (logcli): a stack frame, a config
 block's ``key.name = value`` setting, and the ``(logger)`` that Kafka's layout puts on the line
 after a message ending in a line break (a config block's last line)."""
-
 SECOND_LINES = {name: layout.SECOND_LINE for name, layout in layouts.LAYOUTS.items() if hasattr(layout, "SECOND_LINE")}
 """Layout -> the second line of its records' heads, where it writes a head over two lines (``jul``,
 ``dotnet_console``); such heads are all kept by ``fold_lines``."""
-
 CONTINUATION_TEXT = (
     rf"^(Caused by: |Suppressed: |\.\.\. \d+ more|{EXCEPTION_LINE}|{TRIMMED_CONTINUATION}|{'|'.join(SECOND_LINES.values())})"
 )
