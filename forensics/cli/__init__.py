@@ -12,8 +12,8 @@ from typing import Callable, Iterable, Iterator, TextIO
 
 import click
 
-from .errors import ForensicsError
-from .package import __version__
+from ..errors import ForensicsError
+from ..package import __version__
 
 
 def imported_meanwhile(modules: Iterable[str]) -> threading.Thread:
@@ -67,7 +67,7 @@ def _driver_ended() -> str | None:
     """``spark.driver_ended`` where pyspark was loaded (it is not for a report from saved JSON)."""
     if "pyspark" not in sys.modules:
         return None
-    from .spark import driver_ended
+    from ..spark import driver_ended
 
     return driver_ended()
 
@@ -76,10 +76,10 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
     """Spark, the parsed export columns and the routed inputs (``ingest.route_inputs``: logs
     and offset dumps, resolved once), once mistakes in paths, zones, the layout, the export
     columns or the master have been reported before Spark starts."""
-    from .ingest import check_time_zone, route_inputs, user_layout
-    from .ingest.exports import parse_columns_option
-    from .ingest.paths import check_named_files
-    from .offsets import sniff_file
+    from ..ingest import check_time_zone, route_inputs, user_layout
+    from ..ingest.exports import parse_columns_option
+    from ..ingest.paths import check_named_files
+    from ..offsets import sniff_file
 
     check_time_zone(tz)
     user_layout(layout)
@@ -92,7 +92,7 @@ def _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts=N
 def _session(master: str | None, debug: bool, inputs=None):
     """The SparkSession of one command on ``--master`` (resolved), its driver JVM started with
     ``session_jvm_options``; quiet unless ``--debug``."""
-    from .spark import get_session, resolve_master
+    from ..spark import get_session, resolve_master
 
     url = resolve_master(master)
     return get_session(url, quiet=not debug, jvm_options=session_jvm_options(url, inputs))
@@ -102,15 +102,15 @@ def session_jvm_options(master: str, inputs=None) -> tuple[str, ...]:
     """The driver JVM options of one command that analyses ``inputs`` (one incident or a batch):
     ``spark.local_jvm_options``, with the quick JIT tier if they are small together
     (``analyze.is_small_incident``)."""
-    from .analyze import is_small_incident
-    from .spark import local_jvm_options
+    from ..analyze import is_small_incident
+    from ..spark import local_jvm_options
 
     return local_jvm_options(master, small_work=inputs is not None and is_small_incident(inputs.files))
 
 
 def _analyse(paths, offsets, tz, layout, columns, master, debug, hosts=None, tz_by_source=None, json_to=None) -> dict:
     """The analysis JSON of ``paths`` and ``offsets`` (``_checked_session`` first)."""
-    from .analyze import analyze as run_analysis
+    from ..analyze import analyze as run_analysis
 
     spark, export_columns, inputs = _checked_session(paths, offsets, tz, layout, columns, master, debug, hosts, tz_by_source)
     return run_analysis(spark, layout=layout, columns=export_columns, json_to=json_to, inputs=inputs)
@@ -303,9 +303,9 @@ def layouts(paths, tz, hosts, layout, columns, master, debug) -> None:
     """Say what was recognised in each file at PATHS: layout, wrappers, a record split into fields, where every line went."""
 
     def action() -> None:
-        from .ingest import check_time_zone, ingest, resolve_inputs, user_layout
-        from .ingest.exports import parse_columns_option
-        from .ingest.paths import check_named_files
+        from ..ingest import check_time_zone, ingest, resolve_inputs, user_layout
+        from ..ingest.exports import parse_columns_option
+        from ..ingest.paths import check_named_files
 
         check_time_zone(tz)
         user_layout(layout)
@@ -341,7 +341,7 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
     def action() -> None:
         if not paths and not offsets:
             raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
-        from .report.publish import RENDERING_MODULES, check_output, report_incident
+        from ..report.publish import RENDERING_MODULES, check_output, report_incident
 
         check_output(out)
         imported_meanwhile(RENDERING_MODULES)
@@ -381,9 +381,9 @@ def batch(dirs, outdir, tz, redact, redact_topics, master, debug) -> None:
     """Write one HTML report per incident directory in DIRS, and an index.html linking them."""
 
     def action() -> None:
-        from .ingest import Inputs, check_time_zone, route_inputs
-        from .offsets import sniff_file
-        from .report.publish import RENDERING_MODULES, batch_reports
+        from ..ingest import Inputs, check_time_zone, route_inputs
+        from ..offsets import sniff_file
+        from ..report.publish import RENDERING_MODULES, batch_reports
 
         check_time_zone(tz)
         for directory in dirs:
@@ -432,10 +432,10 @@ def plan(paths, offsets, tz, layout, columns, analysis_json, master, outdir, deb
     def action() -> None:
         if bool(analysis_json) == bool(paths or offsets):
             raise ForensicsError("Give log paths / --offsets dumps, or --analysis FILE (one of the two).", "See `forensics plan --help`.")
-        from .report.recovery_plans import write_plan
+        from ..report.recovery_plans import write_plan
 
         if analysis_json:
-            from .report.data import read_result
+            from ..report.data import read_result
 
             result, source = read_result(analysis_json), analysis_json
         else:
@@ -459,9 +459,9 @@ def warm_up(debug) -> None:
     def action() -> None:
         import tempfile
 
-        from .analyze import analyze as run_analysis
-        from .simulate import write_bundle
-        from .spark import record_class_archive
+        from ..analyze import analyze as run_analysis
+        from ..simulate import write_bundle
+        from ..spark import record_class_archive
 
         with tempfile.TemporaryDirectory(prefix="forensics-warm-up-") as incident:
             for bundle in WARM_UP_BUNDLES:
@@ -477,7 +477,7 @@ def schema() -> None:
     """Print the JSON Schema of the result analyze --json writes: its stable contract."""
     import json
 
-    from .contract import result_schema
+    from ..contract import result_schema
 
     click.echo(json.dumps(result_schema(), indent=2))
 
@@ -491,8 +491,8 @@ def format_layouts(inputs: list[dict]) -> str:
     """What ``forensics layouts`` prints per file: the shape detected (layouts, wrappers, export),
     its first Kafka record's head split into fields, the lines in each bucket, and a hint when
     most of the file is not understood (the report's "Files read" table says the same)."""
-    from .ingest import not_read_text
-    from .report.tables import first_record_text, layout_hint, shape_text
+    from ..ingest import not_read_text
+    from ..report.tables import first_record_text, layout_hint, shape_text
 
     lines: list[str] = []
     for entry in inputs:
@@ -521,7 +521,3 @@ def format_findings_headline(headline: dict) -> str:
     """``Findings: 3 (1 loss, ...); records lost N, processed twice M``."""
     verdicts = ", ".join(f"{n} {v}" for v, n in headline["by_verdict"].items() if n) or "none"
     return f"Findings: {headline['findings']} ({verdicts}); records lost {headline['records_lost']:,}, processed twice {headline['records_duplicated']:,}"
-
-
-if __name__ == "__main__":
-    main()
