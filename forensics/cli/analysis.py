@@ -7,8 +7,8 @@ import os
 import click
 
 from ..errors import ForensicsError
-from .options import COLUMNS, DEBUG, HOSTS, LAYOUT, MASTER, OFFSETS, TZ, pairs
-from .running import analyse, json_output, run, session
+from .options import COLUMNS, DEBUG, HOSTS, LAYOUT, MASTER, OFFSETS, TZ, debug, pairs
+from .running import analyse, json_output, require_inputs, run, session
 from .text import format_findings, format_layouts, format_summary
 
 
@@ -23,13 +23,12 @@ from .text import format_findings, format_layouts, format_summary
 @MASTER
 @click.option("--json", "json_out", default=None, metavar="FILE|-", help="Write the machine-readable result to FILE, or - for stdout.")
 @click.option("--quiet", is_flag=True, help="No summary on stdout.")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors, Spark's start-up output and the number of Spark jobs.")
+@debug(", Spark's start-up output and the number of Spark jobs")
 def analyze(paths, offsets, tz, tz_source, hosts, layout, columns, master, json_out, quiet, debug) -> None:
     """Analyse Kafka client / Streams logs at PATHS (files, directories, globs; plain or .gz)."""
 
     def action() -> None:
-        if not paths and not offsets:
-            raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
+        require_inputs(paths, offsets)
         options = {"hosts": pairs(hosts, "--host"), "tz_by_source": pairs(tz_source, "--tz-source")}
         with json_output(json_out) as handle:
             result = analyse(paths, offsets, tz, layout, columns, master, debug, json_to=handle, **options)

@@ -3,6 +3,8 @@ options are read."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import click
 
 
@@ -42,7 +44,15 @@ COLUMNS = click.option(
 MASTER = click.option(
     "--master", default=None, metavar="URL", help="Spark master or Spark Connect URL [env FORENSICS_SPARK_MASTER; default local[*]]."
 )
-DEBUG = click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+
+
+def debug(shows: str = "") -> Callable:
+    """``--debug``: a failure's full traceback instead of its one line (``running.run``), with
+    ``shows``, what else the command prints with it."""
+    return click.option("--debug", is_flag=True, help=f"Show full tracebacks on errors{shows}.")
+
+
+DEBUG = debug()
 REDACT = click.option(
     "--redact",
     is_flag=True,

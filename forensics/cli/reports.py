@@ -10,7 +10,7 @@ import click
 
 from ..errors import ForensicsError
 from .options import COLUMNS, DEBUG, LAYOUT, MASTER, OFFSETS, REDACT, REDACT_TOPICS, TZ
-from .running import checked_session, imported_meanwhile, run, session
+from .running import checked_session, imported_meanwhile, require_inputs, run, session
 from .text import format_findings_headline
 
 
@@ -35,8 +35,7 @@ def report(paths, offsets, tz, title, group, redact, redact_topics, layout, colu
     """Analyse PATHS and write one self-contained HTML report (no network needed to view it)."""
 
     def action() -> None:
-        if not paths and not offsets:
-            raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
+        require_inputs(paths, offsets)
         from ..report.publish import RENDERING_MODULES, check_output, report_incident
 
         check_output(out)

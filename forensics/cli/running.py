@@ -51,6 +51,12 @@ def run(debug: bool, action: Callable[[], None]) -> None:
         sys.exit(1)
 
 
+def require_inputs(paths, offsets) -> None:
+    """A command that analyses needs log paths or offset dumps, or it has nothing to read."""
+    if not paths and not offsets:
+        raise ForensicsError("Nothing to analyse.", "Give log paths and/or --offsets dump files.")
+
+
 def _driver_ended() -> str | None:
     """``spark.driver_ended`` where pyspark was loaded (it is not for a report from saved JSON)."""
     if "pyspark" not in sys.modules:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import click
 
+from .options import debug
 from .running import run
 
 
 @click.command("warm-up")
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors and the JVM's output.")
+@debug(" and the JVM's output")
 def warm_up(debug) -> None:
     """Record the classes Spark loads into a class-data archive (in the user's cache directory),
     which later commands map instead of loading the classes from the jars, so they start sooner.
