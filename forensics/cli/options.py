@@ -52,7 +52,7 @@ def debug(shows: str = "") -> Callable:
     return click.option("--debug", is_flag=True, help=f"Show full tracebacks on errors{shows}.")
 
 
-DEBUG = debug()
+DEBUG = debug(" and Spark's start-up output")
 REDACT = click.option(
     "--redact",
     is_flag=True,
