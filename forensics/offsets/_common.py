@@ -15,7 +15,7 @@ from pyspark.sql.types import StringType, StructField
 
 from ..layouts._common import iso_to_utc
 from ..registry import literal_map
-from ..schema import (  # noqa: F401 (re-exported for the dump modules; the table is defined in schema.py)
+from ..schema import (  # noqa: F401 (re-exported for the dump modules; the table is defined in schema/offsets.py)
     CONSUMER_OFFSETS_COMMIT,
     DESCRIBE_MEMBERS,
     DESCRIBE_OFFSETS,
