@@ -100,7 +100,7 @@ def head_layout(value: Column, table: dict = LAYOUTS, only: str | None = None) -
         if not hasattr(layout, "head") and not hasattr(layout, "HEAD"):
             continue  # never recognised from a line by itself (message_only)
         expr = (F.when if expr is None else expr.when)(is_head(layout, value), F.lit(name))
-    return expr
+    return F.lit(None).cast("string") if expr is None else expr  # a table of no layout with a head
 
 
 def is_kafka_line(layout_name: Column, value: Column, table: dict = LAYOUTS) -> Column:
