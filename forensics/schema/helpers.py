@@ -8,8 +8,8 @@ from pyspark.sql.types import DataType
 
 def as_ddl(data_type: DataType) -> str:
     """``data_type`` as DDL text, for ``Column.cast``: PySpark sends a type object to the JVM as
-    JSON to be parsed, about a dozen py4j calls a cast, and a DDL text in one (a detector's
-    ``findings`` casts all 20 finding fields)."""
+    JSON to be parsed over many py4j calls, and a DDL text in one (a detector's ``findings``
+    casts every finding field)."""
     return data_type.simpleString()
 
 
