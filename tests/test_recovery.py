@@ -387,7 +387,7 @@ def test_forensics_plan_md_covers_every_loss_and_duplication_in_order(planned):
         f"## Duplicates to de-duplicate downstream: finding #{number['backward_commit']}",
         f"## Kafka Streams state to rebuild: finding #{number['skipped_restore']}",
     ]
-    assert "--topic orders-commands-a6b24e --partition 1 --offset 5 --max-messages 2" in text
+    assert "--topic orders-commands-a6b24e --partition 1 --offset 4 --max-messages 3" in text
     assert "rm -rf -- /var/lib/kafka-streams/AuditTrailBatch/1_1" in text
 
 

@@ -237,7 +237,8 @@ def out_of_range_reset(ctx: Ctx) -> None:
 
 
 def backward_commit(ctx: Ctx) -> None:
-    """Seed 003: c1 loses p1 to c2, c2 commits 7, then c1's late commit 5 moves the committed offset back."""
+    """Seed 003: c1 loses p1 to c2, c2 commits 7, then c1's late commit 5 moves the committed offset back.
+    c2 resumed from c1's last commit (4), so [4, 7) is duplicated: [4, 5) by both, [5, 7) replayed."""
     rng, inc = ctx.rng, ctx.inc
     a = make_app(ctx, hosts=2, partitions=ctx.fixed.get("partitions", rng.randint(2, 6)), auto_offset_reset="earliest")
     g, k = a.group, a.kafka
@@ -260,7 +261,7 @@ def backward_commit(ctx: Ctx) -> None:
     assignment = {c1: [tp for tp in g.partitions if tp != p1], c2: [p1]}
     # c1 commits only what completed in order (its in-flight p1 records are not done yet).
     r = g.rebalance(t + 2000, [c1, c2], assignment=assignment, revoking=[c1], heartbeat_told=[c1])
-    t = r["end"]
+    t, resumed = r["end"], r["starts"][p1]  # c2 resumes p1 from base: c1's worker still holds [base, late)
     g.end[p1] = ahead + rng.randint(0, 20)
     ahead_line = c2.log(t + 4000, k.committed(ahead, p1))
     g.committed[p1] = ahead
@@ -286,10 +287,10 @@ def backward_commit(ctx: Ctx) -> None:
             "backward_commit",
             g.group_id,
             "duplication",
-            [ahead_line, zombie],
+            [resumed, ahead_line, zombie],
             topic=a.topic,
             partition=1,
-            offset_from=late,
+            offset_from=base,
             offset_to=ahead,
             classification="zombie",
             exact=True,
@@ -299,6 +300,7 @@ def backward_commit(ctx: Ctx) -> None:
         lambda: (
             f"- `{g.group_id}`: `{c2.label}` joins and takes `{p1}` from `{c1.label}`; it commits {ahead} (line "
             f"{ahead_line.line}), then `{c1.label}`, no longer the owner, commits its late offset {late} (line "
-            f"{zombie.line}): the committed offset goes back by {ahead - late}."
+            f"{zombie.line}): the committed offset goes back by {ahead - late}. c2 had resumed from {base} (line "
+            f"{resumed.line}), so [{base}, {late}) was processed by both, and [{late}, {ahead}) is processed again."
         )
     )
