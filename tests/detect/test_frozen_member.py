@@ -5,7 +5,9 @@ whose poll timeout came first still gets poll_timeout only."""
 
 from __future__ import annotations
 
-from tests.detect.test_seed_cases import analyse, write
+import pytest
+
+from tests.detect.incidents import Incident, analyse_apart, renamed
 
 CC = "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
 GC = "(kafka.coordinator.group.GroupCoordinator)"
@@ -52,9 +54,27 @@ def timeouts(found: list[dict]) -> list[tuple]:
     return sorted((f["detector"], f["member"]) for f in found if f["detector"] in ("session_timeout", "poll_timeout"))
 
 
-def test_expired_before_its_poll_timeout_is_a_session_timeout(spark, tmp_path):
-    assert timeouts(analyse(spark, write(tmp_path, logs("05:20,000")))) == [("session_timeout", "billing-2/billing-2")]
+INCIDENTS = {
+    "expired_first": Incident(logs("05:20,000")),
+    "poll_timeout_first": Incident(
+        {
+            host.replace("-2", "-3"): renamed(lines, {"invoices": "receipts", "billing-2": "billing-3"})
+            for host, lines in logs("05:40,000").items()
+        }
+    ),
+}
+"""Analysed in one run (``analyse_apart``): poll_timeout_first's copy in group ``receipts``, its
+member billing-3 on hosts billing-3 and broker-3, named apart from expired_first's."""
 
 
-def test_poll_timeout_before_the_expiry_stays_a_poll_timeout(spark, tmp_path):
-    assert timeouts(analyse(spark, write(tmp_path, logs("05:40,000")))) == [("poll_timeout", "billing-2/billing-2")]
+@pytest.fixture(scope="module")
+def found(spark, tmp_path_factory) -> dict[str, list[dict]]:
+    return analyse_apart(spark, tmp_path_factory.mktemp("frozen") / "logs", INCIDENTS)
+
+
+def test_expired_before_its_poll_timeout_is_a_session_timeout(found):
+    assert timeouts(found["expired_first"]) == [("session_timeout", "billing-2/billing-2")]
+
+
+def test_poll_timeout_before_the_expiry_stays_a_poll_timeout(found):
+    assert timeouts(found["poll_timeout_first"]) == [("poll_timeout", "billing-3/billing-3")]

@@ -4,7 +4,9 @@ timeout. Closing (no rejoin) or a new subscription before the rejoin is not."""
 
 from __future__ import annotations
 
-from tests.detect.test_seed_cases import analyse, write
+import pytest
+
+from tests.detect.incidents import Incident, analyse_apart, renamed
 
 GC = "aiokafka.consumer.group_coordinator"
 
@@ -41,16 +43,36 @@ CLOSED_AND_NEW = [
 ]
 
 
-def poll_timeouts(spark, root, lines) -> list[dict]:
-    return [f for f in analyse(spark, write(root, {"dispatcher-1": lines})) if f["detector"] == "poll_timeout"]
+def apart(lines: list[str], group: str, member: str) -> list[str]:
+    """A copy in group ``group``, topic ``<group>-shipments``, its member id starting ``member``:
+    named apart from another incident of its run."""
+    names = {"group dispatch": f"group {group}", "'dispatch'": f"'{group}'", "shipments": f"{group}-shipments", "0d9e8f7a": member}
+    return renamed(lines, names)
 
 
-def test_a_leave_then_a_rejoin_while_subscribed_is_a_poll_timeout(spark, tmp_path):
-    found = poll_timeouts(spark, tmp_path, START + STALLED)
+INCIDENTS = {
+    "stalled": Incident({"dispatcher-1": START + STALLED}),
+    "closed": Incident({"dispatcher-2": apart(START + STALLED[:1], "closing", "1d9e8f7a")}),
+    "new": Incident({"dispatcher-3": apart(START + CLOSED_AND_NEW, "resubscribing", "2d9e8f7a")}),
+}
+"""Analysed in one run (``analyse_apart``): closed and new in copies named apart."""
+
+
+@pytest.fixture(scope="module")
+def found(spark, tmp_path_factory) -> dict[str, list[dict]]:
+    return analyse_apart(spark, tmp_path_factory.mktemp("silent") / "logs", INCIDENTS)
+
+
+def poll_timeouts(found: dict[str, list[dict]], incident: str) -> list[dict]:
+    return [f for f in found[incident] if f["detector"] == "poll_timeout"]
+
+
+def test_a_leave_then_a_rejoin_while_subscribed_is_a_poll_timeout(found):
+    found = poll_timeouts(found, "stalled")
     assert [(f["group"], f["host"]) for f in found] == [("dispatch", "dispatcher-1")]
     assert "no line says so" in found[0]["explanation"] and [e["line"] for e in found[0]["evidence"]] == [6]
 
 
-def test_closing_or_subscribing_again_is_no_poll_timeout(spark, tmp_path):
-    assert poll_timeouts(spark, tmp_path / "closed", START + STALLED[:1]) == []
-    assert poll_timeouts(spark, tmp_path / "new", START + CLOSED_AND_NEW) == []
+def test_closing_or_subscribing_again_is_no_poll_timeout(found):
+    assert poll_timeouts(found, "closed") == []
+    assert poll_timeouts(found, "new") == []

@@ -4,8 +4,9 @@ active task on the same thread with the same lines still is (KAFKA-7672)."""
 
 from __future__ import annotations
 
-from tests.detect.test_seed_cases import analyse, write
-from tests.helpers import ingest_paths, small_model
+import pytest
+
+from tests.detect.incidents import analysed, write
 
 INTERNALS = "org.apache.kafka.streams.processor.internals"
 THREAD = "ledger-StreamThread-2"
@@ -37,15 +38,21 @@ LOG = [
 ]
 
 
-def test_a_standby_without_checkpoint_is_no_skipped_restore(spark, tmp_path):
-    found = analyse(spark, write(tmp_path, {"ledger-1": LOG}))
+@pytest.fixture(scope="module")
+def model_and_findings(spark, tmp_path_factory):
+    """The model of the log and its findings, from one analysis."""
+    return analysed(spark, [write(tmp_path_factory.mktemp("standby"), {"ledger-1": LOG})])
+
+
+def test_a_standby_without_checkpoint_is_no_skipped_restore(model_and_findings):
+    _, found = model_and_findings
     assert [(f["detector"], f["task"], f["verdict"]) for f in found if f["detector"].endswith("_restore")] == [
         ("skipped_restore", "2_5", "loss")
     ]
 
 
-def test_restore_episodes_name_the_standby(spark, tmp_path):
-    model = small_model(spark, ingest_paths(spark, write(tmp_path, {"ledger-1": LOG})).records)
+def test_restore_episodes_name_the_standby(model_and_findings):
+    model, _ = model_and_findings
     episodes = {r["task"]: r for r in model.restores.collect()}
     assert {t: (e["standby"], e["checkpoint_found"], e["restore_completed"]) for t, e in episodes.items()} == {
         "2_4": (True, False, None),

@@ -3,7 +3,7 @@ bump after it, only the target assignment of the next epoch: still a session_tim
 
 from __future__ import annotations
 
-from tests.detect.test_seed_cases import analyse, write
+from tests.detect.incidents import analyse, write
 
 GMM = "(org.apache.kafka.coordinator.group.GroupMetadataManager)"
 SMM = "org.apache.kafka.clients.consumer.internals.StreamsMembershipManager"

@@ -6,7 +6,9 @@ committed the partition."""
 
 from __future__ import annotations
 
-from tests.detect.test_seed_cases import analyse, keys, write
+import pytest
+
+from tests.detect.incidents import Incident, analyse_apart, keys, renamed
 
 
 def py(ts: str, logger: str, text: str) -> str:
@@ -27,38 +29,59 @@ def reset(ts: str, partition: int, offset: int) -> str:
     )
 
 
-def dump(path, start: int):
-    path.write_text(
-        f"Dumping /var/lib/kafka/data/parcels-6/{start:020d}.log\nLog starting offset: {start}\n"
+def dump(start: int, topic: str = "parcels") -> str:
+    return (
+        f"Dumping /var/lib/kafka/data/{topic}-6/{start:020d}.log\nLog starting offset: {start}\n"
         f"baseOffset: {start} lastOffset: {start + 9} count: 10 baseSequence: 0 lastSequence: 9 producerId: -1 producerEpoch: -1 "
         "partitionLeaderEpoch: 0 isTransactional: false isControl: false position: 0 CreateTime: 1736512000000 size: 300 "
         "magic: 2 compresscodec: none crc: 1 isvalid: true\n"
     )
-    return path
 
 
 def gaps(found: list[dict]) -> list[tuple]:
     return keys([f for f in found if f["detector"] == "reset_to_latest_gap"])
 
 
-def test_a_reset_with_no_strategy_of_an_uncommitted_partition_is_at_most_a_gap(spark, tmp_path):
-    logs = write(tmp_path / "logs", {"sorter-1": [assigned("00:00,100", 6), reset("00:00,200", 6, 44)]})
-    found = analyse(spark, logs)
-    assert gaps(found) == [("reset_to_latest_gap", "depot", "parcels", 6, None, 0, 44, 44, "loss", None, False)]
-    assert "does not name its strategy" in found[0]["explanation"]
-    assert gaps(analyse(spark, logs, [dump(tmp_path / "below.txt", 20)])) == [
-        ("reset_to_latest_gap", "depot", "parcels", 6, None, 20, 44, 24, "loss", None, True)
-    ]
-    assert gaps(analyse(spark, logs, [dump(tmp_path / "at.txt", 44)])) == []
+UNSTATED = [assigned("00:00,100", 6), reset("00:00,200", 6, 44)]
+RESUMED = {
+    "sorter-2": [
+        assigned("00:00,200", 6),
+        py(
+            "00:00,300",
+            "consumer.fetcher",
+            "Resetting offset for partition TopicPartition(topic='parcels', partition=6) to the committed offset 12",
+        ),
+    ],
+    "sorter-1": [assigned("00:05,000", 6), reset("00:05,100", 6, 44)],
+}
+APART = {"group depot": "group hub", "topic='parcels'": "topic='crates'"}
+"""A copy's group ``hub`` and topic ``crates``, named apart from the ``depot`` and ``parcels`` of
+another incident of its run."""
+INCIDENTS = {
+    "unstated": Incident({"sorter-1": UNSTATED}),
+    "resumed": Incident({f"hub-{host}": renamed(lines, APART) for host, lines in RESUMED.items()}),
+}
+"""Analysed in one run (``analyse_apart``): resumed's copy on hosts hub-sorter-1 and hub-sorter-2."""
+WITH_DUMPS = {
+    "below": Incident({"sorter-1": UNSTATED}, (dump(20),)),
+    "at": Incident({"hub-sorter-1": renamed(UNSTATED, APART)}, (dump(44, "crates"),)),
+}
+"""Unstated's reset again, with a dump whose log start is below its offset and, in a copy named
+apart, with one whose log start is at it: one run."""
 
 
-def test_no_gap_once_the_group_had_resumed_the_partition_from_a_commit(spark, tmp_path):
-    resumed = py(
-        "00:00,300",
-        "consumer.fetcher",
-        "Resetting offset for partition TopicPartition(topic='parcels', partition=6) to the committed offset 12",
-    )
-    logs = write(
-        tmp_path, {"sorter-2": [assigned("00:00,200", 6), resumed], "sorter-1": [assigned("00:05,000", 6), reset("00:05,100", 6, 44)]}
-    )
-    assert gaps(analyse(spark, logs)) == []
+@pytest.fixture(scope="module")
+def found(spark, tmp_path_factory) -> dict[str, list[dict]]:
+    root = tmp_path_factory.mktemp("unstated")
+    return {**analyse_apart(spark, root / "logs", INCIDENTS), **analyse_apart(spark, root / "dumped", WITH_DUMPS)}
+
+
+def test_a_reset_with_no_strategy_of_an_uncommitted_partition_is_at_most_a_gap(found):
+    assert gaps(found["unstated"]) == [("reset_to_latest_gap", "depot", "parcels", 6, None, 0, 44, 44, "loss", None, False)]
+    assert "does not name its strategy" in found["unstated"][0]["explanation"]
+    assert gaps(found["below"]) == [("reset_to_latest_gap", "depot", "parcels", 6, None, 20, 44, 24, "loss", None, True)]
+    assert gaps(found["at"]) == []
+
+
+def test_no_gap_once_the_group_had_resumed_the_partition_from_a_commit(found):
+    assert gaps(found["resumed"]) == []

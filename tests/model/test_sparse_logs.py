@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from forensics.analyze import analyze
 from forensics.contract import materialised
-from tests.detect.test_seed_cases import analyse, write
+from tests.detect.incidents import analyse, write
 from tests.helpers import ingest_paths, small_model
 from tests.model.conftest import generation, rows
 
