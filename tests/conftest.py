@@ -16,6 +16,7 @@ threads 158-169 CPU-s instead of 194-199 (CPU read per JVM thread from ``/proc``
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -127,6 +128,18 @@ def analyze_cli_sample() -> subprocess.CompletedProcess:
 def cli_sample_run() -> subprocess.CompletedProcess:
     """``analyze_cli_sample``'s process, run in the background."""
     return background.result(analyze_cli_sample)
+
+
+@pytest.fixture(scope="session")
+def layout_fixtures(spark):
+    """``ingest`` of the directory ``tests/data/layouts`` (one real-looking file per layout), its
+    records kept in the driver: the tests of each file read their part (``helpers.part_of``)."""
+    from forensics.spark import materialise
+    from tests.helpers import as_small_incident, ingest_paths
+
+    ingested = ingest_paths(spark, DATA / "layouts")
+    with as_small_incident(spark):
+        return dataclasses.replace(ingested, records=materialise(ingested.records))
 
 
 @dataclass(frozen=True)

@@ -106,3 +106,15 @@ def lab_run_analysed(spark, run_dir: Path | str) -> dict:
         analyze(spark, [key], json_to=out)
         _LAB_RESULTS[key] = json.loads(out.getvalue())
     return _LAB_RESULTS[key]
+
+
+def part_of(ingested: Ingested, *names: str) -> Ingested:
+    """The part of ``ingested`` read from the files named ``names`` (base names, in that order):
+    their inputs entries and records. No accounting: a directory's is of all its files."""
+    from pyspark.sql import functions as F
+
+    from forensics import schema as s
+
+    inputs = [next(entry for entry in ingested.inputs if Path(entry["path"]).name == name) for name in names]
+    paths = [entry["path"] for entry in inputs]
+    return Ingested(inputs, {}, ingested.records.where(F.col(s.SOURCE_FILE).isin(*paths)))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from forensics.events import parse_events
-from tests.helpers import ingest_paths
+from tests.helpers import part_of
 
 THREAD = "AuditTrailBatch-StreamThread-1"
 
 
 @pytest.fixture(scope="module")
-def events(spark, data_dir):
-    records = ingest_paths(spark, data_dir / "layouts" / "logback_streams_kafka_7672.log").records
+def events(layout_fixtures):
+    records = part_of(layout_fixtures, "logback_streams_kafka_7672.log").records
     return {row["line"]: row.asDict() for row in parse_events(records).collect()}
 
 

@@ -11,7 +11,7 @@ import pytest
 from forensics.events import parse_events
 from forensics.layouts import dotnet_console
 from forensics.report.tables import layout_hint
-from tests.helpers import buckets, ingest_paths, records_by_line
+from tests.helpers import buckets, ingest_paths, part_of, records_by_line
 
 LAYOUTS = "layouts"
 
@@ -56,8 +56,8 @@ def test_log4j_fields_and_utc_timestamp(log4j):
     assert "Successfully joined group with generation Generation{generationId=12" in record["message"]
 
 
-def test_gzip_twin_gives_the_same_records(spark, data_dir, log4j):
-    rotated = ingest_paths(spark, data_dir / LAYOUTS / "log4j_consumer_3_6_rotated.log.gz")
+def test_gzip_twin_gives_the_same_records(layout_fixtures, log4j):
+    rotated = part_of(layout_fixtures, "log4j_consumer_3_6_rotated.log.gz")
     (entry,) = rotated.inputs
     assert entry["problem"] is None
     assert entry["host"] == "log4j_consumer_3_6_rotated"
@@ -78,8 +78,8 @@ def test_logback_seed_000_excerpt(spark, data_dir):
     assert records[15]["ts"] == datetime(2018, 10, 22, 23, 27, 54, 357000)  # 08:27:54 in Tokyo
 
 
-def test_spring_boot_both_generations_of_the_layout(spark, data_dir):
-    result = ingest_paths(spark, data_dir / LAYOUTS / "spring_boot_streams.log")
+def test_spring_boot_both_generations_of_the_layout(layout_fixtures):
+    result = part_of(layout_fixtures, "spring_boot_streams.log")
     (entry,) = result.inputs
     assert entry["layout"] == "spring_boot"
     assert buckets(entry) == {"lines": 6, "records": 3, "continuations": 1, "irrelevant": 2, "unparsed": 0}
@@ -106,18 +106,18 @@ def test_json_lines_logstash_and_ecs_fields(spark, data_dir):
     assert records[5]["ts"] == datetime(2024, 3, 11, 14, 2, 26, 100000)
 
 
-def one_file(spark, path, layout: str, *counts: int):
-    """The ingest of one file, whose layout is ``layout`` and whose lines, records,
-    continuations, irrelevant and unparsed lines number ``counts``."""
-    result = ingest_paths(spark, path)
+def one_file(result, layout: str, *counts: int):
+    """``result``, the ingest of one file (or its part of a directory's, ``part_of``), whose
+    layout is ``layout`` and whose lines, records, continuations, irrelevant and unparsed lines
+    number ``counts``."""
     (entry,) = result.inputs
     assert entry["layout"] == layout
     assert buckets(entry) == dict(zip(("lines", "records", "continuations", "irrelevant", "unparsed"), counts))
     return result
 
 
-def test_librdkafka_native_lines(spark, data_dir):
-    records = records_by_line(one_file(spark, data_dir / LAYOUTS / "librdkafka_consumer.log", "librdkafka", 5, 5, 0, 0, 0))
+def test_librdkafka_native_lines(layout_fixtures):
+    records = records_by_line(one_file(part_of(layout_fixtures, "librdkafka_consumer.log"), "librdkafka", 5, 5, 0, 0, 0))
     assert records[1]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118000)
     assert (records[1]["level"], records[4]["level"], records[5]["level"]) == ("DEBUG", "INFO", "WARN")
     assert records[1]["logger"] == "CGRPSTATE" and records[1]["client"] == "rdkafka#consumer-1"
@@ -125,10 +125,10 @@ def test_librdkafka_native_lines(spark, data_dir):
     assert records[1]["message"].startswith('Group "orders-app" changed state init -> query-coord')
 
 
-def test_librdkafka_lines_of_the_examples_log_callback(spark, data_dir):
+def test_librdkafka_lines_of_the_examples_log_callback(layout_fixtures):
     """``%u.%03u RDKAFKA-%i-%s: %s: %s`` (librdkafka's examples, copied into many C programs): the
     example's own ``% ...`` lines are no records; the one after a record continues it."""
-    records = records_by_line(one_file(spark, data_dir / LAYOUTS / "librdkafka_example_logger.log", "librdkafka", 8, 6, 1, 0, 1))
+    records = records_by_line(one_file(part_of(layout_fixtures, "librdkafka_example_logger.log"), "librdkafka", 8, 6, 1, 0, 1))
     assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118000)
     assert (records[2]["level"], records[8]["level"]) == ("DEBUG", "WARN")
     assert (records[2]["logger"], records[2]["client"], records[2]["thread"]) == ("CGRPSTATE", "rdkafka#consumer-1", "main")
@@ -136,10 +136,10 @@ def test_librdkafka_lines_of_the_examples_log_callback(spark, data_dir):
     assert records[3]["message"].startswith("kafka-1:9092/1: Group ")
 
 
-def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
+def test_ruby_logger_with_rdkafka_rubys_lines(layout_fixtures):
     """Ruby's ``Logger`` (Karafka): the process id as the thread, the progname as the logger,
     librdkafka's ``rdkafka: [thrd:main]: ..`` lines read as librdkafka's own."""
-    result = one_file(spark, data_dir / LAYOUTS / "ruby_logger_karafka.log", "ruby_logger", 10, 7, 0, 3, 0)
+    result = one_file(part_of(layout_fixtures, "ruby_logger_karafka.log"), "ruby_logger", 10, 7, 0, 3, 0)
     records = records_by_line(result)
     assert records[2]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 118204)
     assert (records[2]["level"], records[8]["level"], records[2]["thread"], records[2]["logger"]) == ("DEBUG", "WARN", "48211", None)
@@ -151,12 +151,12 @@ def test_ruby_logger_with_rdkafka_rubys_lines(spark, data_dir):
     assert events[8]["event_type"] == "consumer:group:session_timeout"
 
 
-def test_structlog_console_renderer_with_kafka_pythons_records(spark, data_dir):
+def test_structlog_console_renderer_with_kafka_pythons_records(layout_fixtures):
     """structlog's ``ConsoleRenderer`` rendering kafka-python's records (``ProcessorFormatter``):
     the level padded in its brackets, the event padded, the logger in brackets after it, the
     application's context (``key=value`` after the logger) left out of the message, the
     application's own records (one with a traceback) not Kafka's."""
-    result = one_file(spark, data_dir / LAYOUTS / "structlog_console_kafka_python.log", "structlog_console", 12, 5, 4, 3, 0)
+    result = one_file(part_of(layout_fixtures, "structlog_console_kafka_python.log"), "structlog_console", 12, 5, 4, 3, 0)
     records = records_by_line(result)
     assert records[3]["ts"] == datetime(2024, 3, 11, 14, 2, 17, 418530)
     assert (records[2]["level"], records[2]["logger"], records[2]["message"]) == (
@@ -206,10 +206,10 @@ def jul_checks(result):
     assert (events[11]["event_type"], events[15]["event_type"]) == ("consumer:group:assigned", "consumer:offset:commit_failed")
 
 
-def test_java_util_logging_heads_over_two_lines(spark, data_dir):
+def test_java_util_logging_heads_over_two_lines(layout_fixtures):
     """``SimpleFormatter``'s default: the date and the caller, then ``LEVEL: message`` on the
     next line, which joins the head; the caller's inner class is cut off the logger."""
-    jul_checks(one_file(spark, data_dir / LAYOUTS / "jul_simpleformatter.log", "jul", 24, 10, 13, 1, 0))
+    jul_checks(one_file(part_of(layout_fixtures, "jul_simpleformatter.log"), "jul", 24, 10, 13, 1, 0))
 
 
 def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
@@ -217,15 +217,15 @@ def test_java_util_logging_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     lines = (data_dir / LAYOUTS / "jul_simpleformatter.log").read_text().splitlines()
     wrapped = tmp_path / "orders-0.log"
     wrapped.write_text("".join(f"2024-03-11T14:{i:02d}:17.418123456Z {line}\n" for i, line in enumerate(lines)))
-    result = one_file(spark, wrapped, "jul", 24, 10, 13, 1, 0)
+    result = one_file(ingest_paths(spark, wrapped), "jul", 24, 10, 13, 1, 0)
     assert result.inputs[0]["wrappers"] == {"kubectl": 24}
     jul_checks(result)
 
 
-def test_tomcat_one_line_formatter(spark, data_dir):
+def test_tomcat_one_line_formatter(layout_fixtures):
     """catalina.out in Tomcat's ``OneLineFormatter``: the caller's method and inner class are cut
     off the logger, JUL's levels read as log4j's, the tab-indented stack trace continues its record."""
-    result = one_file(spark, data_dir / LAYOUTS / "tomcat_catalina.log", "tomcat", 16, 8, 4, 4, 0)
+    result = one_file(part_of(layout_fixtures, "tomcat_catalina.log"), "tomcat", 16, 8, 4, 4, 0)
     records = records_by_line(result)
     assert records[5]["ts"] == datetime(2024, 3, 11, 14, 2, 20, 532000)
     assert [(records[n]["level"], records[n]["logger"]) for n in (3, 5, 10, 16)] == [
@@ -266,14 +266,14 @@ SPARK_EVENTS = {
 """The Kafka events of ``spark_structured_streaming_driver.log`` by line."""
 
 
-def test_spark_default_layout_of_a_structured_streaming_driver(spark, data_dir):
+def test_spark_default_layout_of_a_structured_streaming_driver(layout_fixtures, spark):
     """A Spark 4 driver's log in Spark's default ``%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex``: the
     Kafka source's consumer joins its ``spark-kafka-source-..`` group. A Kafka class's logger is
     its full name again, and so Kafka 3.9's committed offset, which ``ConsumerUtils`` logs with
     no log-context prefix, is a Kafka record (line 17). Spark's own lines and the Kafka source's
     warning are irrelevant; the config block, the stack trace and the progress JSON continue
     their records."""
-    result = one_file(spark, data_dir / LAYOUTS / "spark_structured_streaming_driver.log", "spark", 26, 12, 10, 4, 0)
+    result = one_file(part_of(layout_fixtures, "spark_structured_streaming_driver.log"), "spark", 26, 12, 10, 4, 0)
     records = records_by_line(result)
     assert (records[3]["line_end"], records[22]["line_end"]) == (8, 22)
     assert records[13]["ts"] == datetime(2024, 3, 11, 14, 2, 21)
@@ -303,7 +303,7 @@ def test_hadoop_layout_of_a_dstream_executor_in_the_old_wording(spark, tmp_path)
         "18/01/05 09:48:28 ERROR scheduler.JobScheduler: Error generating jobs for time 1515145708000 ms\n"
         "java.lang.IllegalStateException: No current assignment for partition kssh-4\n"
     )
-    result = one_file(spark, path, "spark", 6, 4, 1, 1, 0)
+    result = one_file(ingest_paths(spark, path), "spark", 6, 4, 1, 1, 0)
     records = records_by_line(result)
     assert (records[1]["ts"], records[1]["logger"]) == (
         datetime(2018, 1, 5, 9, 48, 27),
@@ -332,17 +332,17 @@ def test_flink_default_layout_leaves_the_diagnostic_context_out_of_the_message(s
         f"2024-03-11 14:02:20,481 INFO  {'org.apache.flink.runtime.taskmanager.Task':<60} [] - Source: orders (1/2)#0 switched from INITIALIZING to RUNNING.\n"
         f"2024-03-11 14:02:20,483 INFO  {cc:<60} [] - {prefix} Adding newly assigned partitions: orders-0, orders-1\n"
     )
-    result = one_file(spark, path, "generic", 4, 3, 0, 1, 0)
+    result = one_file(ingest_paths(spark, path), "generic", 4, 3, 0, 1, 0)
     assert records_by_line(result)[1]["message"] == f"{prefix} (Re-)joining group"
     events = sorted((e["line"], e["event_type"], e["generation"]) for e in parse_events(result.records).collect())
     assert events == [(1, "consumer:group:join_started", None), (2, "consumer:group:joined", 12), (4, "consumer:group:assigned", None)]
 
 
-def test_day_first_dates_of_custom_patterns(spark, data_dir):
+def test_day_first_dates_of_custom_patterns(layout_fixtures):
     """logback's ``%d{dd-MM-yyyy HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg`` across a
     midnight, and log4j2's ``%d{dd.MM.yyyy HH:mm:ss,SSS}`` (German locale): dates read day first,
     ``02.04.2024`` as April 2."""
-    result = one_file(spark, data_dir / LAYOUTS / "logback_day_first.log", "generic", 13, 10, 2, 1, 0)
+    result = one_file(part_of(layout_fixtures, "logback_day_first.log"), "generic", 13, 10, 2, 1, 0)
     records = records_by_line(result)
     assert (records[3]["ts"], records[5]["ts"]) == (datetime(2024, 3, 15, 23, 59, 59, 417000), datetime(2024, 3, 16, 0, 0, 0, 21000))
     assert (records[3]["level"], records[3]["logger"], records[3]["thread"]) == (
@@ -362,17 +362,17 @@ def test_day_first_dates_of_custom_patterns(spark, data_dir):
         8: ("consumer:group:assigned", None, None, None),
         9: ("consumer:offset:set_committed", None, 0, 88120),
     }
-    dots = records_by_line(one_file(spark, data_dir / LAYOUTS / "log4j2_day_first_dots.log", "generic", 6, 6, 0, 0, 0))
+    dots = records_by_line(one_file(part_of(layout_fixtures, "log4j2_day_first_dots.log"), "generic", 6, 6, 0, 0, 0))
     assert dots[1]["ts"] == datetime(2024, 4, 2, 9, 14, 7, 551000)
     assert dots[6]["logger"] == "org.apache.kafka.clients.consumer.internals.SubscriptionState"
 
 
-def test_slashed_dates_read_in_the_order_their_file_shows(spark, data_dir, tmp_path):
+def test_slashed_dates_read_in_the_order_their_file_shows(layout_fixtures, spark, tmp_path):
     """``%d{dd/MM/yyyy HH:mm:ss.SSS}`` (British locale): ``14/07/2024`` shows the day first, so
     ``09/07/2024`` is July 9. A file whose dates never pass 12 shows no order: its records are
     counted unparsed (bad timestamp), not read perhaps swapped; one with ``03/15/2024`` is read
     month first."""
-    result = one_file(spark, data_dir / LAYOUTS / "log4j2_slashed_day_first.log", "generic", 6, 5, 0, 1, 0)
+    result = one_file(part_of(layout_fixtures, "log4j2_slashed_day_first.log"), "generic", 6, 5, 0, 1, 0)
     records = records_by_line(result)
     assert [records[line]["ts"] for line in (1, 4, 6)] == [
         datetime(2024, 7, 9, 23, 58, 41, 207000),
@@ -381,20 +381,20 @@ def test_slashed_dates_read_in_the_order_their_file_shows(spark, data_dir, tmp_p
     ]
     line = "{} 14:02:17.418 [main] INFO  o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c1, groupId=g1] Revoke previously assigned partitions t-0\n"
     (tmp_path / "ambiguous.log").write_text(line.format("03/04/2024") + line.format("04/03/2024"))
-    (ambiguous,) = one_file(spark, tmp_path / "ambiguous.log", "generic", 2, 0, 0, 0, 2).inputs
+    (ambiguous,) = one_file(ingest_paths(spark, tmp_path / "ambiguous.log"), "generic", 2, 0, 0, 0, 2).inputs
     assert ambiguous["date_order"] == "unknown"
     assert layout_hint({"kind": "log", **ambiguous}).startswith("its dates between slashes never pass 12")
     (tmp_path / "american.log").write_text(line.format("03/04/2024") + line.format("03/15/2024"))
-    american = one_file(spark, tmp_path / "american.log", "generic", 2, 2, 0, 0, 0)
+    american = one_file(ingest_paths(spark, tmp_path / "american.log"), "generic", 2, 2, 0, 0, 0)
     records = records_by_line(american)
     assert (records[1]["ts"], records[2]["ts"]) == (datetime(2024, 3, 4, 14, 2, 17, 418000), datetime(2024, 3, 15, 14, 2, 17, 418000))
     assert [r.inputs[0]["date_order"] for r in (result, american)] == ["day_first", "month_first"]
 
 
-def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(spark, data_dir):
+def test_a_paste_that_kept_level_and_kafka_logger_but_lost_its_times(layout_fixtures):
     """Logstash's ``[INFO ][logger]`` and a logback line cut before the level: each line that
     opens with a level and a Kafka logger is a record, untimed and in line order."""
-    result = one_file(spark, data_dir / LAYOUTS / "untimed_level_logger.log", "message_only", 10, 8, 2, 0, 0)
+    result = one_file(part_of(layout_fixtures, "untimed_level_logger.log"), "message_only", 10, 8, 2, 0, 0)
     records = records_by_line(result)
     assert result.inputs[0]["undated_records"] == 8
     assert [(records[line]["level"], records[line]["logger"]) for line in (1, 6, 7, 10)] == [
@@ -427,7 +427,7 @@ def test_a_paste_of_kafkajs_text_lines_that_lost_their_times(spark, data_dir, tm
     console = data_dir / "witnesses" / "clients" / "kafkajs_console" / "svc-f" / "app.log"
     paste = tmp_path / "paste.txt"
     paste.write_text("".join(line.split(" ", 1)[1] + "\n" for line in console.read_text().splitlines()))
-    result = one_file(spark, paste, "message_only", 6, 5, 0, 1, 0)
+    result = one_file(ingest_paths(spark, paste), "message_only", 6, 5, 0, 1, 0)
     records = records_by_line(result)
     assert result.inputs[0]["undated_records"] == 5
     assert (records[4]["level"], records[4]["logger"], records[4]["message"][:36]) == (
@@ -458,11 +458,11 @@ def rdkafka_events(result) -> dict:
     return events
 
 
-def test_serilog_compact_json_of_a_dotnet_clients_librdkafka_lines(spark, data_dir):
+def test_serilog_compact_json_of_a_dotnet_clients_librdkafka_lines(layout_fixtures):
     """Serilog's CLEF (``@t``, ``@m``, ``@l``, none for Information, ``@x``, ``SourceContext``) from a
     Confluent.Kafka log handler that writes ``{Name}: {Message}``: librdkafka's lines, typed
     though their logger is the application's; the application's own records are irrelevant."""
-    result = one_file(spark, data_dir / LAYOUTS / "serilog_clef_rdkafka.log", "json_lines", 6, 4, 0, 2, 0)
+    result = one_file(part_of(layout_fixtures, "serilog_clef_rdkafka.log"), "json_lines", 6, 4, 0, 2, 0)
     records = records_by_line(result)
     assert (records[2]["ts"], records[2]["level"], records[5]["level"]) == (datetime(2024, 3, 11, 14, 2, 17, 118204), "DEBUG", "WARN")
     assert records[2]["logger"] == "Orders.KafkaLog"
@@ -470,12 +470,12 @@ def test_serilog_compact_json_of_a_dotnet_clients_librdkafka_lines(spark, data_d
     assert events[3]["client_id"] == "rdkafka#consumer-1"
 
 
-def test_serilog_compact_json_templates_read_as_their_rendered_twin(spark, data_dir):
+def test_serilog_compact_json_templates_read_as_their_rendered_twin(layout_fixtures):
     """Serilog's ``CompactJsonFormatter`` (its JSON default) writes the message template (``@mt``,
     ``{Name}: {Message}``) and the properties, not the message: each record reads as the rendered
     twin (``serilog_clef_rdkafka.log``) does, and its librdkafka lines are typed alike."""
-    template = one_file(spark, data_dir / LAYOUTS / "serilog_clef_template_rdkafka.log", "json_lines", 6, 4, 0, 2, 0)
-    rendered = ingest_paths(spark, data_dir / LAYOUTS / "serilog_clef_rdkafka.log")
+    template = one_file(part_of(layout_fixtures, "serilog_clef_template_rdkafka.log"), "json_lines", 6, 4, 0, 2, 0)
+    rendered = part_of(layout_fixtures, "serilog_clef_rdkafka.log")
 
     def fields(result):
         return {line: (r["ts"], r["level"], r["logger"], r["message"]) for line, r in records_by_line(result).items()}
@@ -498,7 +498,7 @@ def test_a_dotnet_handlers_level_and_librdkafka_text_behind_kubectl(spark, tmp_p
     ]
     path = tmp_path / "orders-svc.log"
     path.write_text("".join(f"2024-03-11T14:02:{17 + i:02d}.118204000Z {line}\n" for i, line in enumerate(lines)))
-    result = one_file(spark, path, "message_only", 5, 4, 0, 1, 0)
+    result = one_file(ingest_paths(spark, path), "message_only", 5, 4, 0, 1, 0)
     assert sorted(records_by_line(result)) == [1, 2, 4, 5]
     assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
@@ -506,10 +506,10 @@ def test_a_dotnet_handlers_level_and_librdkafka_text_behind_kubectl(spark, tmp_p
 DOTNET_CONSOLE = "dotnet_console_rdkafka.log"
 
 
-def test_dotnet_console_heads_over_two_lines(spark, data_dir):
+def test_dotnet_console_heads_over_two_lines(layout_fixtures):
     """Microsoft.Extensions.Logging's console: ``dbug: Category[0]``, then the message six spaces
     in; no time of its own; a head whose Kafka text is on its second line is kept for it."""
-    result = one_file(spark, data_dir / LAYOUTS / DOTNET_CONSOLE, "dotnet_console", 14, 4, 8, 2, 0)
+    result = one_file(part_of(layout_fixtures, DOTNET_CONSOLE), "dotnet_console", 14, 4, 8, 2, 0)
     records = records_by_line(result)
     assert {line: (r["line_end"], r["level"], r["logger"], r["ts"]) for line, r in records.items()} == {
         3: (4, "DEBUG", "Orders.KafkaLog", None),
@@ -528,7 +528,7 @@ def test_dotnet_console_behind_kubectl_timestamps(spark, data_dir, tmp_path):
     lines = (data_dir / LAYOUTS / DOTNET_CONSOLE).read_text().splitlines()
     wrapped = tmp_path / "orders-svc-0.log"
     wrapped.write_text("".join(f"2024-03-11T14:02:{17 + i:02d}.118204000Z {line}\n" for i, line in enumerate(lines)))
-    result = one_file(spark, wrapped, "dotnet_console", 14, 4, 8, 2, 0)
+    result = one_file(ingest_paths(spark, wrapped), "dotnet_console", 14, 4, 8, 2, 0)
     records = records_by_line(result)
     assert [records[line]["ts"] for line in (3, 9)] == [datetime(2024, 3, 11, 14, 2, 19, 118204), datetime(2024, 3, 11, 14, 2, 25, 118204)]
     assert records[9]["message"].startswith("rdkafka#consumer-1: [thrd:main]: Consumer group session timed out")
@@ -554,7 +554,7 @@ def test_dotnet_console_with_a_timestamp_format(spark, data_dir, tmp_path, stamp
         lines = [f"2024-03-11T15:00:{17 + i:02d}.118204000Z {line}" for i, line in enumerate(lines)]
     path = tmp_path / "orders-svc.log"
     path.write_text("".join(f"{line}\n" for line in lines))
-    result = one_file(spark, path, "dotnet_console", 14, 4, 8, 2, 0)
+    result = one_file(ingest_paths(spark, path), "dotnet_console", 14, 4, 8, 2, 0)
     records = records_by_line(result)
     assert {line: (r["line_end"], r["level"], r["logger"]) for line, r in records.items()} == {
         3: (4, "DEBUG", "Orders.KafkaLog"),
@@ -590,7 +590,7 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
     objects[-1]["Exception"] = "\n".join(line.strip() for line in lines[12:])
     path = tmp_path / "orders-svc.json"
     path.write_text("".join(json.dumps(o) + "\n" for o in objects))
-    result = one_file(spark, path, "json_lines", 6, 4, 0, 2, 0)
+    result = one_file(ingest_paths(spark, path), "json_lines", 6, 4, 0, 2, 0)
     records = records_by_line(result)
     assert [(records[line]["ts"], records[line]["level"], records[line]["logger"]) for line in (2, 5)] == [
         (datetime(2024, 3, 11, 14, 2, 18, 118000), "DEBUG", "Orders.KafkaLog"),
@@ -599,8 +599,8 @@ def test_dotnet_json_console_of_the_same_lines(spark, data_dir, tmp_path):
     assert sorted((e["event_type"], e["generation"]) for e in parse_events(result.records).collect()) == sorted(RDKAFKA_EVENTS.values())
 
 
-def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
-    result = ingest_paths(spark, data_dir / LAYOUTS)
+def test_directory_of_all_layouts_sums_its_files(layout_fixtures):
+    result = layout_fixtures
     assert len(result.inputs) == 22
     for bucket in ("lines", "records", "continuations", "irrelevant", "unparsed"):
         assert result.accounting[bucket] == sum(entry[bucket] for entry in result.inputs)
@@ -609,8 +609,8 @@ def test_directory_of_all_layouts_sums_its_files(spark, data_dir):
 
 
 @pytest.fixture(scope="module")
-def strimzi(spark, data_dir):
-    return ingest_paths(spark, data_dir / LAYOUTS / "strimzi_broker.log", data_dir / LAYOUTS / "strimzi_connect_sink.log")
+def strimzi(layout_fixtures):
+    return part_of(layout_fixtures, "strimzi_broker.log", "strimzi_connect_sink.log")
 
 
 def test_strimzi_layout_takes_logger_and_thread_off_the_messages_end(strimzi):
@@ -653,12 +653,12 @@ def test_strimzi_broker_and_connect_lines_become_the_groups_events(strimzi):
     assert {"consumer:group:join_started", "consumer:group:joined", "consumer:group:assigned"} <= consumer
 
 
-def test_a_connect_workers_group_lines_are_its_clusters_rebalances(spark, data_dir):
+def test_a_connect_workers_group_lines_are_its_clusters_rebalances(layout_fixtures):
     """A Kafka Connect worker's coordinator runs the consumer's group code under its own logger
     (``WorkerCoordinator``) and prefix (``[Worker clientId=.., groupId=..]``): its join, sync and
     rejoin lines are the Connect cluster's group events, its "Rebalance started" a join request
     (G112); the herder's own lines stay unrecognised."""
-    result = ingest_paths(spark, data_dir / LAYOUTS / "connect_worker.log")
+    result = part_of(layout_fixtures, "connect_worker.log")
     events = parse_events(result.records).collect()
     assert {(e["client_id"], e["group_id"]) for e in events} == {("connect-1", "connect-cluster")}
     assert sorted((e["line"], e["event_type"], e["generation"]) for e in events if e["generation"] is not None) == [
@@ -698,7 +698,7 @@ def test_python_clients_lines_without_a_logger_are_read_by_their_words(spark, tm
     path.write_text(FAUST_REVOKED + "".join(f"[2024-03-11 14:02:{i % 60:02d},418] [4242] [INFO] {m} \n" for i, m in enumerate(messages)))
     tables = sum(m.count("\n") for m in messages)  # PY40's and PY41's continuation lines
     starts = list(accumulate((1 + m.count("\n") for m in messages[:-1]), initial=FAUST_REVOKED.count("\n") + 1))
-    result = one_file(spark, path, "generic", starts[-1] + messages[-1].count("\n"), 1 + len(messages), 6 + tables, 2, 0)
+    result = one_file(ingest_paths(spark, path), "generic", starts[-1] + messages[-1].count("\n"), 1 + len(messages), 6 + tables, 2, 0)
     assert records_by_line(result)[1]["line_end"] == 7
     events = {e["line"]: e for e in parse_events(result.records).collect()}
     assert (events[1]["event_type"], events[1]["template_id"], events[1]["group_id"]) == ("consumer:group:revoked", "PY41", "lockup-demo")
