@@ -92,7 +92,8 @@ def is_head(layout: ModuleType, value: Column) -> Column:
 
 def head_layout(value: Column, table: dict = LAYOUTS, only: str | None = None) -> Column:
     """Name of the first layout of ``table`` (or only its layout ``only``) in which ``value``
-    starts a record, else null."""
+    starts a record, else null (always null where no layout of ``table`` is recognised from a
+    line by itself: a table the samples narrowed to the anchor and ``message_only``)."""
     expr = None
     for name, layout in table.items():
         if only is not None and name != only:
@@ -125,7 +126,7 @@ def split_fields(layout_name: Column, value: Column, table: dict = LAYOUTS) -> C
     for name, layout in table.items():
         if name not in by_regex and hasattr(layout, "split"):  # the anchor's come from anchor.with_fields
             expr = (F.when if expr is None else expr.when)(layout_name == name, layout.split(value))
-    return expr
+    return F.lit(None).cast("array<string>") if expr is None else expr
 
 
 def to_utc(layout_name: Column, ts_text: Column, tz: Column, table: dict = LAYOUTS) -> Column:

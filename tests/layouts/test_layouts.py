@@ -7,9 +7,10 @@ import pkgutil
 from datetime import datetime
 
 import pytest
+from pyspark.sql import functions as F
 
 import forensics.layouts as layouts_pkg
-from forensics.layouts import LAYOUTS, sniff
+from forensics.layouts import LAYOUTS, head_layout, sniff, split_fields
 
 
 def test_every_layout_module_is_registered():
@@ -34,6 +35,19 @@ def test_layout_rejects_every_other_layouts_example(name):
     before = list(LAYOUTS)[: list(LAYOUTS).index(name)] if name == FALLBACK else []
     others = [layout.EXAMPLE for other, layout in LAYOUTS.items() if other != name and other not in before and other != "message_only"]
     assert all(LAYOUTS[name].sniff([line]) is False for line in others)
+
+
+def test_a_table_of_layouts_never_recognised_by_themselves_gives_null_columns(spark):
+    """A layout table that samples narrowed to layouts no line is recognised by alone (the anchor,
+    ``message_only``) names no layout and splits nothing: null columns, never a missing expression
+    that fails the whole ingest (a hard-wrapped librdkafka paste did)."""
+    table = {name: LAYOUTS[name] for name in ("message_only", "anchor")}
+    frame = spark.createDataFrame([("7|2018-03-02 09:14:05.207|rdkafka#consumer-1|JOIN| Group",)], "value string")
+    row = frame.select(
+        head_layout(F.col("value"), table).alias("layout"),
+        split_fields(F.lit("anchor"), F.col("value"), {"anchor": LAYOUTS["anchor"]}).alias("parts"),
+    ).first()
+    assert (row["layout"], row["parts"]) == (None, None)
 
 
 def test_message_only_is_never_sniffed():
