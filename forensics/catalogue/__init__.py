@@ -82,6 +82,15 @@ def literal_gate(pattern: str) -> tuple[str, bool]:
     return text, pattern.startswith("^") and offset == 1
 
 
+def leading_text(template: Template) -> str:
+    """The literal text every message of the template opens with (``""`` where its pattern opens
+    with a group, a class or an alternation): a pasted line's message starts there."""
+    runs = _top_level_runs(template.pattern)
+    if not runs or runs[0][1] != 1 or not template.pattern.startswith("^"):
+        return ""
+    return runs[0][0]
+
+
 def first_word(template: Template) -> str | None:
     """The first word every message of the template starts with, when the pattern fixes it."""
     runs = _top_level_runs(template.pattern)
@@ -248,6 +257,7 @@ __all__ = [
     "catalogue_entries",
     "catalogue_files",
     "java_pattern",
+    "leading_text",
     "literal_gate",
     "load_catalogue",
     "precedence",

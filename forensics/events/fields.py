@@ -8,20 +8,25 @@ from pyspark.sql import functions as F
 TOPIC_PARTITION = r"^(.+)-(\d+)$"
 
 
-PYTHON_TOPIC_PARTITION = r"TopicPartition\(topic='([^']*)', partition=(\d+)\)"
-"""kafka-python's and aiokafka's ``TopicPartition`` named tuple as ``repr`` prints it."""
+PYTHON_TOPIC_PARTITION = r"TopicPartition\(topic=u?'([^']*)', partition=(\d+)\)"
+"""kafka-python's and aiokafka's ``TopicPartition`` named tuple as ``repr`` prints it (``topic=u'..'``
+under Python 2)."""
 LIBRDKAFKA_TOPIC_PARTITION = r"^(\S+) \[(\d+)\]$"
 """librdkafka's ``topic [N]``."""
 FAUST_TABLE_ROW = r"[|│] *([^\s|│]+) *[|│] *\{([\d, -]*)\} *[|│]"
 """A row of the ``Topic Partition Set`` table a Faust worker logs for aiokafka's set of partitions
 (faust/worker.py, 1.10+): the topic and its partitions in ranges, ``| orders | {0-2, 5} |``
 (``│`` where the table was drawn for a terminal)."""
-GO_TOPIC_PARTITIONS = r"([\w.-]+):?(?:map)?\[((?:[\d :,]|\{[^{}\]]*\})*)\]"
+GO_TOPIC_PARTITIONS = r"([\w.-]+)[:/]?(?:map)?\[((?:[\d :,]|\{[^{}\]]*\})*)\]"
 """A topic and its partitions as franz-go prints them: ``orders[0 1 2]`` (its ``mtps``), or in a
-Go map, ``orders:[0 1 2]`` of ``map[orders:[0 1 2] payments:[3]]``; each partition may carry its
+Go map, ``orders:[0 1 2]`` of ``map[orders:[0 1 2] payments:[3]]``, or as kafka-go's leader
+writes a member's plan, ``orders/[0 1 2]``; each partition may carry its
 offset (``orders[2{8100 e0 ce0}]``, ``orders:map[2:{8100.0~0}]``, ``orders[2{8100=>8200}, 3{..}]``:
 ``GO_POSITION``)."""
 GO_PARTITIONS = rf"^(?:map\[\]|(?:map\[)?{GO_TOPIC_PARTITIONS})"
+RUBY_TOPIC_PARTITIONS = r"^`([^`]+)`: ([\d, ]*)$"
+"""A topic and its partitions as ruby-kafka logs an assignment: the topic in backquotes, a colon,
+the partitions separated by commas (``Partitions assigned for `orders`: 0, 5, 3``)."""
 GO_POSITION = r"(\d+):?\{(?:-?\d+=>)?(-?\d+)"
 """A partition and its offset: the one franz-go's ``Offset`` prints first, ``2{8100 e0 ce0}``
 (v1.5+), ``2{8100.0 0}`` (v1.2.4-v1.4), ``2:{8100.0~0}`` (a Go map, v1.2.3), ``{-2+5 e-1 ce-1}``
@@ -36,7 +41,7 @@ def partition_list(text: Column) -> Column:
     Also the other clients' notations: kafka-python / aiokafka sets of ``TopicPartition(topic='a',
     partition=0)`` (``set()`` when empty), librdkafka's ``a [0]``, KafkaJS's assignment map
     ``{"a":[0,1]}``, a Faust worker's table of ranges (``FAUST_TABLE_ROW``) and franz-go's
-    ``a[0 1], b[2]`` or ``map[a:[0 1] b:[2]]`` (``GO_PARTITIONS``)."""
+    ``a[0 1], b[2]`` or ``map[a:[0 1] b:[2]]`` (``GO_PARTITIONS``), ruby-kafka's backquoted topic and partitions (``RUBY_TOPIC_PARTITIONS``)."""
     tuples = F.regexp_replace(F.trim(text), PYTHON_TOPIC_PARTITION, "$1-$2")
     inner = F.regexp_replace(F.regexp_replace(tuples, LIBRDKAFKA_TOPIC_PARTITION, "$1-$2"), _PYTHON_COLLECTION, "")
     items = F.transform(F.split(inner, ","), lambda item: F.trim(item))
@@ -46,6 +51,7 @@ def partition_list(text: Column) -> Column:
         F.when(F.trim(text).startswith('{"'), assignment_map(text))
         .when(text.contains("Topic Partition Set"), partition_table(text))
         .when(F.trim(text).rlike(GO_PARTITIONS), go_partitions(text))
+        .when(F.trim(text).rlike(RUBY_TOPIC_PARTITIONS), go_partitions(F.regexp_replace(F.trim(text), RUBY_TOPIC_PARTITIONS, "$1[$2]")))
         .otherwise(listed),
     )
 

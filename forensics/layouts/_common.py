@@ -50,8 +50,9 @@ group, member or client (its own JSON lines and its documentation's text form al
 FRANZ_GO_WORDS = (
     r"(?:joining group|joined(?:, balancing group| as leader but unable to balance group due to KIP-345 limitations)?|synced|"
     r"new group session begun|(?:eager|cooperative) consumer revoking prior assigned partitions(?: because leaving group)?|"
-    r"(?:cooperative consumer )?calling onRevoke(?: at the end of a session)?|leaving group|heartbeat errored|"
-    r"(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed|updated committed|"
+    r"(?:cooperative consumer )?calling onRevoke(?: at the end of a session(?: even though no partitions were lost)?)?|leaving group|"
+    r"heartbeat errored|(?:join|sync) group failed|unable to commit offset for topic partition|default commit failed|updated committed|"
+    r"in default commit: unable to commit offsets for topic partition|"
     r"consumer group initial heartbeat received assignment|leaving next-gen group|"
     r"consumer group heartbeat detected an updated assignment; exited heartbeat loop to assign & reentering|"
     r"consumer group heartbeat (?:saw fenced member epoch|error), abandoning assignment and rejoining(?: with new member id)?)"
@@ -108,14 +109,26 @@ def franz_go_text(written: Column, message: Column, keys: Column, values: Column
     return F.when(written, text).otherwise(message)
 
 
+GO_RUBY_OPENINGS = (
+    r"joinGroup succeeded for response, |sync group finished for group, |selected as leader for group, |"
+    r"assigned member/topic/partitions |[Jj]oined group \S+ as member |Leaving group \S+, member |Failed to (?:join|sync) group \S+: |"
+    r"client/coordinator |consumer/broker/-?\d+ (?:added|closed dead|abandoned) subscription to |"
+    r"\[\[[^\]\n]*\] \{[^{}\n]*\}:\] "
+)
+"""Openings of the group lines of clients that write no logger name (``catalogue/go_ruby.yaml``):
+segmentio/kafka-go's consumer group, Sarama's coordinator lookup and partition consumers, and the
+tag ruby-kafka's logger opens a consumer's lines with (``[[<group>] {<topic>: <partitions>}:] ``)."""
 KAFKA_OPENINGS = (
     rf"\[(?:{'|'.join(CLIENT_KINDS)}) |{re.escape(WORKER_OPENING)}|(?:global-)?stream-(?:thread|client) \[|state-updater \[|"
     r"(?:Consumer|Producer|Streams|Admin|ShareConsumer)Config values:|Kafka (?:version|commitId|startTimeMs):|"
-    r"\[GroupCoordinator (?:\d+\]: |id=\d+[ \]])|\[GroupMetadataManager brokerId=\d+\] "
+    r"\[GroupCoordinator (?:\d+\]: |id=\d+[ \]])|\[GroupMetadataManager brokerId=\d+\] |"
+    r"Setting offset for partition \S+ to the committed offset FetchPosition\{|"
+    rf"{GO_RUBY_OPENINGS}"
 )
 """Openings of a message only Kafka writes: a client's log-context prefix, a config block, the
-version banner, the group coordinator's prefix in a broker log (ingest tells Kafka records by
-them; parse skips bracketed fields before them)."""
+version banner, the group coordinator's prefix in a broker log, the position line ``ConsumerUtils``
+writes with no prefix (3.7+), the group lines of the Go and Ruby clients that name no logger
+(``GO_RUBY_OPENINGS``) (ingest tells Kafka records by them; parse skips bracketed fields before them)."""
 
 _FRACTION = r"(?:[,.]\d{1,9})?"
 _ZONE = r"(?: ?(?:Z|[+-]\d\d:?\d\d|UTC|GMT)(?![\w:]))?"

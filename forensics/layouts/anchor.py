@@ -119,20 +119,31 @@ _DECORATION_PIECE = r"(?:\s|>|\*\*|`|\||\"|')"
 """A paste's opening decoration: indentation, a markdown quote, bold, a backtick, a table's ``|``, a quote."""
 
 
+_DATED_START = (
+    rf"^(?:{_DECORATION_PIECE}*)[^\n]{{0,80}}?(?<![\d.:,-])(?:{STAMP}|\d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?)(?![\d:])[\])]?"
+    rf"(?:[\s:|,>-]*(?:\[\s*{_LEVEL_WORDS}\s*\]|TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL)(?![A-Za-z0-9]))?[\s:|,>\]-]*"
+)
+"""A line's head of a time (and a level) before its text, where no mark opens the text: a Go
+logger's ``[sarama] 2019/07/15 03:11:40 ``, a team's ``--- INFO --- [2022-02-14T09:31:07Z] ``, a
+syslog time glued to its level ``Mar 14 11:02:41.388[WARN] ``. The text after it is the message
+(a catalogue template's fixed text that does not open it marked the line: ``weak_marks``)."""
+
+
 def _open(weak: str | None) -> str:
     return f"{c.KAFKA_OPENINGS}|\\[thrd:|{KAFKA_EXCEPTION}|{c.KAFKAJS_NAMESPACE}" + (f"|{weak}" if weak else "")
 
 
 def marked_line(value: Column, weak: str | None = None) -> Column:
     """``value`` as ``prefix SEP message``, split before its Kafka mark: an opening (a log-context
-    prefix, ``[thrd:``, an exception, ``weak``), else after a Kafka logger, else at its start
-    past a paste's decoration. Each step reads the one before it once, so each regex appears
+    prefix, ``[thrd:``, an exception, ``weak``), else after a Kafka logger, else after a time (and
+    level) that opens the line (``_DATED_START``), else at its start past a paste's decoration. Each step reads the one before it once, so each regex appears
     once in the generated code; a step applies only where no earlier one placed ``SEP``."""
     clean = F.regexp_replace(value, LOST_ESC, "")
     opened = F.regexp_replace(clean, rf"(?s)^(.*?)((?:{_open(weak)}).*)$", f"$1{c.SEP}$2")
     unsplit = rf"(?s)^(?![\s\S]*{c.SEP})"
     by_logger = F.regexp_replace(opened, rf"{unsplit}(.*?(?:{LOGGERS}){_AFTER_LOGGER})(.*)$", f"$1{c.SEP}$2")
-    return F.regexp_replace(by_logger, rf"{unsplit}{_DECORATION_PIECE}*", c.SEP)
+    dated = F.regexp_replace(by_logger, rf"(?s){unsplit[4:]}({_DATED_START})", f"$1{c.SEP}")
+    return F.regexp_replace(dated, rf"{unsplit}{_DECORATION_PIECE}*", c.SEP)
 
 
 def with_fields(frame: DataFrame, value: Column, where: Column, out: str, weak: str | None = None) -> DataFrame:
@@ -183,20 +194,28 @@ def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
 
 WEAK_GATE_CHARS = 16
 """A catalogue template's fixed text is a mark of a Kafka line (``weak_marks``) when at least this long."""
+OPENING_CHARS = 10
+"""The text a weakly marked template's messages open with splits a line before it (``weak_marks``)
+when at least this long: ``Fetch offset `` in ``fetcher->_handle_fetch_response():750 - Fetch
+offset 17250 is out of range ..``, whose mark (`` is out of range for ``) stands further on."""
 
 
 @lru_cache(maxsize=1)
 def weak_marks() -> tuple[tuple[str, ...], str]:
     """The catalogue templates' fixed texts (``catalogue.literal_gate``, at least ``WEAK_GATE_CHARS``
-    long, holding a space) as substrings to look for, and those that open a message as a regex
-    alternation (``split_with``): a line that no layout read and that holds one is a Kafka line
+    long, holding a space) as substrings to look for, and the texts that open those templates'
+    messages (the fixed text itself, or the template's leading text of ``OPENING_CHARS`` or more)
+    as a regex alternation (``split_with``): a line that no layout read and that holds one is a Kafka line
     pasted without its head (```Heartbeat failed for group g because it is rebalancing```)."""
-    from ..catalogue import load_catalogue
+    from ..catalogue import leading_text, load_catalogue
 
     templates = [t for t in load_catalogue() if len(t.gate.strip()) >= WEAK_GATE_CHARS and " " in t.gate.strip()]
     needles = tuple(sorted({t.gate.strip() for t in templates}))
-    openings = sorted({t.gate.strip() for t in templates if t.gate_at_start}, key=len, reverse=True)
-    return needles, "|".join(re.escape(text) for text in openings)
+    leads = {leading_text(t).strip() for t in templates}
+    openings = {t.gate.strip() for t in templates if t.gate_at_start} | {
+        text for text in leads if len(text) >= OPENING_CHARS and " " in text
+    }
+    return needles, "|".join(re.escape(text) for text in sorted(openings, key=len, reverse=True))
 
 
 WEAK_GATE_GRAM = 5

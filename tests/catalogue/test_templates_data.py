@@ -24,6 +24,10 @@ PYTHON_LAYOUT = r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERRO
 PYTHON_LEVELS = {"WARNING": "WARN", "CRITICAL": "FATAL"}
 # franz-go's kgo.BasicLogger, "[LEVEL] message; key: value, ..", behind kubectl logs --timestamps; no logger of its own
 FRANZ_GO_LAYOUT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z \[(DEBUG|INFO|WARN|ERROR)\] (.*)$"
+# Go's standard log package (kafka-go, Sarama): the application's prefix ("[sarama] "), then Go's time; no level
+GO_LOG_LAYOUT = r"^(?:\[(\w+)\] )?\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? (.*)$"
+# Ruby's Logger with its default formatter (ruby-kafka): "I, [time #pid]  INFO -- progname: message"
+RUBY_LOGGER_LAYOUT = r"^[DIWEF], \[[^\]]+ #\d+\] +(DEBUG|INFO|WARN|ERROR) -- (\w*): (.*)$"
 
 
 ALLOWED_EVENT_TYPES = set(EVENT_TYPES)
@@ -33,7 +37,7 @@ ALLOWED_FIELDS = set(CATALOGUE_FIELDS)
 REQUIRED_KEYS = {"id", "event_type", "versions", "loggers", "pattern", "example", "fields"}
 VERSION = r"\d+\.\d+(?:\.\d+)?"
 VERSIONS_RE = re.compile(rf"^{VERSION}(?:-{VERSION})?(?:,{VERSION}(?:-{VERSION})?)*$")
-ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK|B|PY|JS|GO|SK)\d+$")
+ID_RE = re.compile(r"^(?:G|K|KS|O|S|P|CFG|RDK|B|PY|JS|GO|SK|KG|SA|RB)\d+$")
 # regex constructs that Python accepts but Java does not (or that the loader must not see)
 NON_JAVA = [r"(?P=", r"(?(", r"(?<=", r"(?<!", r"(?#", r"\Z", r"(?x", r"(?a", r"(?L"]
 
@@ -76,6 +80,12 @@ def _parse(example):
     m = re.match(FRANZ_GO_LAYOUT, example)
     if m:
         return m.group(1), "kgo", m.group(2)
+    m = re.match(GO_LOG_LAYOUT, example)
+    if m:
+        return None, m.group(1) or "log", m.group(2)
+    m = re.match(RUBY_LOGGER_LAYOUT, example)
+    if m:
+        return m.group(1), m.group(2), m.group(3)
     m = re.match(PYTHON_LAYOUT, example)
     if m:
         return PYTHON_LEVELS.get(m.group(1), m.group(1)), m.group(2).rsplit(".", 1)[-1], m.group(3)
@@ -124,7 +134,7 @@ def test_keys_event_type_and_field_names(entry):
 def test_example_layout_and_logger(entry):
     level, simple, _ = _parse(entry["example"])
     assert simple in entry["loggers"], f"{simple} not in {entry['loggers']}"
-    if "level" in entry:
+    if "level" in entry and level is not None:  # Go's log package writes no level
         assert level == entry["level"]
 
 
