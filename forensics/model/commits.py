@@ -49,7 +49,7 @@ HISTORY_COLUMNS = (
     "strategy_line",
 )
 
-OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=')?([^\s{},=']+)(?:-|', partition=)(\d+)(?:=|\): )OffsetAndMetadata[{(]offset=(\d+)"
+OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=u?')?([^\s{},=']+)(?:-|', partition=)(\d+)(?:=|\): )OffsetAndMetadata[{(]offset=(\d+)"
 """One entry of the offsets map a commit prints: Java's ``{topic-N=OffsetAndMetadata{offset=O, ...}, ...}``,
 kafka-python's and aiokafka's ``{TopicPartition(topic='t', partition=N): OffsetAndMetadata(offset=O, ...), ...}``."""
 COMMIT_FAILED, COMMIT_REQUESTED = "consumer:offset:commit_failed", "consumer:offset:commit_requested"
