@@ -34,6 +34,8 @@ One ``from_json`` with one schema reads every family; each field is the first on
   read them in any order. The logger is then ``extra.logger``, or, where no field names one, KafkaJS
   (``kafkajs``) when the message opens with one of KafkaJS's namespaces and the record names a
   group, member or client (``_common.KAFKAJS_NAMESPACE``);
+- a record nested as the one field of an envelope (``{"applicationLog":{..}}``): the inner record
+  (``unwrapped``);
 - a franz-go group record (zap through ``kzap``, ``log/slog``'s JSON through ``kslog``: ``"msg":"synced",
   "group":"g","assigned":{"t":[0,1]}``): franz-go's fields follow its message in ``kgo.BasicLogger``'s
   form, ``synced; group: g, assigned: {"t":[0,1]}`` (``_common.franz_go_text``), a field that is no
@@ -43,6 +45,7 @@ One ``from_json`` with one schema reads every family; each field is the first on
 from __future__ import annotations
 
 import json
+from functools import reduce
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -67,9 +70,10 @@ def _struct(*names: str, **nested: StructType) -> StructType:
     return StructType([StructField(name, _S) for name in names] + [StructField(k, v) for k, v in nested.items()])
 
 
-AROUND_MESSAGE = r'^\{\s*(.*?),?\s*"(?:message|msg)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,?\s*(.*?)\s*\}\s*$'
-"""A record's fields before its message (group 1) and after it (group 2), as written. KafkaJS's
-own log creator writes ``level``, ``timestamp``, ``logger``, ``message``, then the line's fields."""
+AROUND_MESSAGE = r'^\{\s*(.*?),?\s*"(?:message|msg)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,?\s*(.*?)\s*\}[\s.]*$'
+"""A record's fields before its message (group 1) and after it (group 2), as written (a paste's
+full stop after the record aside). KafkaJS's own log creator writes ``level``, ``timestamp``,
+``logger``, ``message``, then the line's fields."""
 CLIENT_KEYS = ('"groupId"', '"memberId"')
 """The fields that make a record's other fields its client's context (``client_context``)."""
 _FLAT = [
@@ -160,10 +164,25 @@ def _is_record(line: str) -> bool:
         obj = json.loads(line)
     except ValueError:
         return False
+    if isinstance(obj, dict) and len(obj) == 1 and isinstance(next(iter(obj.values())), dict):
+        obj = next(iter(obj.values()))  # a record in an envelope of one field (``unwrapped``)
     if not isinstance(obj, dict):
         return False
     payload = obj.get("jsonPayload")
     return any(k in obj for k in _MESSAGE_FIELDS) or (isinstance(payload, dict) and "message" in payload)
+
+
+ENVELOPE = r'^\{\s*"[^"\\]*"\s*:\s*\{'
+"""A JSON line whose first field is an object: perhaps a record in an envelope (``unwrapped``)."""
+
+
+def unwrapped(value: Column) -> Column:
+    """A record nested as the one field of an envelope (``{"applicationLog":{..,"message":".."}}``,
+    a sidecar's or shipper's wrapping of the application's JSON) as the inner record; any other
+    line as it is. Its fields are then read by what they hold, as a top-level record's."""
+    fields = F.from_json(value, "map<string,string>", {"mode": "PERMISSIVE"})
+    inner = F.map_values(fields)[0]
+    return F.when(value.rlike(ENVELOPE) & (F.size(fields) == 1) & F.ltrim(inner).startswith("{"), inner).otherwise(value)
 
 
 def _parsed(value: Column) -> Column:
@@ -224,7 +243,8 @@ def head(value: Column) -> Column:
     """A JSON object line with a message field (checked without a full parse first)."""
     cheap = value.startswith("{")
     cheap = cheap & F.reduce(F.array(*[value.contains(key) for key in _MESSAGE_KEYS]), F.lit(False), lambda a, b: a | b)
-    return cheap & _message(_parsed(value), _dotnet(value), value).isNotNull()
+    record = unwrapped(value)
+    return cheap & _message(_parsed(record), _dotnet(record), record).isNotNull()
 
 
 def _seconds(seconds: Column, nanos: Column) -> Column:
@@ -233,16 +253,18 @@ def _seconds(seconds: Column, nanos: Column) -> Column:
 
 
 def _timestamp(r: Column, dotnet: Column) -> Column:
-    """The record's time as text: ISO text, epoch millis, or epoch seconds with a fraction."""
+    """The record's time as text: ISO text, epoch millis, or epoch seconds with a fraction; a time
+    field that holds no digit (a paste's ``"timestamp":"XXX"``, redacted) is none."""
     ts = r["timestamp"]
     gcp_object = _seconds(
         F.regexp_extract(ts, r'"seconds"\s*:\s*"?(\d+)', 1), F.nullif(F.regexp_extract(ts, r'"nanos"\s*:\s*(\d+)', 1), F.lit(""))
     )
+    timed = [F.when(text.rlike(r"\d"), text) for text in (r.getField("@timestamp"), ts, r["time"], r["ts"])]
     return F.coalesce(
-        r.getField("@timestamp"),
-        F.when(ts.startswith("{"), gcp_object).otherwise(ts),
-        r["time"],
-        r["ts"],
+        timed[0],
+        F.when(ts.startswith("{"), gcp_object).otherwise(timed[1]),
+        timed[2],
+        timed[3],
         _seconds(r["instant"]["epochSecond"], r["instant"]["nanoOfSecond"]),
         r["timeMillis"],
         _seconds(r["timestampSeconds"], r["timestampNanos"]),
@@ -305,13 +327,16 @@ def _stack(r: Column, dotnet: Column) -> Column:
     )
 
 
-def client_context(value: Column) -> Column:
+def client_context(value: Column, message: Column) -> Column:
     """`` {"groupId":..}``: the fields beside the message, as written, of a record that names a
-    consumer group or member (a KafkaJS line); "" otherwise. The fields before the message are
-    kept where they name one (KafkaJS's own order puts only the envelope there)."""
+    consumer group or member, or a KafkaJS line naming only its client (``_kafkajs``: a
+    connection's ``Response Heartbeat(..)`` and its ``error``); "" otherwise. The fields before
+    the message are kept where they name one (KafkaJS's own order puts only the envelope there)."""
     before, after = F.regexp_extract(value, AROUND_MESSAGE, 1), F.regexp_extract(value, AROUND_MESSAGE, 2)
-    fields = F.concat_ws(",", F.when(c.contains_any(before, CLIENT_KEYS), before), F.nullif(after, F.lit("")))
-    return F.when(c.contains_any(value, CLIENT_KEYS) & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
+    keys = (*CLIENT_KEYS, '"clientId"')
+    fields = F.concat_ws(",", F.when(c.contains_any(before, keys), before), F.nullif(after, F.lit("")))
+    kafkajs = c.contains_any(value, CLIENT_KEYS) | _kafkajs(message, value).isNotNull()
+    return F.when(kafkajs & (fields != ""), F.concat(F.lit(" {"), fields, F.lit("}"))).otherwise(F.lit(""))
 
 
 def _kafkajs(message: Column, value: Column) -> Column:
@@ -333,10 +358,22 @@ def franz_go(text: Column, value: Column) -> Column:
     )
 
 
+KAFKAJS_LEVELS = ("ERROR", "WARN", "INFO", "DEBUG")
+"""The levels KafkaJS's text form opens a line with (its console log creator: ``ERROR [Runner] ..``)."""
+
+
+def _without_kafkajs_level(text: Column) -> Column:
+    """``text`` without the level that opens KafkaJS's text form where a log creator wrote that form
+    into a JSON record's message (``{"msg":"ERROR [Runner] The group is rebalancing, .. {..}"}``)."""
+    opened = reduce(lambda a, b: a | b, [text.startswith(f"{level} [") for level in KAFKAJS_LEVELS])
+    return F.when(opened, F.regexp_replace(text, rf"^(?:{'|'.join(KAFKAJS_LEVELS)}) (?={c.KAFKAJS_NAMESPACE})", "")).otherwise(text)
+
+
 def split(value: Column) -> Column:
+    value = unwrapped(value)
     r, dotnet = _parsed(value), _dotnet(value)
-    text, stack = _message(r, dotnet, value), _stack(r, dotnet)
-    message = F.concat(franz_go(text, value), client_context(value))
+    text, stack = _without_kafkajs_level(_message(r, dotnet, value)), _stack(r, dotnet)
+    message = F.concat(franz_go(text, value), client_context(value, text))
     return F.array(
         _timestamp(r, dotnet),
         _level(r, dotnet),
