@@ -30,6 +30,8 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
   lines), ``1710165737418<TAB>2024-03-11T14:02:17.418Z<TAB><line>``; before Grafana 10, the
   browser's local time alone, ``2024-03-11 15:02:17.418<TAB><line>`` or ``2024-03-11T15:02:17+01:00<TAB><line>``;
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
+- ``syslog_tag``: RFC 3164 with one name before the line, ``Mar 11 14:02:17 app-worker-3: <line>``
+  (a host or a program tag, which names the writer: the host);
 - ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
 - ``tanuki``: the Java Service Wrapper (Tanuki; Mule, Nexus, ActiveMQ and other services run by it),
   the JVM's console lines in its log file, ``INFO   | jvm 1    | 2024/03/11 14:02:17 | <line>``
@@ -120,6 +122,7 @@ SHAPES = {
     "jenkins": (rf"(?s)^\[({_ISO_ZONED})\] (.*)$", "$1", "", "$2"),
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
+    "syslog_tag": (rf"(?s)^[A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY} (?!{EXCEPTION_LINE})([\w.@/-]+)(?:\[\d+\])?: (.*)$", "", "$1", "$2"),
     "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
     "tanuki": (rf"(?s)^{_TANUKI}(.*)$", "$1", "", "$2"),
     "compose": (rf"(?s)^(?!\d{{4}}-\d\d-\d\d\s)([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
@@ -147,6 +150,7 @@ NAMING_HOSTS = (
     "aws_tail",
     "logcli",
     "syslog",
+    "syslog_tag",
     "compose",
     "kubectl_prefix",
     "stern",
@@ -181,6 +185,7 @@ def wrapper_of(value: Column) -> Column:
     for name in SHAPES:
         gate = {
             "syslog": upper,
+            "syslog_tag": upper,
             "kibana_paste": upper,
             "compose": value.contains("|"),
             "tanuki": value.contains(" | "),
@@ -235,7 +240,7 @@ def _grep_host(place: Column) -> Column:
     return F.when(~name.rlike(generic) & (name != ""), name).otherwise(F.coalesce(folder_host, F.lit("")))
 
 
-ESCAPED = {"syslog": {"#011": "\t", "#012": "\n"}}
+ESCAPED = {"syslog": {"#011": "\t", "#012": "\n"}, "syslog_tag": {"#011": "\t", "#012": "\n"}}
 """Wrapper -> the escapes it writes for control characters in its inner line: rsyslog's
 ``#`` and octal code (``$EscapeControlCharactersOnReceive``, on by default), a stack frame's
 tab as ``#011``, and the line breaks of a message sent whole as ``#012``."""
