@@ -40,6 +40,43 @@ EXPECTED = {
     },
     "kafkajs_debug.log": {1: ("consumer:group:coordinator_discovered", "JS08", None, None, None)},
     "broker_masked.log": {1: ("coordinator:group:member_failed", "B09", "***", None, None)},
+    "kafka_go_0_4.log": {  # Go's standard log: a time, then the text
+        1: ("consumer:group:joined", "KG03", "tolls-agg", None, None),
+        2: ("consumer:group:assignment_finished", "KG04", "tolls-agg", None, None),
+        3: ("consumer:group:assigned", "KG05", None, ["toll-events-0", "toll-events-1"], None),
+        4: ("consumer:group:synced", "KG06", "tolls-agg", None, None),
+    },
+    "kafka_go_envelope.json": {  # records inside a one-field envelope
+        1: ("consumer:group:synced", "KG06", "tolls-agg", None, None),
+        2: ("consumer:group:joined", "KG02", "tolls-agg", None, None),
+        3: ("consumer:group:joined", "KG01", "tolls-agg", None, None),
+    },
+    "sarama_1_36.log": {  # the application's prefix before Go's time
+        1: ("consumer:group:coordinator_discovered", "SA01", "tolls-agg", None, None),
+        2: ("consumer:group:assigned", "SA02", None, None, None),
+        3: ("consumer:group:revoked", "SA03", None, None, None),
+    },
+    "ruby_kafka_1_5.log": {  # pasted without a time: the consumer's tag opens each line
+        1: ("consumer:group:join_started", "RB01", "tolls-agg", None, None),
+        2: ("consumer:group:join_failed", "RB03", "tolls-agg", None, None),
+        3: ("consumer:offset:seek", "RB05", "tolls-agg", None, None),
+    },
+    "ruby_kafka_syslog_tag.log": {  # RFC 3164 with one name, then a JSON record
+        1: ("consumer:group:assigned", "RB04", "tolls-agg", ["toll-events-2", "toll-events-0"], None)
+    },
+    "kafka_python_1_3_py2.log": {  # Python 2's u'..' in the TopicPartition, a team's module->function():line
+        1: ("consumer:offset:out_of_range", "PY27", None, None, None),
+        2: ("consumer:offset:reset", "PY45", None, None, None),
+        3: ("consumer:group:assigned", "PY06", "tolls-agg", ["toll-events-1"], None),
+    },
+    "kafka_python_1_4.log": {1: ("consumer:group:coordinator_discovered", "PY46", "tolls-agg", None, None)},
+    "librdkafka_join_error.log": {
+        1: ("consumer:group:join_failed", "RDK67", "tolls-agg", None, "Broker: Group member needs a valid member ID")
+    },
+    "franz_go_1_18.log": {  # a syslog-like time glued to kgo.BasicLogger's level
+        1: ("consumer:offset:commit_failed", "GO20", "tolls-agg", None, "UNKNOWN_MEMBER_ID: The coordinator is not aware of this member.")
+    },
+    "franz_go_kzap.json": {1: ("consumer:group:revoked", "GO21", "tolls-agg", None, None)},
 }
 
 
