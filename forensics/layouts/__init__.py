@@ -26,6 +26,7 @@ from . import (
     anchor,
     dotnet_console,
     generic,
+    go_log,
     json_lines,
     jul,
     librdkafka,
@@ -57,6 +58,7 @@ LAYOUTS: dict[str, ModuleType] = registry(
     logfmt,
     structlog_console,
     generic,
+    go_log,
     message_only,
     anchor,
 )
