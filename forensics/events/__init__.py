@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 
 from .. import schema as s
 from ..catalogue import Template, first_word, load_catalogue, precedence
-from ..layouts._common import FRANZ_GO_MESSAGE, SEP
+from ..layouts._common import FRANZ_GO_MESSAGE, GO_RUBY_OPENINGS, SEP, contains_any
 from ..spark import built_once, materialise
 from . import fields as f
 from .prefix import with_split_prefix
@@ -121,15 +121,21 @@ FRANZ_GO_LOGGER = "kgo"
 slog logger that wrote a franz-go line is the application's."""
 
 
+GO_RUBY_WORDS = ("roup", "client/coordinator ", "consumer/broker/", "}:] ")
+"""A piece of every ``GO_RUBY_OPENINGS`` text: substring scans before its regex."""
+
+
 def prepare_records(records: DataFrame) -> DataFrame:
     """Records with the prefix split off (``_prefix``, the message proper in ``_prefix.rest``)
     and the logger's class name (``_logger_name``: librdkafka's facility where an application's
-    logger wrote its line, ``FRANZ_GO_LOGGER`` for a franz-go group line)."""
+    logger wrote its line, ``FRANZ_GO_LOGGER`` for a franz-go group line, none for a Go or Ruby
+    client's group line, whatever name the application's logger gave it: ``_common.GO_RUBY_OPENINGS``)."""
     s.validate_columns(records, s.RECORDS_SCHEMA.fieldNames(), "parse")
     message = F.col(s.MESSAGE)
     franz_go = F.when(message.contains("; ") & message.rlike(f"^{FRANZ_GO_MESSAGE}"), F.lit(FRANZ_GO_LOGGER))
+    go_ruby = F.when(contains_any(message, GO_RUBY_WORDS) & message.rlike(f"^(?:{GO_RUBY_OPENINGS})"), F.lit(""))
     return with_split_prefix(records, message, "_prefix").withColumn(
-        "_logger_name", F.coalesce(F.col("_prefix.facility"), franz_go, f.class_name(F.col(s.LOGGER)), F.lit(""))
+        "_logger_name", F.coalesce(F.col("_prefix.facility"), franz_go, go_ruby, f.class_name(F.col(s.LOGGER)), F.lit(""))
     )
 
 

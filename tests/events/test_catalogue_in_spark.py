@@ -48,14 +48,18 @@ def listed_partitions(text: str) -> list[str]:
     """``topic-N`` items of a captured partition list, read here on its own from each client's
     notation: KafkaJS's ``{"t":[0,1]}``, Python's ``{TopicPartition(topic='t', partition=0)}``,
     librdkafka's ``t [0]``, Java's ``[t-0, t-1]``, a Faust worker's table rows ``| t | {0-2, 5} |``,
-    franz-go's ``t[0 1], u[2]`` (also with offsets, ``t[0{5 e0 ce0}]``, ``t[0{4=>5}, 1{..}]``) and Go maps ``map[t:[0 1] u:[2]]``."""
+    franz-go's ``t[0 1], u[2]`` (also with offsets, ``t[0{5 e0 ce0}]``, ``t[0{4=>5}, 1{..}]``) and Go maps ``map[t:[0 1] u:[2]]``,
+    kafka-go's ``t/[0 1]`` and ruby-kafka's backquoted topic and partitions."""
     if "Topic Partition Set" in text:
         rows = re.findall(r"^\W\s*(\S+)\s*\W\s*\{(.*)\}\s*\W$", text, re.MULTILINE)
         spans = [(topic, [int(n) for n in span.split("-")]) for topic, spans in rows for span in spans.split(", ")]
         return [f"{topic}-{p}" for topic, ends in spans for p in range(ends[0], ends[-1] + 1)]
     if text.startswith('{"'):
         return [f"{topic}-{p}" for topic, partitions in json.loads(text).items() for p in partitions]
-    go = re.findall(r"([\w.-]+):?\[([\d ,]*)\]", re.sub(r"\{[^}]*\}", "", text.removeprefix("map[")))
+    ruby = re.fullmatch(r"`([^`]+)`: ([\d, ]*)", text)
+    if ruby:
+        return [f"{ruby[1]}-{p}" for p in re.split(r"[ ,]+", ruby[2]) if p]
+    go = re.findall(r"([\w.-]+)[:/]?\[([\d ,]*)\]", re.sub(r"\{[^}]*\}", "", text.removeprefix("map[")))
     if go or text == "map[]":
         return [f"{topic}-{p}" for topic, numbers in go for p in re.split(r"[ ,]+", numbers) if p]
     python = re.findall(r"TopicPartition\(topic='([^']*)', partition=(\d+)\)", text)
