@@ -154,7 +154,7 @@ def match_records(records: DataFrame, templates: tuple[Template, ...] | None = N
     """
     templates = templates or load_catalogue()
     prepared = materialise(prepare_records(records).withColumn("_rid", F.monotonically_increasing_id()))
-    first_line = F.rtrim(F.substring_index(F.col("_prefix.rest"), "\n", 1))  # a line's trailing spaces end no template
+    first_line = F.substring_index(F.col("_prefix.rest"), "\n", 1)
     word = F.substring_index(first_line, " ", 1)
     tokens = prepared.select(
         "_rid",
