@@ -13,6 +13,9 @@ from ._finding import all_of, findings, line, lines
 
 KAFKA_7672_VERSIONS = r"^(1\.1|2\.0|2\.1)\."
 """Kafka Streams versions with KAFKA-7672 (1.1.0 up to 2.2.0, where it was fixed)."""
+KAFKA_18641_VERSIONS = r"^(3\.7\.|3\.8\.|3\.9\.0$)"
+"""Java client versions whose KIP-848 consumer (a preview before 4.0) has KAFKA-18641; later 3.9
+releases may carry its fix and are left out."""
 VERSION = r"[Vv]ersion\s*:\s*(\d+\.\d+\.\S+)"
 
 
@@ -103,15 +106,12 @@ def heartbeat_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
 
 
-@rows_from("consumer:version")
-def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
-    """Kafka Streams with ``processing.guarantee=exactly_once`` on a version with KAFKA-7672:
-    a task that finds no checkpoint may go RUNNING without restoring its state.
-
-    The application's version is the first ``Kafka version`` banner (AppInfoParser) after its
-    config block in the same file, as its clients log them when it starts, else the last one
-    before it. (Joining on the host would pair every block with every banner it ever logged.)"""
-    eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once").select(
+def _with_banner(model: Model, chosen: DataFrame) -> DataFrame:
+    """Config blocks ``chosen`` with ``_banner`` (``version``, ``evidence``): the first ``Kafka
+    version`` banner (AppInfoParser) after the block in the same file, as its clients log them
+    when they start, else the last one before it. (Joining on the host would pair every block
+    with every banner it ever logged.)"""
+    blocks = chosen.select(
         s.SOURCE_FILE,
         s.LINE,
         s.HOST,
@@ -128,13 +128,27 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     in_file = Window.partitionBy(s.SOURCE_FILE).orderBy(s.LINE)
     before = F.last("_banner", ignorenulls=True).over(in_file.rowsBetween(Window.unboundedPreceding, -1))
     after = next_value(F.col("_banner"), [s.SOURCE_FILE], [s.LINE], after_current=True)
-    with_banner = eos.unionByName(banners).withColumn("_banner", F.coalesce(after, before))
-    affected = with_banner.where(F.col("_group").isNotNull() & F.col("_banner.version").rlike(KAFKA_7672_VERSIONS))
-    grouped = affected.groupBy("_group").agg(
+    with_banner = blocks.unionByName(banners).withColumn("_banner", F.coalesce(after, before))
+    return with_banner.where(F.col("_group").isNotNull())
+
+
+def _affected(with_banner: DataFrame, versions: str) -> DataFrame:
+    """Per group, the blocks whose client version matches ``versions``: host, version, evidence."""
+    affected = with_banner.where(F.col("_banner.version").rlike(versions))
+    return affected.groupBy("_group").agg(
         F.min(s.HOST).alias("_host"),
         F.min("_banner.version").alias("_version"),
         F.array_union(F.collect_set(line()), F.collect_set("_banner.evidence")).alias("_evidence"),
     )
+
+
+@rows_from("consumer:version")
+def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
+    """Kafka Streams with ``processing.guarantee=exactly_once`` on a version with KAFKA-7672:
+    a task that finds no checkpoint may go RUNNING without restoring its state (the version:
+    ``_with_banner``)."""
+    eos = blocks.where(F.col("_settings")["processing.guarantee"] == "exactly_once")
+    grouped = _affected(_with_banner(model, eos), KAFKA_7672_VERSIONS)
     return _risk(
         grouped,
         "processing.guarantee",
@@ -149,7 +163,32 @@ def eos_restore_risk(model: Model, blocks: DataFrame) -> DataFrame:
     )
 
 
-RISKS = (latest_reset_risk, heartbeat_risk, eos_restore_risk)
+@rows_from("consumer:version")
+def auto_commit_loss_risk(model: Model, blocks: DataFrame) -> DataFrame:
+    """The KIP-848 consumer (``group.protocol=consumer``) with ``enable.auto.commit=true`` on a
+    client version with KAFKA-18641: the auto-commit before a revocation could commit positions
+    of records fetched but never returned to the application, so the next owner of the partition
+    skips them. The logs name no offsets of it: a risk, not a measured loss."""
+    settings = F.col("_settings")
+    kip848 = blocks.where((F.lower(settings["group.protocol"]) == "consumer") & (F.lower(settings["enable.auto.commit"]) == "true"))
+    grouped = _affected(_with_banner(model, kip848), KAFKA_18641_VERSIONS)
+    return _risk(
+        grouped,
+        "enable.auto.commit",
+        F.format_string(
+            "Group %s runs the new consumer (group.protocol=consumer) of Kafka %s with enable.auto.commit=true: in this "
+            "version the auto-commit before a revocation can commit the positions of records fetched but not yet returned "
+            "to the application, so the partition's next owner starts after records nobody processed (KAFKA-18641).",
+            F.col("_group"),
+            F.col("_version"),
+        ),
+        "KAFKA-18641 (AsyncKafkaConsumer could lose records with auto offset commit; the group.protocol=consumer preview of 3.7-3.9)",
+        "Upgrade the consumer to a version with the fix of KAFKA-18641, or set enable.auto.commit=false and commit the "
+        "offsets of processed records, or use group.protocol=classic until then.",
+    )
+
+
+RISKS = (latest_reset_risk, heartbeat_risk, eos_restore_risk, auto_commit_loss_risk)
 """Each risk's findings need a config block (``settings``) and the rows of its own sources: a
 partition that had no committed offset, a ``Kafka version`` banner."""
 
@@ -158,7 +197,8 @@ partition that had no committed offset, a ``Kafka version`` banner."""
 def risky_config(model: Model) -> DataFrame:
     """Settings that make the other detectors' incidents possible, one finding per group and
     setting: ``auto.offset.reset=latest`` with partitions lacking commits, a heartbeat interval
-    above a third of the session timeout, exactly-once on a Streams version with KAFKA-7672."""
+    above a third of the session timeout, exactly-once on a Streams version with KAFKA-7672,
+    auto-commit in the KIP-848 consumer on a version with KAFKA-18641."""
     blocks = _blocks(model)
     risks = [risk(model, blocks) for risk in RISKS if not model.nothing_in(risk.rows_from)]
     return all_of(model.events.sparkSession, risks)
