@@ -119,6 +119,10 @@ def format_layouts(inputs: list[dict]) -> str:
 
 
 def format_findings_headline(headline: dict) -> str:
-    """``Findings: 3 (1 loss, ...); records lost N, processed twice M``."""
+    """``Findings: 3 (1 loss, ...); records lost N, processed twice M`` (``damage_text``: with
+    the findings whose range is unmeasured)."""
+    from ..report.tables import damage_text  # pandas: loaded once a report is written, not for --help
+
     verdicts = ", ".join(f"{n} {v}" for v, n in headline["by_verdict"].items() if n) or "none"
-    return f"Findings: {headline['findings']} ({verdicts}); records lost {headline['records_lost']:,}, processed twice {headline['records_duplicated']:,}"
+    lost, twice = damage_text(headline, "lost"), damage_text(headline, "duplicated")
+    return f"Findings: {headline['findings']} ({verdicts}); records lost {lost}, processed twice {twice}"

@@ -62,8 +62,8 @@ class Incident:
             "".join(f'<span class="forensics-badge {esc(v)}">{esc(n)} {esc(v)}</span>' for v, n in h["by_verdict"].items() if n)
             or '<span class="forensics-badge none">no findings</span>'
         )
-        lost = f"{h['records_lost']:,}{' (at most)' if h['lost_is_bound'] else ''}"
-        dup = f"{h['records_duplicated']:,}{' (at most)' if h['duplicated_is_bound'] else ''}"
+        lost = tables.damage_text(h, "lost")
+        dup = tables.damage_text(h, "duplicated")
         scope = [f"group {self.params['group']}" if self.params.get("group") else "all groups"]
         if self.params.get("window"):
             scope.append("window " + " to ".join(str(w or "…") for w in self.params["window"]))

@@ -33,7 +33,7 @@ from ..ingest.paths import sha256_file
 from ..package import NOTEBOOKS, __version__
 from .escape import esc
 from .plotting import BOOTSTRAP_JS
-from .tables import headline
+from .tables import damage_text, headline
 from .views import STYLE
 
 REPORT_NOTEBOOK = NOTEBOOKS / "incident_report.ipynb"
@@ -320,9 +320,15 @@ def index_html(entries: list[tuple[str, str, dict]], title: str = "Kafka rebalan
             rows.append(f'<tr class="loss"><td>{esc(name)}</td><td colspan="5">report failed: {esc(h["failed"])}</td></tr>')
             continue
         verdicts = ", ".join(f"{n} {v}" for v, n in h["by_verdict"].items() if n) or "no findings"
-        lost = f"{h['records_lost']:,}{' (at most)' if h['lost_is_bound'] else ''}"
-        dup = f"{h['records_duplicated']:,}{' (at most)' if h['duplicated_is_bound'] else ''}"
-        css = "loss" if h["records_lost"] else "duplication" if h["records_duplicated"] else ""
+        lost = damage_text(h, "lost")
+        dup = damage_text(h, "duplicated")
+        css = (
+            "loss"
+            if h["records_lost"] or h.get("lost_unmeasured")
+            else "duplication"
+            if h["records_duplicated"] or h.get("duplicated_unmeasured")
+            else ""
+        )
         rows.append(
             f'<tr class="{css}"><td><a href="{esc(href)}">{esc(name)}</a></td><td>{esc(verdicts)}</td>'
             f'<td class="num">{esc(lost)}</td><td class="num">{esc(dup)}</td><td class="num">{esc(h["rebalances"])}</td>'

@@ -35,6 +35,23 @@ def offset_range(finding: dict) -> str:
     return f"[{finding['offset_from']:,}, {finding['offset_to']:,}){bound}"
 
 
+def _unmeasured(finding: dict) -> bool:
+    """The logs prove the finding's damage but not how many records (``exact`` false, no count)."""
+    return finding.get("exact") is False and finding.get("records") is None
+
+
+def damage_text(h: dict, which: str) -> str:
+    """Records ``lost`` or ``duplicated`` of a ``headline``, as a reader should take them:
+    ``1,234``, ``(at most)`` where a measured range is only a bound, and ``unmeasured in N
+    findings`` where the logs prove damage but not its range (issue 85): never a bare 0 then."""
+    count, unmeasured = h[f"records_{which}"], h.get(f"{which}_unmeasured") or 0
+    measured = f"{count:,}{' (at most)' if h.get(f'{which}_is_bound') else ''}"
+    if not unmeasured:
+        return measured
+    gap = f"unmeasured in {unmeasured} finding{'s' if unmeasured > 1 else ''}"
+    return f"{measured}, and {gap}" if count or h.get(f"{which}_is_bound") else gap
+
+
 def when(value) -> str:
     """A result time for people: ``2024-04-16 06:03:17.686 UTC``."""
     stamp = to_time(value)
@@ -46,7 +63,8 @@ def headline(result: dict) -> dict:
     findings = result.get("findings") or []
     verdicts = Counter(f["verdict"] for f in findings)
     records = {v: sum(f.get("records") or 0 for f in findings if f["verdict"] == v) for v in DAMAGE}
-    bounds = {v: any(f.get("exact") is False for f in findings if f["verdict"] == v) for v in DAMAGE}
+    bounds = {v: any(f.get("exact") is False and f.get("records") is not None for f in findings if f["verdict"] == v) for v in DAMAGE}
+    unmeasured = {v: sum(1 for f in findings if f["verdict"] == v and _unmeasured(f)) for v in DAMAGE}
     first, last = time_span(result)
     return {
         "findings": len(findings),
@@ -55,6 +73,8 @@ def headline(result: dict) -> dict:
         "records_duplicated": records["duplication"],
         "lost_is_bound": bounds["loss"],
         "duplicated_is_bound": bounds["duplication"],
+        "lost_unmeasured": unmeasured["loss"],
+        "duplicated_unmeasured": unmeasured["duplication"],
         "rebalances": len(result.get("rebalances") or []),
         "groups": len({group_of(r) for r in result.get("rebalances") or []}),
         "first": when(first),
