@@ -219,6 +219,7 @@ def _reconsume(finding: dict, facts: Facts) -> dict:
             if ((last or {}).get("offset") or 0) > high
             else None,
             "steps": [
+                *measure_steps(finding),  # a bound with ``missing``: measure it before the reset
                 check_log_start_step(finding),
                 *group_reset_steps(group, csv_file_name(group), facts.hosts.get(group) or []),
                 *read_range_steps(
