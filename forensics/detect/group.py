@@ -9,7 +9,7 @@ from .. import schema as s
 from ..model import Model
 from ..model.coordinator import COORDINATOR_LINES, coordinator_signals, member_names
 from ..model.members import FENCED_OR_UNKNOWN, GENERATION_NOW, MEMBER, MEMBER_ID_OF_CLIENT, epoch_fenced, member_order, member_unknown
-from ..registry import earliest, first_stated, latest
+from ..registry import EVIDENCE_ORDER, first_stated, latest
 from ..sources import empty_without, rows_from
 from ._finding import at, findings, line, lines, place, text
 
@@ -19,6 +19,12 @@ STORM_WINDOW_S = 600
 ``STORM_WINDOW_S`` seconds (a rolling restart of N members causes about 2N)."""
 
 MEMBER_EPISODE = (s.GROUP_ID, MEMBER, GENERATION_NOW)
+
+
+def _dated_first() -> Column:
+    """A line's place for ``min_by``: dated lines by time, then undated ones by file and line, so
+    an undated paste keeps what its first line says (issue 85: a fence's kind was lost)."""
+    return F.struct(F.col(s.TS).isNull(), F.col(s.TS), *EVIDENCE_ORDER)
 
 
 def _per_member(lines_of: DataFrame, kind: Column | None = None, stated: Column | None = None) -> DataFrame:
@@ -33,7 +39,7 @@ def _per_member(lines_of: DataFrame, kind: Column | None = None, stated: Column 
         first_stated(s.HOST).alias(s.HOST),
         first_stated(s.CLIENT_ID).alias(s.CLIENT_ID),
         first_stated(s.TASK).alias(s.TASK),
-        earliest(F.col("_kind"), F.col(s.TS)).alias("_kind"),
+        F.min_by(F.col("_kind"), _dated_first()).alias("_kind"),
         first_stated(F.col("_stated")).alias("_stated"),
         F.min(line()).alias("_first"),
         F.collect_list(line()).alias("_evidence"),
