@@ -3,7 +3,7 @@ whoever owns the partition next."""
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import contract as c
@@ -139,25 +139,31 @@ def _in_owner_interval(commits: DataFrame) -> DataFrame:
     ``_resumed``: where the owner resumed (``Setting offset for partition P to the committed
     offset X``). An owner that resumed from X and steps back processes [X, previous) again; a
     zombie (a late commit of a partition its committer lost, seed 003) that commits Y above X
-    proves [X, Y) processed by both. ``_reach``: the committer's highest commit of the partition
-    from there on in that interval. ``_overtaking``: the owner's highest later commit in that
-    interval. Where it reaches the offset a zombie's step went back from, the owner overwrote the
-    step before any reassignment, so no one resumes from it (lab D13: commitAsync of a worker
-    thread landing after the revocation).
+    proves [X, Y) processed by both. ``_reach``: the committer's highest late commit of the
+    partition from there on. ``_overtaking``: the owner's next commit in that interval. Where it
+    reaches the offset a zombie's step went back from, the owner overwrote the step before any
+    reassignment, so no one resumes from it (lab D13: commitAsync of a worker thread landing
+    after the revocation). The windows are the partition's and the member's, which the
+    detector orders by already; a row found in another owner's interval counts as none.
     """
-    interval = Window.partitionBy(*PARTITION_KEY, "owner", "owner_generation").orderBy("sequence")
-    by_owner = (F.col(MEMBER) == F.col("owner")) & F.col("in_own_interval")
-    resumed = F.when(
-        (F.col("kind") == c.POSITION_FROM_COMMIT) & (F.col(MEMBER) == F.col("owner")), F.struct(s.OFFSET, line().alias("evidence"))
-    )
-    own_commit = F.when((F.col("kind") == c.COMMIT) & by_owner, F.struct(s.OFFSET, line().alias("evidence")))
-    committer = Window.partitionBy(*PARTITION_KEY, "owner", "owner_generation", MEMBER).orderBy("sequence")
-    return commits.select(
+    ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
+    by_owner = F.col(MEMBER) == F.col("owner")
+    found = F.struct(s.OFFSET, line().alias("evidence"), "owner", "owner_generation")
+    resume = F.when((F.col("kind") == c.POSITION_FROM_COMMIT) & by_owner, found)
+    own_commit = F.when((F.col("kind") == c.COMMIT) & by_owner & F.col("in_own_interval"), found)
+    late_commit = F.when((F.col("kind") == c.COMMIT) & ~F.col("in_own_interval"), F.col(s.OFFSET))
+    marked = commits.select(
         "*",
-        F.last(resumed, ignorenulls=True).over(interval.rowsBetween(Window.unboundedPreceding, -1)).alias("_resumed"),
-        F.max(own_commit).over(interval.rowsBetween(1, Window.unboundedFollowing)).alias("_overtaking"),
-        F.max(F.when(F.col("kind") == c.COMMIT, F.col(s.OFFSET))).over(committer.rowsBetween(0, Window.unboundedFollowing)).alias("_reach"),
+        F.last(resume, ignorenulls=True).over(ordered.rowsBetween(Window.unboundedPreceding, -1)).alias("_last_resume"),
+        F.first(own_commit, ignorenulls=True).over(ordered.rowsBetween(1, Window.unboundedFollowing)).alias("_next_own"),
+        F.max(late_commit).over(member_history(commits).rowsBetween(0, Window.unboundedFollowing)).alias("_reach"),
     )
+
+    def in_interval(name: str) -> Column:
+        same = (F.col(f"{name}.owner") == F.col("owner")) & F.col(f"{name}.owner_generation").eqNullSafe(F.col("owner_generation"))
+        return F.when(same, F.struct(F.col(f"{name}.offset").alias(s.OFFSET), F.col(f"{name}.evidence").alias("evidence")))
+
+    return marked.withColumn("_resumed", in_interval("_last_resume")).withColumn("_overtaking", in_interval("_next_own"))
 
 
 def _fetched_positions_back(model: Model, steps: DataFrame) -> DataFrame:
