@@ -41,7 +41,7 @@ PYTHON_CLIENT_MESSAGE = (
     r"Received successful JoinGroup response for group |LeaveGroup request succeeded|Group \S+ is rebalancing|"
     r"(?:Setting newly|Revoking previously) assigned partitions\b|"
     r"(?:Heartbeat|OffsetCommit|Auto offset commit|(?:Pre-rebalance o|O)ffset commit)(?: failed)?(?: for group |: )|"
-    r"Heartbeat (?:session|poll) expired|Consumer poll timeout has expired|Discovered coordinator \S+ for group |"
+    r"Heartbeat (?:session|poll) expired|Consumer poll timeout has expired|Discovered coordinator \S+ for group |Group coordinator for \S+ is |"
     r"Marking the coordinator dead \(node |Skipping heartbeat: no active group: |Updating subscribed topics to: |"
     r"[^\n]*(?:TopicPartition\(topic='|OffsetAndMetadata\(offset=)"
 )
