@@ -32,4 +32,4 @@ def test_batch_writes_a_report_per_incident_and_an_index(tmp_path, spark, monkey
         manifest = json.loads((out / f"{name}.manifest.json").read_text(encoding="utf-8"))
         assert all(len(entry["sha256"]) == 64 for entry in manifest["inputs"] if entry["kind"] == "log")
     findings = json.loads((out / "backward_commit.json").read_text(encoding="utf-8"))["findings"]
-    assert [(f["detector"], f["offset_from"], f["offset_to"]) for f in findings] == [("backward_commit", 5, 7)]
+    assert [(f["detector"], f["offset_from"], f["offset_to"]) for f in findings] == [("backward_commit", 4, 7)]
