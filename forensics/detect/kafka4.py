@@ -8,7 +8,7 @@ fixture of each under ``tests/data/kafka4_classes/``.
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .. import schema as s
@@ -17,6 +17,7 @@ from ..model.members import EPOCH_STEP, MEMBER, epoch_fenced, member_order
 from ..registry import earliest, latest
 from ..sources import rows_from
 from ..spark import empty_of
+from ._commits import partition_name
 from ._finding import OFFSETS_DUMP_COMMAND, at, describe_command, end_offsets_command, findings, line, lines, missing, one, place, text
 
 OVERLAP_TOLERANCE_MS = 2000
@@ -30,10 +31,6 @@ STUCK_AFTER_S = 60
 the task, before it is ``stuck_revocation`` (the streams group's initial rebalance delay is 3 s)."""
 EPOCHLESS = r"offsetEpoch=Optional\.empty"
 """A Java client's ``FetchPosition`` that carries no leader epoch (``offsetEpoch=Optional.empty``)."""
-
-
-def _tp() -> Column:
-    return F.concat_ws("-", F.col(s.TOPIC), F.col(s.PARTITION).cast("string"))
 
 
 def _none(model: Model) -> DataFrame:
@@ -221,7 +218,7 @@ def epochless_offset_reset(model: Model) -> DataFrame:
             "%s resumed %s from committed offset %d with no leader epoch, so it could not detect that the log was truncated "
             "below it (a leader change); its fetch was out of range %s and %s.",
             F.col(MEMBER),
-            _tp(),
+            partition_name(),
             F.col(s.OFFSET),
             at(F.col(s.TS), place(line())),
             effect,
@@ -233,7 +230,7 @@ def epochless_offset_reset(model: Model) -> DataFrame:
         missing=missing(
             F.format_string(
                 "the offset at which %s was truncated: the first batch of the new leader epoch in a kafka-dump-log dump of the partition",
-                _tp(),
+                partition_name(),
             ),
             describe_command(F.col(s.GROUP_ID)),
             end_offsets_command(F.col(s.TOPIC), F.col(s.PARTITION)),
@@ -472,7 +469,7 @@ def phantom_lag(model: Model) -> DataFrame:
             "before the group read them, and %s although they can no longer be read (phantom lag).",
             F.col(s.GROUP_ID),
             F.col(s.CURRENT_OFFSET),
-            _tp(),
+            partition_name(),
             F.col("_start.start"),
             F.col(s.CURRENT_OFFSET),
             F.col("_start.start"),
