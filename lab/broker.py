@@ -314,10 +314,17 @@ class Broker:
 
 
 def _cluster_id() -> str:
-    """A random cluster id in Kafka's form (22 characters of URL-safe base64 of a UUID)."""
+    """A random cluster id in Kafka's form (22 characters of URL-safe base64 of a UUID).
+
+    Like Kafka's `Uuid.randomUuid`, it never starts with "-": kafka-storage's argument parser
+    would read such an id as an option and fail the format (one start in 64).
+    """
     import base64
 
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def _listening(port: int) -> bool:
