@@ -406,6 +406,37 @@ def python_lists_in_few_round_trips(spark):
     return counts, counts == expected, "5 elements 2, empty 2, 23 elements 8, a tuple 2, with a None 5"
 
 
+@check
+def analysis_lookups_kept(spark):
+    """``remember_jvm_lookups``: the round trips of a second analysis of ``sample_logs/`` in one
+    session, with the session's view keeping what it looked up (``KeptView``), and with py4j's
+    plain view; the kept one sends fewer."""
+    from py4j.java_gateway import JVMView
+
+    from forensics.analyze import analyze
+    from forensics.spark.lookups import KeptView
+
+    jvm = spark.sparkContext._jvm
+    own = {"_gateway_client", "_jvm_name", "_id", "_jvm_object", "_dir_sequence_and_cache"}
+
+    def sent_by_analysis() -> int:
+        with round_trips() as sent:
+            analyze(spark, [str(SAMPLE_LOGS)])
+            return sent()
+
+    analyze(spark, [str(SAMPLE_LOGS)])
+    kept = sent_by_analysis()
+    jvm.__class__ = JVMView
+    for name in set(vars(jvm)) - own:
+        del vars(jvm)[name]
+    try:
+        plain = sent_by_analysis()
+    finally:
+        jvm.__class__ = KeptView
+    counts = {"kept view": kept, "plain view": plain}
+    return counts, kept < plain, "kept view < plain view"
+
+
 # ---------------------------------------------------------------------------------
 
 

@@ -606,17 +606,24 @@ def test_columns_built_once_are_the_same_columns_and_serve_every_query(spark, mo
 
 def test_remembered_lookups_keep_classes_and_methods_not_field_values(spark):
     """``remember_jvm_lookups`` (installed by the session; a second installation changes nothing)
-    keeps the classes and static methods py4j looked up, never a field's value."""
+    keeps the classes, packages and static methods the session's view looked up, never a field's
+    value, and leaves py4j's own classes as they are."""
+    from py4j.java_gateway import JavaClass, JVMView
+
     from forensics.spark import remember_jvm_lookups
 
-    remember_jvm_lookups()
     jvm = spark.sparkContext._jvm
+    remember_jvm_lookups(jvm)
     functions = getattr(jvm, "org.apache.spark.sql.functions")
     assert getattr(jvm, "org.apache.spark.sql.functions") is functions
     assert functions.col is functions.col
     integer = jvm.java.lang.Integer
+    assert jvm.java.lang is jvm.java.lang and jvm.java.lang.Integer is integer
     assert integer.MAX_VALUE == 2**31 - 1 and integer.parseInt("7") == 7
     assert "MAX_VALUE" not in vars(integer) and "parseInt" in vars(integer)
+    plain = JavaClass("java.lang.Integer", jvm._gateway_client)
+    assert plain.parseInt is not plain.parseInt and "parseInt" not in vars(plain)
+    assert "remembers" not in vars(JVMView.__getattr__) and JVMView.__getattr__.__module__ == "py4j.java_gateway"
 
 
 def test_a_warm_session_does_not_compile_a_query_again_after_many_others(spark):

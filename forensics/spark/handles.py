@@ -36,6 +36,11 @@ def checkpoint_id(frame) -> int | None:
     return plan.rdd().id() if plan.nodeName() == "LogicalRDD" else None
 
 
+def jvm_view(spark):
+    """The classic session's py4j view of the driver JVM (``jvm.<class>``)."""
+    return spark.sparkContext._jvm
+
+
 def driver_heap(spark) -> int:
     """The bytes of heap a local driver's JVM may use."""
     return spark._jvm.java.lang.Runtime.getRuntime().maxMemory()

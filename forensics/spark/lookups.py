@@ -4,38 +4,65 @@
 
 from __future__ import annotations
 
+from py4j.java_gateway import JavaClass, JavaMember, JavaPackage, JVMView
 
-def remember_jvm_lookups() -> None:
-    """Make py4j resolve a class (``jvm.<name>``) and a class's static method once, not at every
-    use; keep the Column of each name and plain value (``SameAnswer``); pass short lists in one
-    call (``ListInOneCall``). PySpark looks both up for every ``functions.<f>`` it calls, a round
-    trip each; a class and its static methods stay what they are while the JVM runs. Fields and
-    failures are not kept."""
-    from py4j.java_gateway import JavaClass, JavaMember, JavaPackage, JVMView
+
+def remember_jvm_lookups(jvm) -> None:
+    """Make the session's py4j view ``jvm`` resolve a class, a package and a class's static method
+    once, not at every use; keep the Column of each name and plain value (``SameAnswer``); pass
+    short lists in one call (``ListInOneCall``). PySpark looks up both the class and the method for
+    every ``functions.<f>`` it calls, a round trip each; a class and its static methods stay what
+    they are while the JVM runs. Only this view and what it hands out remember (``KeptView``):
+    py4j's own classes are left as they are."""
     from py4j.protocol import INPUT_CONVERTER, register_input_converter
 
-    for owner, keep in ((JVMView, (JavaClass, JavaPackage)), (JavaClass, (JavaClass, JavaMember))):
-        if getattr(owner.__getattr__, "remembers", False):
-            continue
-        owner.__getattr__ = _remembering(owner.__getattr__, keep)
+    if not isinstance(jvm, KeptView):
+        jvm.__class__ = KeptView
     if not any(isinstance(converter, ListInOneCall) for converter in INPUT_CONVERTER):
         register_input_converter(ListInOneCall(), prepend=True)
 
 
-def _remembering(lookup, keep: tuple[type, ...]):
-    """``lookup`` (a ``__getattr__``) that stores answers of the types ``keep`` on the object; a
-    static method of ``SAME_ANSWER`` as a ``SameAnswer``."""
+def _kept(found, owner_fqn: str | None, name: str):
+    """What py4j found, as the remembering kind of it: a class as a ``KeptClass``, a package as a
+    ``KeptPackage``, a static method of ``SAME_ANSWER`` as a ``SameAnswer``; None for anything
+    else (a field's value, which may change, is never kept)."""
+    if type(found) is JavaClass:
+        return KeptClass(found._fqn, found._gateway_client)
+    if type(found) is JavaPackage:
+        return KeptPackage(found._fqn, found._gateway_client, found._jvm_id)
+    if type(found) is JavaMember:
+        return SameAnswer(found) if (owner_fqn, name) in SAME_ANSWER else found
+    return None
 
-    def remembered(self, name):
-        found = lookup(self, name)
-        if isinstance(found, keep):
-            if (self.__dict__.get("_fqn"), name) in SAME_ANSWER:
-                found = SameAnswer(found)
-            self.__dict__[name] = found
+
+def _remembered(owner, found, name: str):
+    """``found`` kept on ``owner`` (where Python looks before ``__getattr__``) if it is kept at all."""
+    kept = _kept(found, owner.__dict__.get("_fqn"), name)
+    if kept is None:
         return found
+    owner.__dict__[name] = kept
+    return kept
 
-    remembered.remembers = True
-    return remembered
+
+class KeptView(JVMView):
+    """A py4j view of the JVM that keeps the classes and packages it found (``_remembered``)."""
+
+    def __getattr__(self, name):
+        return _remembered(self, super().__getattr__(name), name)
+
+
+class KeptPackage(JavaPackage):
+    """A py4j package that keeps the classes and packages it found."""
+
+    def __getattr__(self, name):
+        return _remembered(self, super().__getattr__(name), name)
+
+
+class KeptClass(JavaClass):
+    """A py4j class that keeps its static methods and inner classes, never a field's value."""
+
+    def __getattr__(self, name):
+        return _remembered(self, super().__getattr__(name), name)
 
 
 SAME_ANSWER = {("org.apache.spark.sql.functions", "col"), ("org.apache.spark.sql.functions", "lit")}
@@ -96,11 +123,9 @@ class ListInOneCall:
 
 
 def _java_class(gateway_client, name: str):
-    """The py4j class object of ``name`` kept on ``gateway_client`` (whose ``remember_jvm_lookups``
-    then knows its static methods)."""
-    from py4j.java_gateway import JavaClass
-
+    """The py4j class object of ``name`` kept on ``gateway_client``, a ``KeptClass`` that knows its
+    static methods once looked up."""
     kept = gateway_client.__dict__.setdefault("_forensics_classes", {})
     if name not in kept:
-        kept[name] = JavaClass(name, gateway_client)
+        kept[name] = KeptClass(name, gateway_client)
     return kept[name]

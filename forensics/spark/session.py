@@ -140,7 +140,7 @@ def get_session(
         ) from exc
     if not master.startswith("sc://"):
         spark.sparkContext.setLogLevel("ERROR")
-        remember_jvm_lookups()
+        remember_jvm_lookups(handles.jvm_view(spark))
     elif quiet:
         warnings.filterwarnings("ignore", message=CONNECT_WINDOW_WARNING, category=UserWarning)
     return spark
