@@ -226,16 +226,17 @@ def consumer(
 ) -> JavaProcess:
     """A LabConsumer member named `name` (see LabConsumer.java for the settings: commit, assignor,
     protocol, instance, reset, delay.ms, session.ms, max.poll.ms, max.poll.records, prop.*)."""
-    args = {
-        "bootstrap": bootstrap,
-        "topic": topic,
-        "group": group,
-        "member": name,
-        "journal": str(Path(run_dir) / "journal" / f"processed-{name}.jsonl"),
-    }
+    args = {"bootstrap": bootstrap, "topic": topic, "group": group, "member": name}
+    return _member("LabConsumer", f"processed-{name}", version, run_dir, scratch, args, settings, debug_commits=debug_commits)
+
+
+def _member(main: str, journal: str, version: str, run_dir: Path, scratch: Path, args: dict, settings: dict, **options) -> JavaProcess:
+    """A group member's driver `main`, journaling to `journal/<journal>.jsonl`; `settings` are
+    its further arguments with `_` for `.` (`max_poll_ms` is `max.poll.ms`)."""
+    args = {**args, "journal": str(Path(run_dir) / "journal" / f"{journal}.jsonl")}
     args.update({k.replace("_", "."): v for k, v in settings.items()})
     (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
-    return JavaProcess("LabConsumer", version, run_dir, scratch, name, args, debug_commits=debug_commits)
+    return JavaProcess(main, version, run_dir, scratch, args["member"], args, **options)
 
 
 def producer(version: str, run_dir: Path, scratch: Path, *, bootstrap: str, topic: str, name: str = "producer", **settings) -> JavaProcess:
@@ -262,18 +263,8 @@ def transactor(
     """A LabTransactor member `name` (consume-transform-produce under exactly-once, see
     LabTransactor.java): its attempts go to `journal/attempts-<name>.jsonl`; what took effect is
     `output` read with read_committed (`dump_committed`)."""
-    args = {
-        "bootstrap": bootstrap,
-        "topic": topic,
-        "output": output,
-        "group": group,
-        "member": name,
-        "transactional.id": transactional_id,
-        "journal": str(Path(run_dir) / "journal" / f"attempts-{name}.jsonl"),
-    }
-    args.update({k.replace("_", "."): v for k, v in settings.items()})
-    (Path(run_dir) / "journal").mkdir(parents=True, exist_ok=True)
-    return JavaProcess("LabTransactor", version, run_dir, scratch, name, args)
+    args = {"bootstrap": bootstrap, "topic": topic, "output": output, "group": group, "member": name, "transactional.id": transactional_id}
+    return _member("LabTransactor", f"attempts-{name}", version, run_dir, scratch, args, settings)
 
 
 def dump_committed(version: str, bootstrap: str, output: str, out: Path) -> list[dict]:

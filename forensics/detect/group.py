@@ -277,12 +277,18 @@ def fenced(model: Model) -> DataFrame:
     under exactly-once), a Streams thread whose tasks migrated while it was out of the group
     (``TaskMigratedException``), or a static member whose ``group.instance.id`` another
     instance took over, or a KIP-848 / KIP-1071 member whose epoch the coordinator fenced (one
-    whose session it had expired first is reported as ``session_timeout``). One finding per
-    member and generation."""
+    whose session it had expired first is reported as ``session_timeout``: the fencing of its
+    epoch is the expiry). A zombie's producer or task fenced after its session expired (frozen
+    past ``session.timeout.ms``, then working on for tasks it no longer owned) is reported as
+    well: its aborted work is a fact of its own. One finding per member and generation."""
     members = model.members.where(F.col(MEMBER).isNotNull())
-    expired = members.where(session_timeout_lines(members)).select(MEMBER, GENERATION_NOW).distinct()
-    lines_of = members.where(F.col(s.EVENT_TYPE).isin("consumer:group:fenced", *[event for event, _ in FENCE_KINDS]) | epoch_fenced()).join(
-        expired, [MEMBER, GENERATION_NOW], "left_anti"
+    expired = members.where(session_timeout_lines(members)).select(MEMBER, GENERATION_NOW).distinct().withColumn("_expired", F.lit(True))
+    zombie = F.col(s.EVENT_TYPE).isin(*[event for event, _ in FENCE_KINDS])
+    lines_of = (
+        members.where((F.col(s.EVENT_TYPE) == "consumer:group:fenced") | epoch_fenced() | zombie)
+        .join(expired, [MEMBER, GENERATION_NOW], "left")
+        .where(zombie | F.col("_expired").isNull())
+        .drop("_expired")
     )
     rows = _per_member(lines_of, _fence_kind())
     return findings(

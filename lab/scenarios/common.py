@@ -76,6 +76,22 @@ class Lab:
         self.processes.append(process)
         return process
 
+    def transactor(self, name: str, output: str, **settings) -> javaclients.JavaProcess:
+        """A consume-transform-produce member under exactly-once (`javaclients.transactor`)."""
+        process = javaclients.transactor(
+            self.version,
+            self.run_dir,
+            self.scratch,
+            name,
+            bootstrap=self.broker.bootstrap,
+            topic=self.topic,
+            output=output,
+            group=self.group,
+            **settings,
+        )
+        self.processes.append(process)
+        return process
+
     def producer(self, **settings) -> javaclients.JavaProcess:
         # the producer of the same client version as the members (its log is evidence too)
         process = javaclients.producer(

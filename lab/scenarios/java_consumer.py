@@ -146,21 +146,7 @@ def zombie_commit(run_dir, client, version):
     included) after c2 took one of its partitions and committed further: the committed offset
     goes backwards, and the owner after c2 processes [c1's offset, c2's offset) again."""
     with Lab(run_dir, client, version, partitions=2) as lab:
-        (c1,) = _start(lab, ["c1"], commit="deferred", debug_commits=True)
-        producer = lab.producer(count=100000, rate=50).start()
-        lab.wait_produced(150)
-        _pause(lab, producer)
-        c1.command("commit")
-        c1.wait_status(r"^committed ")
-        # c2 commits after each batch but not on revocation, as many applications do
-        c2 = lab.consumer("c2", commit="sync", revoke_commit="false", debug_commits=True).start()
-        c2.wait_status(r"^assigned gen=\d+ \[.+\]")
-        c1.wait_status(r"^assigned gen=[2-9]")
-        lab.dump_group()
-        producer.command("resume")
-        time.sleep(4)
-        _pause(lab, producer)
-        lab.dump_group()
+        c1, c2, producer = _partition_moved_on(lab, dump_on_join=True)
         c1.command("commit")  # the zombie: c1 still holds its offset of the partition c2 now owns
         c1.wait_status(r"^committed .*}$|^commit-failed", after=len(c1.statuses()))
         lab.dump_group()
@@ -177,6 +163,30 @@ def zombie_commit(run_dir, client, version):
             forbid_verdicts=["loss"],
             expect_findings=lambda lost, dup: ranges_as_findings(dup, "backward_commit", "duplication"),
         )
+
+
+def _partition_moved_on(lab: Lab, dump_on_join: bool):
+    """Seed 003's setting: c1 commits only on the lab's `commit` command, of everything it ever
+    processed (deferred); once it has committed, c2 joins and takes one of its partitions, records
+    flow 4 s and c2 commits further. Returns (c1, c2, producer), the producer paused and every
+    acked record processed; the group dumped after c2's join (`dump_on_join`) and at the end."""
+    (c1,) = _start(lab, ["c1"], commit="deferred", debug_commits=True)
+    producer = lab.producer(count=100000, rate=50).start()
+    lab.wait_produced(150)
+    _pause(lab, producer)
+    c1.command("commit")
+    c1.wait_status(r"^committed ")
+    # c2 commits after each batch but not on revocation, as many applications do
+    c2 = lab.consumer("c2", commit="sync", revoke_commit="false", debug_commits=True).start()
+    c2.wait_status(r"^assigned gen=\d+ \[.+\]")
+    c1.wait_status(r"^assigned gen=[2-9]")
+    if dump_on_join:
+        lab.dump_group()
+    producer.command("resume")
+    time.sleep(4)
+    _pause(lab, producer)
+    lab.dump_group()
+    return c1, c2, producer
 
 
 def _pause(lab: Lab, producer) -> None:

@@ -12,27 +12,11 @@ import time
 from .. import javaclients, truth
 from . import scenario
 from .common import Lab, ranges_as_findings
-from .java_consumer import CLIENT, DAMAGE, _pause, _settle, _start
+from .java_consumer import CLIENT, DAMAGE, _partition_moved_on, _pause, _settle, _start
 
 OUTPUT = "orders-out"
 FEW_FETCHES = dict(prop_fetch_min_bytes=100000, prop_fetch_max_wait_ms=1000)
 """A fetch answers once a second: fewer, larger batches, so fewer commits in the dumps."""
-
-
-def _transactor(lab: Lab, name: str, **settings) -> javaclients.JavaProcess:
-    process = javaclients.transactor(
-        lab.version,
-        lab.run_dir,
-        lab.scratch,
-        name,
-        bootstrap=lab.broker.bootstrap,
-        topic=lab.topic,
-        output=OUTPUT,
-        group=lab.group,
-        **settings,
-    )
-    lab.processes.append(process)
-    return process
 
 
 def _attempted(lab: Lab) -> set[tuple]:
@@ -74,14 +58,14 @@ def transactional_fencing(run_dir, client, version):
     with Lab(run_dir, client, version, partitions=2, transaction_state_log_num_partitions=1) as lab:
         lab.broker.create_topic(OUTPUT, 2)
         settings = dict(transactional_id="orders-app-tx", max_poll_ms=6000, delay_ms=10)
-        t1 = _transactor(lab, "t1", **settings).start()
+        t1 = lab.transactor("t1", OUTPUT, **settings).start()
         t1.wait_status(r"^assigned gen=\d+ \[.+\]", timeout=60)
         producer = lab.producer(count=100000, rate=30).start()
         lab.wait_produced(120)
         _wait_attempted(lab)
         t1.command("sleep 12000")
         t1.wait_status(r"^stalling", timeout=30)
-        t2 = _transactor(lab, "t2", **settings).start()
+        t2 = lab.transactor("t2", OUTPUT, **settings).start()
         t2.wait_status(r"^assigned gen=\d+ \[.+\]", timeout=60)
         lab.dump_group()
         t1.wait_status(r"^fenced|^closed", timeout=40)
@@ -144,19 +128,7 @@ def zombie_commit_assign(run_dir, client, version):
     commit from no member (UNKNOWN_MEMBER_ID; the Java client raises CommitFailedException) and
     nothing moves back. (c1 then commits the partition it owns, and both leave.)"""
     with Lab(run_dir, client, version, partitions=2) as lab:
-        (c1,) = _start(lab, ["c1"], commit="deferred", debug_commits=True)
-        producer = lab.producer(count=100000, rate=50).start()
-        lab.wait_produced(150)
-        _pause(lab, producer)
-        c1.command("commit")
-        c1.wait_status(r"^committed ")
-        c2 = lab.consumer("c2", commit="sync", revoke_commit="false", debug_commits=True).start()
-        c2.wait_status(r"^assigned gen=\d+ \[.+\]")
-        c1.wait_status(r"^assigned gen=[2-9]")
-        producer.command("resume")
-        time.sleep(4)
-        _pause(lab, producer)
-        lab.dump_group()
+        c1, c2, producer = _partition_moved_on(lab, dump_on_join=False)
         before = len(c1.statuses())
         c1.command("commit-assign")
         answer = c1.wait_status(r"^committed .*}$|^commit-failed", after=before)

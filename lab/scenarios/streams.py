@@ -14,6 +14,8 @@ and `store_counts` each key's records and final count.
 from __future__ import annotations
 
 import shutil
+import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -40,6 +42,7 @@ def _run(
     expect_findings=(),
     forbid_verdicts=NO_LOSS,
     notes: str = "",
+    complete: bool = False,
 ) -> dict:
     """Start a broker, let `steps(lab)` drive the instances, then write the journals and truth.
 
@@ -58,7 +61,8 @@ def _run(
             lab.setup_topics()
             action = steps(lab)
             lab.dump_offsets()
-            records = lab.effective()  # everything was processed and committed: read it while the run stands
+            # everything was processed and committed: read it while the run stands
+            records = lab.effective_complete() if complete else lab.effective()
             final_stop = datetime.now()
             for instance in list(lab.procs):
                 lab.stop(instance, final=True)
@@ -246,4 +250,52 @@ def thread_handover_eos(run_dir: Path, client: str, version: str) -> dict:
         guarantee="exactly_once_v2",
         forbid_verdicts=("loss", "duplication", "delay"),
         notes="Tasks handed between threads of one instance under exactly_once_v2 (the checkpoint race's setting).",
+    )
+
+
+@scenario("streams_zombie_task_eos", CLIENTS)
+def zombie_task_eos(run_dir: Path, client: str, version: str) -> dict:
+    """Exactly-once v2, two instances: s1 is frozen (SIGSTOP) while records flow, its transaction
+    open, until the coordinator has expired its session and given its tasks to s2; thawed
+    (SIGCONT), s1 goes on with the tasks it no longer owns, and its commit (or its producer) is
+    fenced: TaskMigratedException, the zombie's transaction aborted, s1 rejoins. What took effect
+    (read_committed) is each record once: nothing lost, nothing twice."""
+
+    def steps(lab: StreamsLab) -> str:
+        lab.start("s1")
+        lab.start("s2")
+        lab.wait_state(["s1", "s2"])
+        lab.produce(RECORDS)
+        lab.wait_processed()
+        flowing = threading.Thread(target=lab.produce, args=(RECORDS,), kwargs={"pause_ms": 50})
+        flowing.start()
+        time.sleep(1.5)
+        before = max(broker_generations(lab.broker.server_log), default=0)
+        frozen = time.monotonic()
+        lab.freeze("s1")
+        lab.wait_gone("s1")
+        lab.expired.append("s1")
+        deadline = time.monotonic() + 30
+        while max(broker_generations(lab.broker.server_log), default=0) <= before:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the group did not move s1's tasks within 30 s of its expiry")
+            time.sleep(0.2)
+        time.sleep(1)
+        lab.thaw("s1")
+        stalled = time.monotonic() - frozen
+        flowing.join()
+        lab.wait_state(["s1", "s2"])
+        lab.produce(RECORDS // 2)
+        lab.wait_processed()
+        return f"s1 frozen {stalled:.1f} s."
+
+    return _run(
+        run_dir,
+        version,
+        "streams_zombie_task_eos",
+        steps,
+        guarantee="exactly_once_v2",
+        expect_findings=[{"detector": "fenced", "group": APP, "host": "s1"}],
+        complete=True,
+        notes="s1 frozen (SIGSTOP) with its transaction open until s2 owns its tasks, then thawed (SIGCONT): a zombie.",
     )

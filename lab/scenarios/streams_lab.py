@@ -248,6 +248,15 @@ class StreamsLab:
         proc.wait()
         self.expired.append(instance)
 
+    def freeze(self, instance: str) -> None:
+        """SIGSTOP: every thread of the instance stops, heartbeats and open transactions included,
+        as in a long GC pause; the coordinator expires it after the session timeout."""
+        os.killpg(self.procs[instance].pid, signal.SIGSTOP)
+
+    def thaw(self, instance: str) -> None:
+        """SIGCONT: the instance goes on where it stopped, unaware of the time that passed."""
+        os.killpg(self.procs[instance].pid, signal.SIGCONT)
+
     def stop(self, instance: str, timeout: float = 60, final: bool = False) -> None:
         """SIGTERM: the driver's shutdown hook closes Streams cleanly (checkpoints written).
         On the classic protocol Streams' close does not leave the group (its consumers do not
@@ -357,6 +366,20 @@ class StreamsLab:
         out.unlink(missing_ok=True)
         self._helper(f"dump topic={OUTPUT} out={out}")
         return [json.loads(line) for line in out.read_text().splitlines() if line.strip()] if out.exists() else []
+
+    def effective_complete(self, timeout: float = 60) -> list[dict]:
+        """The effective records once every acked record is among them (under exactly-once the
+        last transactions may still be committing when the attempts are all in)."""
+        want = set(truth.produced(self.run_dir))
+        deadline = time.monotonic() + timeout
+        while True:
+            records = self.effective()
+            missing = want - {(r["topic"], r["partition"], r["offset"]) for r in records}
+            if not missing:
+                return records
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{len(missing)} acked records did not take effect within {timeout:.0f} s")
+            time.sleep(1)
 
     def write_journals(self, records: list[dict]) -> list[dict]:
         """processed-<thread>.jsonl from the effective records; returns the count chains' breaks

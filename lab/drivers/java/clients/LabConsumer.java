@@ -55,13 +55,6 @@ public final class LabConsumer {
         ASSIGNORS.put("cooperative-sticky", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
     }
 
-    static void status(String line) {
-        synchronized (System.out) {
-            System.out.println("STATUS " + line);
-            System.out.flush();
-        }
-    }
-
     public static void main(String[] argv) throws Exception {
         Thread.setDefaultUncaughtExceptionHandler((thread, error) -> log.error("Uncaught exception in {}", thread.getName(), error));
         Args args = new Args(argv);
@@ -98,16 +91,7 @@ public final class LabConsumer {
             ? new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>()) : null;
         long[] stall = new long[] {0, -1};  // worker mode: stall ms, and the partition to stall on (-1: any)
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props);
-        Thread main = Thread.currentThread();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (stopping.compareAndSet(false, true)) {
-                consumer.wakeup();
-                try {
-                    main.join(30_000);
-                } catch (InterruptedException ignored) {
-                }
-            }
-        }));
+        Member.closeOnShutdown(consumer, stopping, Thread.currentThread());
         try (Journal journal = new Journal(args.need("journal"))) {
             consumer.subscribe(List.of(args.need("topic").split(",")), new ConsumerRebalanceListener() {
                 @Override
@@ -128,7 +112,7 @@ public final class LabConsumer {
                         }
                     }
                     forget(partitions);
-                    status("revoked " + partitions);
+                    Member.status("revoked " + partitions);
                 }
 
                 /** A correct application forgets what it processed of a partition it gave up;
@@ -139,18 +123,17 @@ public final class LabConsumer {
 
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                    status("assigned gen=" + consumer.groupMetadata().generationId() + " " + partitions
-                        + " now " + consumer.assignment());
+                    Member.assigned(consumer, partitions);
                 }
 
                 @Override
                 public void onPartitionsLost(Collection<TopicPartition> partitions) {
                     forget(partitions);
-                    status("lost " + partitions);
+                    Member.status("lost " + partitions);
                 }
             });
             long stallMs = 0;
-            status("started");
+            Member.status("started");
             while (!stopping.get()) {
                 for (String command : control.next()) {
                     String[] words = command.split("\\s+");
@@ -170,12 +153,8 @@ public final class LabConsumer {
                     }
                 }
                 if (stopping.get()) break;
-                ConsumerRecords<String, String> records;
-                try {
-                    records = consumer.poll(Duration.ofMillis(200));
-                } catch (WakeupException e) {
-                    break;
-                }
+                ConsumerRecords<String, String> records = Member.poll(consumer);
+                if (records == null) break;  // woken by the shutdown hook
                 if (worker != null) {
                     stallMs = 0;
                     if (!records.isEmpty()) handOff(worker, records, consumer, journal, member, delay, stall, done);
@@ -184,34 +163,25 @@ public final class LabConsumer {
                     if (!finished.isEmpty()) {
                         consumer.commitAsync(finished, (offsets, error) -> {
                             if (error != null) log.warn("Async commit of {} failed: {}", offsets, error.toString());
-                            else status("async-committed " + offsets);
+                            else Member.status("async-committed " + offsets);
                         });
                     }
                     continue;
                 }
                 for (ConsumerRecord<String, String> record : records) {
-                    if (stallMs > 0) {
-                        status("stalling " + stallMs);
-                        Thread.sleep(stallMs);
-                        stallMs = 0;
-                        status("stalled");
-                    } else if (delay > 0) {
-                        Thread.sleep(delay);
-                    }
-                    int generation = consumer.groupMetadata().generationId();
-                    journal.write("{\"member\":" + Journal.quote(member) + ",\"generation\":" + generation
-                        + ",\"topic\":" + Journal.quote(record.topic()) + ",\"partition\":" + record.partition()
-                        + ",\"offset\":" + record.offset() + "}");
+                    Member.pace(stallMs, delay);
+                    stallMs = 0;
+                    journal.write(Member.entry(member, consumer.groupMetadata().generationId(), record));
                     processed.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
                 }
                 if (!records.isEmpty()) {
-                    status("processed " + records.count() + " " + processed);
+                    Member.status("processed " + records.count() + " " + processed);
                     try {
                         if (commit.equals("sync")) consumer.commitSync();
                         else if (commit.equals("async")) consumer.commitAsync();
                     } catch (CommitFailedException e) {
                         log.error("Commit failed, the records of this batch will be processed again: {}", e.getMessage());
-                        status("commit-failed");
+                        Member.status("commit-failed");
                     } catch (RebalanceInProgressException e) {
                         // cooperative rebalancing: the next batch's commit (or onPartitionsRevoked) covers these offsets
                         log.warn("Commit postponed, a rebalance is in progress: {}", e.getMessage());
@@ -220,7 +190,7 @@ public final class LabConsumer {
                     }
                 }
             }
-            status("closing");
+            Member.status("closing");
             if (worker != null) {
                 worker.shutdown();
                 worker.awaitTermination(30, TimeUnit.SECONDS);
@@ -239,7 +209,7 @@ public final class LabConsumer {
                 }
             }
             consumer.close(Duration.ofSeconds(10));
-            status("closed");
+            Member.status("closed");
         }
     }
 
@@ -256,10 +226,10 @@ public final class LabConsumer {
         Map<TopicPartition, OffsetAndMetadata> offsets = offsetsOf(processed, null);
         try {
             consumer.commitSync(offsets);
-            status("committed " + offsets);
+            Member.status("committed " + offsets);
         } catch (RuntimeException e) {
             log.error("Deferred commit of {} failed: {}", offsets, e.toString());
-            status("commit-failed " + e);
+            Member.status("commit-failed " + e);
         }
     }
 
@@ -268,10 +238,10 @@ public final class LabConsumer {
         Map<TopicPartition, OffsetAndMetadata> offsets = offsetsOf(processed, consumer.assignment());
         try {
             consumer.commitSync(offsets);
-            status("committed " + offsets);
+            Member.status("committed " + offsets);
         } catch (RuntimeException e) {
             log.error("Commit of {} failed: {}", offsets, e.toString());
-            status("commit-failed " + e);
+            Member.status("commit-failed " + e);
         }
     }
 
@@ -287,10 +257,10 @@ public final class LabConsumer {
         try (KafkaConsumer<String, String> committer = new KafkaConsumer<>(standalone)) {
             committer.assign(new ArrayList<>(offsets.keySet()));
             committer.commitSync(offsets);
-            status("committed " + offsets);
+            Member.status("committed " + offsets);
         } catch (RuntimeException e) {
             log.error("Commit of {} through assign() failed: {}", offsets, e.toString());
-            status("commit-failed " + e);
+            Member.status("commit-failed " + e);
         }
     }
 
@@ -301,7 +271,7 @@ public final class LabConsumer {
         int generation = consumer.groupMetadata().generationId();
         List<ConsumerRecord<String, String>> batch = new ArrayList<>();
         records.forEach(batch::add);
-        status("polled " + batch.size() + " gen=" + generation);
+        Member.status("polled " + batch.size() + " gen=" + generation);
         worker.submit(() -> {
             for (ConsumerRecord<String, String> record : batch) {
                 long stallMs = 0;
@@ -312,22 +282,14 @@ public final class LabConsumer {
                     }
                 }
                 try {
-                    if (stallMs > 0) {
-                        status("stalling " + stallMs);
-                        Thread.sleep(stallMs);
-                        status("stalled");
-                    } else if (delay > 0) {
-                        Thread.sleep(delay);
-                    }
+                    Member.pace(stallMs, delay);
                 } catch (InterruptedException e) {
                     return;
                 }
-                journal.write("{\"member\":" + Journal.quote(member) + ",\"generation\":" + generation
-                    + ",\"topic\":" + Journal.quote(record.topic()) + ",\"partition\":" + record.partition()
-                    + ",\"offset\":" + record.offset() + "}");
+                journal.write(Member.entry(member, generation, record));
                 done.merge(new TopicPartition(record.topic(), record.partition()), record.offset() + 1, Math::max);
             }
-            status("finished " + batch.size());
+            Member.status("finished " + batch.size());
         });
     }
 

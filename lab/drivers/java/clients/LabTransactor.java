@@ -20,7 +20,6 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -74,30 +73,20 @@ public final class LabTransactor {
         AtomicBoolean stopping = new AtomicBoolean();
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cprops);
         KafkaProducer<String, String> producer = new KafkaProducer<>(pprops);
-        Thread main = Thread.currentThread();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (stopping.compareAndSet(false, true)) {
-                consumer.wakeup();
-                try {
-                    main.join(30_000);
-                } catch (InterruptedException ignored) {
-                }
-            }
-        }));
+        Member.closeOnShutdown(consumer, stopping, Thread.currentThread());
         boolean fenced = false;
         try (Journal journal = new Journal(args.need("journal"))) {
             producer.initTransactions();
-            LabConsumer.status("initialized");
+            Member.status("initialized");
             consumer.subscribe(List.of(args.need("topic").split(",")), new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
-                    LabConsumer.status("revoked " + partitions);
+                    Member.status("revoked " + partitions);
                 }
 
                 @Override
                 public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
-                    LabConsumer.status("assigned gen=" + consumer.groupMetadata().generationId() + " " + partitions
-                        + " now " + consumer.assignment());
+                    Member.assigned(consumer, partitions);
                 }
             });
             long stallMs = 0;
@@ -109,12 +98,8 @@ public final class LabTransactor {
                     else log.warn("Unknown lab command {}", command);
                 }
                 if (stopping.get()) break;
-                ConsumerRecords<String, String> records;
-                try {
-                    records = consumer.poll(Duration.ofMillis(200));
-                } catch (WakeupException e) {
-                    break;
-                }
+                ConsumerRecords<String, String> records = Member.poll(consumer);
+                if (records == null) break;  // woken by the shutdown hook
                 if (records.isEmpty()) continue;
                 Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
                 Map<TopicPartition, Long> firsts = new HashMap<>();
@@ -123,28 +108,19 @@ public final class LabTransactor {
                     for (ConsumerRecord<String, String> record : records) {
                         TopicPartition tp = new TopicPartition(record.topic(), record.partition());
                         firsts.putIfAbsent(tp, record.offset());
-                        int generation = consumer.groupMetadata().generationId();
-                        String entry = "{\"member\":" + Journal.quote(member) + ",\"generation\":" + generation
-                            + ",\"topic\":" + Journal.quote(record.topic()) + ",\"partition\":" + record.partition()
-                            + ",\"offset\":" + record.offset() + "}";
+                        String entry = Member.entry(member, consumer.groupMetadata().generationId(), record);
                         journal.write(entry);
                         producer.send(new ProducerRecord<>(output, record.partition(), record.key(), entry));
                         offsets.put(tp, new OffsetAndMetadata(record.offset() + 1));
-                        if (stallMs > 0) {
-                            LabConsumer.status("stalling " + stallMs);
-                            Thread.sleep(stallMs);
-                            stallMs = 0;
-                            LabConsumer.status("stalled");
-                        } else if (delay > 0) {
-                            Thread.sleep(delay);
-                        }
+                        Member.pace(stallMs, delay);
+                        stallMs = 0;
                     }
                     producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
                     producer.commitTransaction();
-                    LabConsumer.status("committed " + offsets.size() + " " + offsets);
+                    Member.status("committed " + offsets.size() + " " + offsets);
                 } catch (ProducerFencedException e) {
                     log.error("Transactional producer fenced, shutting down: {}", e.toString());
-                    LabConsumer.status("fenced " + e.getClass().getSimpleName());
+                    Member.status("fenced " + e.getClass().getSimpleName());
                     fenced = true;
                     break;
                 } catch (KafkaException e) {
@@ -155,21 +131,21 @@ public final class LabTransactor {
                         producer.abortTransaction();
                     } catch (ProducerFencedException | InvalidProducerEpochException fencedToo) {
                         log.error("Transactional producer fenced, shutting down: {}", fencedToo.toString());
-                        LabConsumer.status("fenced " + fencedToo.getClass().getSimpleName());
+                        Member.status("fenced " + fencedToo.getClass().getSimpleName());
                         fenced = true;
                         break;
                     }
                     for (Map.Entry<TopicPartition, Long> first : firsts.entrySet()) {
                         if (consumer.assignment().contains(first.getKey())) consumer.seek(first.getKey(), first.getValue());
                     }
-                    LabConsumer.status("aborted " + e.getClass().getSimpleName());
+                    Member.status("aborted " + e.getClass().getSimpleName());
                 }
             }
-            LabConsumer.status("closing");
+            Member.status("closing");
         } finally {
             producer.close(Duration.ofSeconds(fenced ? 0 : 10));
             consumer.close(Duration.ofSeconds(10));
-            LabConsumer.status("closed");
+            Member.status("closed");
         }
     }
 
