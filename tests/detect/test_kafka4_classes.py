@@ -28,6 +28,18 @@ SILENT_RUNS = (
 )
 """Real Kafka 4.4 runs of the lab (a healthy scale-out, the KIP-848 scale-out, KIP-1071 streams
 groups restarted and killed) and the hand-checked Kafka 4 witnesses: none shows these classes."""
+REAL_RUNS = {
+    "phantom_lag": ("lab/runs/phantom_lag/java-consumer-4.4.0", {("offsets/consumer-groups.txt", 4), ("offsets/dump-log-topic.txt", 3)}),
+    "describe_mid_rebalance": (
+        "lab/runs/describe_mid_rebalance/java-consumer-4.4.0",
+        {("offsets/consumer-groups.txt", n) for n in (39, 43, 44, 45, 49, 50, 51, 52)},
+    ),
+    "stale_epoch_commit": ("lab/runs/stale_epoch_commit/java-consumer-3.9.2", {("c2/app.log", 171), ("c2/app.log", 174)}),
+}
+"""The classes a real broker reproduced (lab/scenarios/kafka4.py): the run, and the evidence of its
+one finding: the describe row and the dump's first batch; the rebalancing dump's state line, its
+members and offsets rows and none of the Stable dumps' in the same file; the rejected commit and
+the member's next state line at the raised epoch."""
 REFERENCES = {
     "double_ownership": "KAFKA-16147",
     "epochless_offset_reset": "KAFKA-19902",
@@ -101,6 +113,15 @@ def test_no_class_fires_on_the_samples(samples_analysis):
 def test_no_class_fires_on_real_kafka_4_runs(spark, run):
     result = lab_run_analysed(spark, ROOT / run)
     assert [key(f) for f in result["findings"] if f["detector"] in CLASSES] == []
+
+
+@pytest.mark.parametrize("detector", list(REAL_RUNS))
+def test_the_class_fires_on_its_real_lab_run_with_its_evidence(spark, detector):
+    run, evidence = REAL_RUNS[detector]
+    result = lab_run_analysed(spark, ROOT / run)
+    (finding,) = [f for f in result["findings"] if f["detector"] in CLASSES]
+    assert finding["detector"] == detector
+    assert relative(finding["evidence"], str(ROOT / run)) == evidence
 
 
 @pytest.mark.parametrize("detector", list(CLASSES))
