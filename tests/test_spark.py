@@ -769,3 +769,11 @@ def test_an_analysis_with_static_shuffles_equals_the_adaptive_one(spark, monkeyp
     adaptive = analysis.analyze(spark, paths)
     static["spark"].pop("jobs"), adaptive["spark"].pop("jobs")
     assert static == adaptive
+
+
+def test_a_collect_waits_for_a_python_paused_by_load(spark):
+    """``CLASSIC_CONF``: the JVM keeps a collect's result socket open for 600 s, not Spark's 15 s,
+    which a loaded machine's paused Python process missed ("Connection refused" in CI)."""
+    served = spark.sparkContext.getConf().get("spark.python.authenticate.socketTimeout")
+    assert served == "600s"
+    assert spark.range(3).collect()[-1].id == 2

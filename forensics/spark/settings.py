@@ -100,6 +100,10 @@ CLASSIC_CONF: Mapping[str, str] = {
     # pressure ("TaskResultLost"); tables are read in pieces of a few MB to a few tens of MB
     # (SMALL_RESULT_PARTITIONS, in_pieces), each sent directly (the RPC's limit is 128 MiB).
     "spark.task.maxDirectResultSize": str(64 * 1024 * 1024),
+    # A collect's rows are served on a socket that the JVM closes when Python has not connected
+    # within this time (Spark's default 15 s); on a loaded machine a paused Python process
+    # missed it and the collect failed with "Connection refused" (CANNOT_OPEN_SOCKET).
+    "spark.python.authenticate.socketTimeout": "600s",
 }
 """Settings of classic (non-Connect) sessions only: a Connect server owns its own."""
 
