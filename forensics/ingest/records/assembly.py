@@ -13,7 +13,7 @@ from ... import schema as s
 from ...layouts import anchor
 from ...layouts._common import SEP, any_to_utc, in_date_order, is_slashed, is_time_of_day
 from ...spark import built_once
-from .broken_heads import SPLIT_AFTER_HEAD, second_head_lines, split_anchor_heads
+from .broken_heads import SPLIT_AFTER_HEAD, second_head_lines, split_heads
 from .hard_wraps import joined_text, shown_width, whole_wrapped_heads, wrapped_once
 from .kafka_filter import is_kafka, kafka_marked
 from .pieces import is_partial, whole_head_lines
@@ -138,7 +138,7 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
         ((whole_head_lines(table),) if partial_lines else ())
         + ((whole_wrapped_heads(table),) if wrapped else ())
         + ((second,) if second else ())
-        + (split_anchor_heads(),)
+        + (split_heads(table),)
     )
     parts = F.col("parts")
     ts_text = F.nullif(parts[0], F.lit(""))

@@ -24,7 +24,7 @@ def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> Dat
     exception's simple name (``BARE_EXCEPTION``); the rows after it continue it (not a row dated
     in its first characters: ``mark_heads``). A row
     that is only a timestamp (``STAMP_ONLY``) above a Kafka line is the head of that line, broken
-    after its time (``split_anchor_heads``).
+    after its time (``split_heads``).
     Only those rows are marked again: a row that continued no head is followed by rows that
     continue none either, up to the next head."""
     failed = F.col("layout").isNull() & F.col("head_line").isNull()
