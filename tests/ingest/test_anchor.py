@@ -43,6 +43,7 @@ EXPECTED = {
     ("split_head.log", 4): "consumer:offset:reset",
     ("split_date_head.log", 1): "consumer:offset:seek_strategy",
     ("split_date_head.log", 4): "consumer:offset:seek_strategy",
+    ("team_prefix_short_marks.log", 2): "consumer:group:joined",  # fixed texts each too short to mark a line, together enough
 }
 
 
@@ -105,4 +106,4 @@ def test_every_weak_mark_holds_a_piece_of_the_gate():
 
     gate = anchor.weak_gate()
     assert gate and len(gate) < len(anchor.weak_marks()[0]) / 4
-    assert [text for text in anchor.weak_marks()[0] if not any(piece in text for piece in gate)] == []
+    assert [parts for parts in anchor.weak_marks()[0] if not any(piece in part for part in parts for piece in gate)] == []

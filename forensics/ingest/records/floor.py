@@ -31,7 +31,8 @@ def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> Dat
     value = F.col("value")
     needles, _ = anchor.weak_marks()
     weak = contains_any(value, anchor.weak_gate()) & F.exists(
-        F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle)
+        F.array(*[F.array(*[F.lit(part) for part in needle]) for needle in needles]),
+        lambda needle: F.forall(needle, lambda part: value.contains(part)),
     )
     order = Window.partitionBy("uri").orderBy("line")
     broken = value.rlike(STAMP_ONLY) | leaves_bracket_open(value)  # a line a paste broke: its head goes on below
