@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable, Iterable, Iterator, Mapping, TextIO
 
-CONTRACT_VERSION = "1.0"
+CONTRACT_VERSION = "1.1"
 """The version of the result's contract (``result.schema.json``), written as ``contract_version``.
 Its minor grows when fields are added; names are never renamed or dropped, so the major stays."""
 CHECK_ENV = "FORENSICS_CHECK_CONTRACT"

@@ -91,6 +91,12 @@ def leading_text(template: Template) -> str:
     return runs[0][0]
 
 
+def literal_runs(template: Template) -> tuple[str, ...]:
+    """The runs of literal text the template's pattern requires at its top level, in order (none
+    where it has a top-level alternation): every message of the template holds each of them."""
+    return tuple(text for text, _ in _top_level_runs(template.pattern))
+
+
 def first_word(template: Template) -> str | None:
     """The first word every message of the template starts with, when the pattern fixes it."""
     runs = _top_level_runs(template.pattern)
@@ -259,6 +265,7 @@ __all__ = [
     "java_pattern",
     "leading_text",
     "literal_gate",
+    "literal_runs",
     "load_catalogue",
     "precedence",
 ]

@@ -105,14 +105,23 @@ def _committed_before(commits: DataFrame) -> Column:
     return F.coalesce(F.max(committed.cast("int")).over(earlier) == 1, F.lit(False))
 
 
+AUTO_RESET_TEMPLATES = ("PY28",)
+"""Reset lines that name no strategy and, in a group consumer, stand for its own
+``auto_offset_reset`` (kafka-python 2.2+'s ``Resetting offset for partition P to offset N.``).
+The Java client's same words (O21-O24) are not: they are as often an explicit ``seekToEnd`` or
+``position`` probe of an offset-lookup consumer (Beam's, Spark's driver), whose reset loses nothing."""
+
+
 def _unstated_resets() -> Column:
     """A reset to a known offset that names no strategy, of a partition the group had never
-    committed, as the member's first word on it (kafka-python 2.2+: ``Resetting offset for
-    partition P to offset N.``, whatever auto_offset_reset said; its out-of-range line comes
+    committed, as the member's first word on it, in a line that implies the automatic reset
+    (``AUTO_RESET_TEMPLATES``, whatever auto_offset_reset said; its out-of-range line comes
     first when that was the cause). With no committed offset it went to the log end (latest),
     unless N was the log start then (earliest): a dump's log start below N rules that out."""
     first_word = F.col("_previous_kind").isNull() | (F.col("_previous_kind") == c.NO_COMMITTED_OFFSET)
-    return (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & F.col("strategy").isNull() & first_word & ~F.col("_committed_before")
+    automatic = F.coalesce(F.col(s.TEMPLATE_ID).isin(*AUTO_RESET_TEMPLATES), F.lit(False))
+    reset = (F.col("kind") == c.RESET) & F.col(s.OFFSET).isNotNull() & F.col("strategy").isNull()
+    return reset & automatic & first_word & ~F.col("_committed_before")
 
 
 def _measured_latest_gaps(gaps: DataFrame, exact: Column) -> DataFrame:

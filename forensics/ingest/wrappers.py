@@ -32,7 +32,8 @@ compose logs``, ``kubectl logs --prefix``, stern, ``aws logs tail``, ``heroku lo
 - ``syslog``: RFC 3164, ``Mar 11 14:02:17 host java[4242]: <line>`` (no year: the time is not used);
 - ``syslog_tag``: RFC 3164 with one name before the line, ``Mar 11 14:02:17 app-worker-3: <line>``
   (a host or a program tag, which names the writer: the host);
-- ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``;
+- ``kibana_paste``: a row copied out of Kibana's Discover, ``Mar 11, 2024 @ 14:02:17.418<TAB><line>``
+  (after a tab where the copy took the empty first column too);
 - ``tanuki``: the Java Service Wrapper (Tanuki; Mule, Nexus, ActiveMQ and other services run by it),
   the JVM's console lines in its log file, ``INFO   | jvm 1    | 2024/03/11 14:02:17 | <line>``
   (``wrapper.logfile.format``'s default ``LPTM``), with or without the level, thread and time
@@ -123,7 +124,7 @@ SHAPES = {
     "grafana": (rf"(?s)^(?:(\d{{10,16}})\t)?({_GRAFANA_TIME})\t(.*)$", "$2", "", "$3"),  # $1: the epoch milliseconds
     "syslog": (rf"(?s)^([A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY}) (\S+) {_PROGRAM}(.*)$", "", "$2", "$3"),
     "syslog_tag": (rf"(?s)^[A-Z][a-z]{{2}} [ \d]\d {ANY_TIME_OF_DAY} (?!{EXCEPTION_LINE})([\w.@/-]+)(?:\[\d+\])?: (.*)$", "", "$1", "$2"),
-    "kibana_paste": (rf"(?s)^({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),
+    "kibana_paste": (rf"(?s)^\t?({KIBANA_TIME})\t(.*)$", "$1", "", "$2"),  # a row copied with its empty first column: a tab
     "tanuki": (rf"(?s)^{_TANUKI}(.*)$", "$1", "", "$2"),
     "compose": (rf"(?s)^(?!\d{{4}}-\d\d-\d\d\s)([A-Za-z0-9][\w.-]*?)\s+\| ?(?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
     "kubectl_prefix": (rf"(?s)^\[pod/([^/\]\s]+)/[^\]\s]+\] (?:({_ISO_ZONED}) )?(.*)$", "$2", "$1", "$3"),
@@ -174,6 +175,13 @@ def strip_ansi(value: Column) -> Column:
     return F.when(value.contains("\x1b"), F.regexp_replace(value, ANSI, "")).otherwise(value)
 
 
+def kibana_row(value: Column) -> Column:
+    """Whether ``value`` may be a Kibana Discover row copied with its first column, the empty one
+    of the expand toggle: a tab, then a month's name (``<TAB>Apr 3, 2023 @ ..``). No stack frame
+    opens so (``<TAB>at ..``, ``<TAB>... 12 more``): character tests only."""
+    return value.startswith("\t") & F.substring(value, 2, 1).between("A", "Z") & (F.substring(value, 5, 1) == " ")
+
+
 def wrapper_of(value: Column) -> Column:
     """Name of the wrapper around ``value``, else null; cheap character tests guard each regex."""
     first = F.substring(value, 1, 1)
@@ -186,7 +194,7 @@ def wrapper_of(value: Column) -> Column:
         gate = {
             "syslog": upper,
             "syslog_tag": upper,
-            "kibana_paste": upper,
+            "kibana_paste": upper | kibana_row(value),
             "compose": value.contains("|"),
             "tanuki": value.contains(" | "),
             "grafana": digit & value.contains("\t"),

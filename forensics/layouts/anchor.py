@@ -193,26 +193,45 @@ def _fields(prefix: Column, rest: Column, closed: Column) -> Column:
 
 
 WEAK_GATE_CHARS = 16
-"""A catalogue template's fixed text is a mark of a Kafka line (``weak_marks``) when at least this long."""
+"""A catalogue template's fixed text is a mark of a Kafka line (``weak_marks``) when at least this
+long; so are its fixed texts together where each is shorter (``WEAK_PART_CHARS``)."""
+WEAK_PART_CHARS = 3
+"""The shortest of a template's fixed texts that counts towards a mark of several (``weak_marks``)."""
 OPENING_CHARS = 10
 """The text a weakly marked template's messages open with splits a line before it (``weak_marks``)
 when at least this long: ``Fetch offset `` in ``fetcher->_handle_fetch_response():750 - Fetch
 offset 17250 is out of range ..``, whose mark (`` is out of range for ``) stands further on."""
 
 
+def _weak_parts(template) -> tuple[str, ...]:
+    """The fixed texts whose presence together marks a line as the template's: its gate where that
+    is long enough, else its fixed texts of ``WEAK_PART_CHARS`` or more when there are several, of
+    ``WEAK_GATE_CHARS`` together (kafka-go's ``joined group `` .. `` as member `` .. `` in generation ``);
+    none otherwise."""
+    from ..catalogue import literal_runs
+
+    gate = template.gate.strip()
+    if len(gate) >= WEAK_GATE_CHARS and " " in gate:
+        return (gate,)
+    parts = tuple(text.strip() for text in literal_runs(template) if len(text.strip()) >= WEAK_PART_CHARS)
+    spaced = sum(" " in text for text in parts)
+    return parts if len(parts) > 1 and spaced and sum(map(len, parts)) >= WEAK_GATE_CHARS else ()
+
+
 @lru_cache(maxsize=1)
-def weak_marks() -> tuple[tuple[str, ...], str]:
-    """The catalogue templates' fixed texts (``catalogue.literal_gate``, at least ``WEAK_GATE_CHARS``
-    long, holding a space) as substrings to look for, and the texts that open those templates'
+def weak_marks() -> tuple[tuple[tuple[str, ...], ...], str]:
+    """The catalogue templates' fixed texts (``_weak_parts``: each mark one text, or several that
+    must all stand in the line) as substrings to look for, and the texts that open those templates'
     messages (the fixed text itself, or the template's leading text of ``OPENING_CHARS`` or more)
     as a regex alternation (``split_with``): a line that no layout read and that holds one is a Kafka line
     pasted without its head (```Heartbeat failed for group g because it is rebalancing```)."""
     from ..catalogue import leading_text, load_catalogue
 
-    templates = [t for t in load_catalogue() if len(t.gate.strip()) >= WEAK_GATE_CHARS and " " in t.gate.strip()]
-    needles = tuple(sorted({t.gate.strip() for t in templates}))
-    leads = {leading_text(t).strip() for t in templates}
-    openings = {t.gate.strip() for t in templates if t.gate_at_start} | {
+    marked = [(t, _weak_parts(t)) for t in load_catalogue()]
+    marked = [(t, parts) for t, parts in marked if parts]
+    needles = tuple(sorted({parts for _, parts in marked}))
+    leads = {leading_text(t).strip() for t, _ in marked}
+    openings = {parts[0] for t, parts in marked if t.gate_at_start and len(parts) == 1} | {
         text for text in leads if len(text) >= OPENING_CHARS and " " in text
     }
     return needles, "|".join(re.escape(text) for text in sorted(openings, key=len, reverse=True))
@@ -227,9 +246,9 @@ def weak_gate() -> tuple[str, ...]:
     """Pieces of ``WEAK_GATE_GRAM`` characters (no space) such that each of ``weak_marks``' texts
     holds one: a line that holds none holds no mark, and a few substring scans spare it the
     hundreds of the marks (chosen greedily, each piece the one in most texts not yet covered)."""
-    texts = weak_marks()[0]
-    pieces_of = {t: {t[i : i + WEAK_GATE_GRAM] for i in range(len(t) - WEAK_GATE_GRAM + 1)} - {""} for t in texts}
-    pieces_of = {t: {p for p in pieces if " " not in p} or {t} for t, pieces in pieces_of.items()}
+    texts = weak_marks()[0]  # a line holding a mark holds each of its parts: a piece of any will do
+    pieces_of = {t: {part[i : i + WEAK_GATE_GRAM] for part in t for i in range(len(part) - WEAK_GATE_GRAM + 1)} - {""} for t in texts}
+    pieces_of = {t: {p for p in pieces if " " not in p} or {max(t, key=len)} for t, pieces in pieces_of.items()}
     gate: list[str] = []
     uncovered = set(texts)
     while uncovered:

@@ -47,6 +47,7 @@ HISTORY_COLUMNS = (
     s.SOURCE_FILE,
     s.LINE,
     "strategy_line",
+    s.TEMPLATE_ID,
 )
 
 OFFSET_MAP_ENTRY = r"(?:TopicPartition\(topic=u?')?([^\s{},=']+)(?:-|', partition=)(\d+)(?:=|\): )OffsetAndMetadata[{(]offset=(\d+)"
@@ -138,6 +139,7 @@ def log_offsets(members: DataFrame) -> DataFrame:
         s.SOURCE_FILE,
         s.LINE,
         F.when(F.col(s.EVENT_TYPE) == "consumer:offset:reset", F.col("_seek.line")).alias("strategy_line"),
+        s.TEMPLATE_ID,
         s.MEMBER_BASIS,
     )
 
@@ -164,6 +166,7 @@ def dump_offsets(offsets: DataFrame) -> DataFrame:
         s.SOURCE_FILE,
         s.LINE,
         F.lit(None).cast("long").alias("strategy_line"),
+        null_text.alias(s.TEMPLATE_ID),
         null_text.alias(s.MEMBER_BASIS),
     )
 

@@ -137,6 +137,7 @@ COMMITS_SCHEMA = _table(
     ("source_file", _S),
     ("line", _L),
     ("strategy_line", _L),
+    ("template_id", _S),
     ("sequence", _I, False),
     ("previous_offset", _L),
     ("owner", _S),

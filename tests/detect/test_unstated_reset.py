@@ -2,7 +2,8 @@
 P to offset N.``) and no configuration: a first reset of a partition the group never committed
 went to the log end unless N was the log start. Reported as at most [0, N), exact where a dump
 shows the log start below N; nothing where the dump shows N is the log start, or the group had
-committed the partition."""
+committed the partition. The Java client's same words are no such proof (issue 86: Beam's and
+Spark's offset probes)."""
 
 from __future__ import annotations
 
@@ -57,9 +58,28 @@ RESUMED = {
 APART = {"group depot": "group hub", "topic='parcels'": "topic='crates'"}
 """A copy's group ``hub`` and topic ``crates``, named apart from the ``depot`` and ``parcels`` of
 another incident of its run."""
+
+
+def java(ts: str, text: str, logger: str = "internals.SubscriptionState") -> str:
+    prefix = "[Consumer clientId=consumer-probe-1, groupId=probe]"
+    return f"[2025-01-10 12:{ts}] INFO {prefix} {text} (org.apache.kafka.clients.consumer.{logger})"
+
+
+PROBE = [java(f"00:00,{300 + p}", f"Resetting offset for partition pings-{p} to offset {531550 + p}.", "internals.Fetcher") for p in (3, 4)]
+"""An offset-lookup consumer (Spark's driver) probing the log end of partitions it never commits:
+the Java client's reset line, with no strategy named, follows an explicit seekToEnd as much as the
+automatic reset, so it proves no skipped records."""
+SEEK_TO_END = [
+    java("00:00,100", "Subscribed to partition(s): clicks-4", "KafkaConsumer"),
+    java("00:00,110", "Seeking to LATEST offset of partition clicks-4"),
+    java("00:00,120", "Resetting offset for partition clicks-4 to offset 88412."),
+]
+"""Beam's offset consumer: assign(), an explicit seekToEnd, then the reset it asked for."""
 INCIDENTS = {
     "unstated": Incident({"sorter-1": UNSTATED}),
     "resumed": Incident({f"hub-{host}": renamed(lines, APART) for host, lines in RESUMED.items()}),
+    "probe": Incident({"driver-1": PROBE}),
+    "seek_to_end": Incident({"beam-1": renamed(SEEK_TO_END, {"probe": "beam"})}),
 }
 """Analysed in one run (``analyse_apart``): resumed's copy on hosts hub-sorter-1 and hub-sorter-2."""
 WITH_DUMPS = {
@@ -85,3 +105,20 @@ def test_a_reset_with_no_strategy_of_an_uncommitted_partition_is_at_most_a_gap(f
 
 def test_no_gap_once_the_group_had_resumed_the_partition_from_a_commit(found):
     assert gaps(found["resumed"]) == []
+
+
+def test_the_java_clients_reset_line_alone_is_no_gap(found):
+    """Its ``Resetting offset for partition P to offset N.`` says no more than that the position was
+    set: an explicit seek to the end (said or not) loses nothing."""
+    assert gaps(found["probe"]) == []
+    assert gaps(found["seek_to_end"]) == []
+
+
+def test_the_templates_read_as_the_automatic_reset_are_resets_that_name_no_strategy():
+    from forensics.catalogue import load_catalogue
+    from forensics.detect.resets import AUTO_RESET_TEMPLATES
+
+    templates = {template.key: template for template in load_catalogue()}
+    for key in AUTO_RESET_TEMPLATES:
+        assert templates[key].event_type == "consumer:offset:reset"
+        assert "strategy" not in {name for name, _ in templates[key].groups} and "offset" in {name for name, _ in templates[key].groups}

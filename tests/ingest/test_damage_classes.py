@@ -26,6 +26,7 @@ EXPECTED = {
     ("host_json.log", 3): "consumer:group:assigned",
     ("headerless_unquoted.csv", 1): "consumer:group:assigned",
     ("wrapped_in_prefix.log", 1): "consumer:group:assigned",
+    ("kibana_row_first_column.log", 2): "consumer:group:join_started",
 }
 
 
@@ -94,6 +95,15 @@ def test_a_hard_wrap_inside_the_log_context_prefix_is_glued_without_a_space(dama
     assert head[s.LINE_END] == 2 and head[s.TS] == datetime(2024, 5, 2, 9, 14, 3, 221000)
     assert events[("wrapped_in_prefix.log", 1)][s.GROUP_ID] == "larder"
     assert events[("wrapped_in_prefix.log", 1)][s.PARTITIONS] == ["shelf-0", "shelf-1", "shelf-2", "shelf-3"]
+
+
+def test_a_kibana_row_copied_with_its_empty_first_column_is_peeled(damaged):
+    """Discover's rows open with the expand toggle's empty column: a tab before the row's time;
+    behind it, franz-go's zap JSON is read as it would be on its own."""
+    _, events, records = damaged
+    head = records[("kibana_row_first_column.log", 2)]
+    assert head[s.LINE_END] == 2 and head[s.TS] == datetime(2024, 5, 2, 9, 14, 3, 224312)  # zap's own time, finer than Kibana's
+    assert events[("kibana_row_first_column.log", 2)][s.GROUP_ID] == "depot"
 
 
 def test_kafka_lines_in_another_loggers_record_get_no_layout_hint():

@@ -207,6 +207,16 @@ CLOSINGS = [
     ),
     ("Rebalance failed (3)", ["Rebalance failed (3)"]),
     ("at x.Y.z(Y.java:12)", ["at x.Y.z(Y.java:12)"]),
+    (  # a hard wrap broke the logger after its first letters
+        "Detected that the thread is being fenced. (or\ng.apache.kafka.streams.processor.internals.StreamThread:613)",
+        ["org.apache.kafka.streams.processor.internals.StreamThread", "", "Detected that the thread is being fenced."],
+    ),
+    (  # .. and in its last word
+        "Successfully joined group (o.a.k.c.c.internals.Consumer\nCoordinator)\nnext line",
+        ["o.a.k.c.c.internals.ConsumerCoordinator", "", "Successfully joined group\nnext line"],
+    ),
+    ("Rebalance failed (see\nthe docs)", ["Rebalance failed (see\nthe docs)"]),
+    ("Rebalance failed (see\nlater)", ["Rebalance failed (see\nlater)"]),
 ]
 
 

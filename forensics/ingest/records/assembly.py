@@ -13,17 +13,24 @@ from ... import schema as s
 from ...layouts import anchor
 from ...layouts._common import SEP, any_to_utc, in_date_order, is_slashed, is_time_of_day
 from ...spark import built_once
-from .broken_heads import SPLIT_AFTER_HEAD, second_head_lines, split_anchor_heads
+from .broken_heads import SPLIT_AFTER_HEAD, second_head_lines, split_heads
 from .hard_wraps import joined_text, shown_width, whole_wrapped_heads, wrapped_once
 from .kafka_filter import is_kafka, kafka_marked
 from .pieces import is_partial, whole_head_lines
 from .rewrite import Rewrite, rewritten
 
-LOGGER_IN_TEXT = r"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)[A-Za-z_$][\w.$]*)(?::\d+)?\)(?: \[([^\]\n]*)\]| - [\w.-]+=[^\n]*)?(\n|$)"
+_LOGGER = r"[A-Za-z_$][\w.$]*"
+_BROKEN_LOGGER = r"[A-Za-z_$][\w$]*\.[\w.$]*\n[\w.$]+|[A-Za-z_$][\w$]*\n[\w$]*\.[\w.$]*"
+"""A logger a hard wrap broke in two (``(or`` then ``g.apache.kafka.streams...StreamThread:613)``):
+a dotted name either side of one line break, which ``closing_fields`` takes out."""
+LOGGER_IN_TEXT = (
+    rf"(?s)^(.*?)[ \n]\(((?![\w$]+\.java:)(?:{_BROKEN_LOGGER}|{_LOGGER}))(?::\d+)?\)(?: \[([^\]\n]*)\]| - [\w.-]+=[^\n]*)?(\n|$)"
+)
 """Kafka's log4j layout puts the logger at the end of the message, so in a record of several
 lines (a message of several lines, a hard-wrapped line, then an exception) it closes the first
-line that ends in `` (logger)``, or that is ``(logger)`` where a wrapper trimmed the space after
-a message's final line break (logcli): group 2, removed by ``$1$4``. Strimzi's ``%d %p %m (%c) [%t]``
+line that ends in `` (logger)`` (or in one a wrap broke over two lines: ``_BROKEN_LOGGER``), or
+that is ``(logger)`` where a wrapper trimmed the space after a message's final line break
+(logcli): group 2, removed by ``$1$4``. Strimzi's ``%d %p %m (%c) [%t]``
 puts the thread after it, `` (logger) [thread]``: group 3; Confluent for Kubernetes' images a
 context, `` (logger:line) - app=connect, clusterId=confluent``: removed with it."""
 _CLOSING_FIELDS = (rf"{LOGGER_IN_TEXT}(.*)$", SEP.join(("$2", "$3", "$1$4$5")))
@@ -51,8 +58,12 @@ def record_ts(layout: Column, ts_text: Column, w_ts: Column, tz: Column, table: 
 
 def closing_fields(text: Column) -> Column:
     """``[logger, thread, the text without them]`` where a logger closes a line of ``text``
-    (``LOGGER_IN_TEXT``), else ``[text]``: one pass of one regex."""
-    return F.split(F.regexp_replace(text, *_CLOSING_FIELDS), SEP, 3)
+    (``LOGGER_IN_TEXT``), else ``[text]``: one pass of one regex; the line break a wrap left in
+    the logger is taken out."""
+    fields = F.split(F.regexp_replace(text, *_CLOSING_FIELDS), SEP, 3)
+    return F.transform(
+        fields, lambda field, i: F.when((i == 0) & (F.size(fields) == 3), F.regexp_replace(field, "\n", "")).otherwise(field)
+    )
 
 
 def assemble_records(
@@ -138,7 +149,7 @@ def _assembly(table_items: tuple, partial_lines: bool, dated: bool, wrapped: boo
         ((whole_head_lines(table),) if partial_lines else ())
         + ((whole_wrapped_heads(table),) if wrapped else ())
         + ((second,) if second else ())
-        + (split_anchor_heads(),)
+        + (split_heads(table),)
     )
     parts = F.col("parts")
     ts_text = F.nullif(parts[0], F.lit(""))

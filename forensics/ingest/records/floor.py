@@ -24,14 +24,15 @@ def anchor_floor(marked: DataFrame, block_lines: int | None, hosts: bool) -> Dat
     exception's simple name (``BARE_EXCEPTION``); the rows after it continue it (not a row dated
     in its first characters: ``mark_heads``). A row
     that is only a timestamp (``STAMP_ONLY``) above a Kafka line is the head of that line, broken
-    after its time (``split_anchor_heads``).
+    after its time (``split_heads``).
     Only those rows are marked again: a row that continued no head is followed by rows that
     continue none either, up to the next head."""
     failed = F.col("layout").isNull() & F.col("head_line").isNull()
     value = F.col("value")
     needles, _ = anchor.weak_marks()
     weak = contains_any(value, anchor.weak_gate()) & F.exists(
-        F.array(*[F.lit(needle) for needle in needles]), lambda needle: value.contains(needle)
+        F.array(*[F.array(*[F.lit(part) for part in needle]) for needle in needles]),
+        lambda needle: F.forall(needle, lambda part: value.contains(part)),
     )
     order = Window.partitionBy("uri").orderBy("line")
     broken = value.rlike(STAMP_ONLY) | leaves_bracket_open(value)  # a line a paste broke: its head goes on below

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 from ... import layouts
 from ...layouts import anchor
+from .broken_heads import DATE_ONLY, TIME_FIRST
 from .kafka_filter import kafka_marked
 
 
@@ -23,7 +24,8 @@ def mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = Fa
 
     In blocks (``block_lines``), a window orders each block alone; the rows that open a block
     with no head above them in it take the head its earlier blocks carry (``_carried``), where
-    that head is of their host.
+    that head is of their host. A date alone above a head that opens with a time of day is made
+    that head (``dated_heads``).
     """
     block = F.lit(0) if block_lines is None else F.floor((F.col("line") - 1) / block_lines)
     by_block = Window.partitionBy("uri", "block").orderBy("line")
@@ -31,7 +33,7 @@ def mark_heads(kept: DataFrame, block_lines: int | None = None, hosts: bool = Fa
     is_head = F.col("layout").isNotNull()
     host = F.col("w_host") if hosts else F.lit(None).cast("string")
     head = F.struct(F.col("line").alias("line"), F.col("rn").alias("rn"), F.col("layout").alias("layout"), host.alias("host"))
-    numbered = kept.withColumn("block", block).withColumn("rn", F.row_number().over(by_block))
+    numbered = dated_heads(kept.withColumn("block", block), by_block).withColumn("rn", F.row_number().over(by_block))
     nearest = F.last(F.when(is_head, head), True).over(upto)
     if hosts:
         by_host = Window.partitionBy("uri", "block", "w_host").orderBy("line").rowsBetween(Window.unboundedPreceding, Window.currentRow)
@@ -103,3 +105,19 @@ def _carried(states: DataFrame, block_lines: int) -> DataFrame:
     return chained.select(
         "uri", "block", F.when(reaches, F.col("source.head")).alias("carried"), F.when(reaches, F.col("source.host")).alias("carried_host")
     )
+
+
+def dated_heads(rows: DataFrame, order: WindowSpec) -> DataFrame:
+    """``rows`` where a line that is only a date (``DATE_ONLY``) right above a head that opens with
+    a time of day (``TIME_FIRST``) is made the head, in that head's layout, and the head's line
+    continues it: a paste broke the line after its date (``2021-05-17`` then ``08:12:40.313 INFO
+    ..``). ``split_heads`` joins the two lines again; the record is cited from the date's line."""
+    short = F.length("value") <= 16
+    date_only = F.col("layout").isNull() & short & F.col("value").rlike(DATE_ONLY)
+    time_first = F.col("layout").isNotNull() & F.col("value").rlike(TIME_FIRST)
+    below = F.lead(F.when(time_first, F.struct("line", "layout"))).over(order)
+    above = F.lag(F.when(date_only, F.col("line"))).over(order)
+    takes = date_only & (below["line"] == F.col("line") + 1)
+    given = time_first & (above == F.col("line") - 1)
+    layout = F.when(takes, below["layout"]).when(given, F.lit(None).cast("string")).otherwise(F.col("layout"))
+    return rows.select(*[layout.alias(c) if c == "layout" else c for c in rows.columns])

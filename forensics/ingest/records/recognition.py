@@ -82,7 +82,7 @@ def _recognition(
         )
     first = F.substring(value, 1, 1)
     envelope = F.coalesce(F.col("wrapper").isin(*wrappers.ENVELOPES, *wrappers.PIECES), F.lit(False))
-    may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & ~first.isin("\t", "")
+    may_wrap = (F.col("layout").isNull() | (F.col("layout") == "json_lines")) & (~first.isin("\t", "") | wrappers.kibana_row(value))
     indented_wrapper = F.col("clean").startswith(" ")  # a wrapper indented by a paste: tried without the indentation
     added += [
         ("clean", F.when(may_wrap, wrappers.strip_ansi(value))),

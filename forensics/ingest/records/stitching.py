@@ -9,6 +9,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ...registry import literal_map
+from .broken_heads import DATE_ONLY
 from .floor import anchor_floor
 from .head_marks import mark_heads
 from .kafka_filter import BARE_HEAD
@@ -64,7 +65,9 @@ def stitch(
         return anchor_floor(promote(kept), block_lines, hosts)
     if untimed is not None and not untimed:
         return anchor_floor(mark(kept), block_lines, hosts)
-    before_first = F.coalesce(F.col("line") < first_head, F.lit(True))  # no head can reach across the file's first head
+    # no head can reach across the file's first head; a date alone right above it is its own (``dated_heads``)
+    its_date = (F.col("line") == first_head - 1) & F.col("layout").isNull() & F.col("value").rlike(DATE_ONLY)
+    before_first = F.coalesce((F.col("line") < first_head) & ~its_date, F.lit(True))
     if untimed is not None:
         before_first = before_first & F.col("uri").isin(*untimed)
     return anchor_floor(
