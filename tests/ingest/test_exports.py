@@ -713,28 +713,43 @@ AZURE_HEADER = "{time},Computer,PodName,ContainerName,LogMessage\r\n"
 BARE_LINE = "[Consumer clientId=c-1, groupId=g] Revoke previously assigned partitions orders-2"
 
 
-@pytest.mark.parametrize(
-    ("time_column", "written", "read_as"),
-    [
-        ('"TimeGenerated [UTC]"', "3/11/2024, 2:02:17.418 PM", "2024-03-11T14:02:17.418000"),
-        ('"TimeGenerated [UTC]"', "3/11/2024, 12:02:17 AM", "2024-03-11T00:02:17"),
-        ('"TimeGenerated [Local Time]"', "3/11/2024, 3:02:17.418 PM", "2024-03-11T14:02:17.418000"),  # the analyst's zone: Paris
-        ("TimeGenerated", "2024-03-11T14:02:17.418Z", "2024-03-11T14:02:17.418000"),  # a query's result through the API
-        ('"TimeGenerated [UTC]"', "11/3/2024, 2:02:17.418 pm", None),  # a locale that puts the day first: not guessed
-    ],
-)
-def test_azure_portal_times_are_read_in_the_zone_the_column_names(spark, tmp_path, time_column, written, read_as):
+AZURE_TIMES = [
+    ('"TimeGenerated [UTC]"', "3/11/2024, 2:02:17.418 PM", "2024-03-11T14:02:17.418000"),
+    ('"TimeGenerated [UTC]"', "3/11/2024, 12:02:17 AM", "2024-03-11T00:02:17"),
+    ('"TimeGenerated [Local Time]"', "3/11/2024, 3:02:17.418 PM", "2024-03-11T14:02:17.418000"),  # the analyst's zone: Paris
+    ("TimeGenerated", "2024-03-11T14:02:17.418Z", "2024-03-11T14:02:17.418000"),  # a query's result through the API
+    ('"TimeGenerated [UTC]"', "11/3/2024, 2:02:17.418 pm", None),  # a locale that puts the day first: not guessed
+]
+
+
+@pytest.fixture(scope="module")
+def azure_exports(spark, tmp_path_factory):
+    """An Azure portal export per case of ``AZURE_TIMES``, each its own ``query_data.csv`` in a
+    directory of its own, read in one ingest in the analyst's zone (Europe/Paris): path -> (its
+    inputs entry, its records)."""
+    from ..helpers import ingest_paths
+
+    base = tmp_path_factory.mktemp("azure")
+    paths = []
+    for number, (time_column, written, _) in enumerate(AZURE_TIMES):
+        path = base / str(number) / "query_data.csv"
+        path.parent.mkdir()
+        path.write_text(AZURE_HEADER.format(time=time_column) + f'"{written}",aks-nodepool1-vmss000002,orders-0,orders,"{BARE_LINE}"\r\n')
+        paths.append(str(path))
+    result = ingest_paths(spark, *paths, tz="Europe/Paris")
+    rows = [row.asDict() for row in result.records.collect()]
+    return {path: (next(e for e in result.inputs if e["path"] == path), [r for r in rows if r["source_file"] == path]) for path in paths}
+
+
+@pytest.mark.parametrize("case", range(len(AZURE_TIMES)), ids=[f"{c}-{w}" for c, w, _ in AZURE_TIMES])
+def test_azure_portal_times_are_read_in_the_zone_the_column_names(azure_exports, case):
     """The Azure portal exports a query's times as its grid shows them (English, US) and names
     the zone in the column: a record dated only by the export is dated by that time. A time in a
     form that may put the day first is not guessed: the record is counted as undated."""
-    from ..helpers import ingest_paths, records_by_line
-
-    path = tmp_path / "query_data.csv"
-    path.write_text(AZURE_HEADER.format(time=time_column) + f'"{written}",aks-nodepool1-vmss000002,orders-0,orders,"{BARE_LINE}"\r\n')
-    result = ingest_paths(spark, path, tz="Europe/Paris")
-    (record,) = records_by_line(result).values()
+    read_as = AZURE_TIMES[case][2]
+    entry, (record,) = list(azure_exports.values())[case]
     assert (record["host"], record["ts"] and record["ts"].isoformat(), record["message"]) == ("orders-0", read_as, BARE_LINE)
-    assert result.inputs[0]["undated_records"] == (read_as is None)  # shown, not dated with day and month swapped
+    assert entry["undated_records"] == (read_as is None)  # shown, not dated with day and month swapped
 
 
 # ----------------------------------------------------------------------------- structured pastes (issue 86)
