@@ -3,6 +3,8 @@ whoever owns the partition next."""
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -156,11 +158,12 @@ def _ahead_of_owner(commits: DataFrame, ranges: DataFrame) -> DataFrame:
     )
     highest = Window.partitionBy(*PARTITION_KEY, "owner", "owner_generation", MEMBER).orderBy(F.desc(s.OFFSET), "sequence")
     ahead = ahead.withColumn("_rank", F.row_number().over(highest)).where(F.col("_rank") == 1)
-    overlapping = [ahead[k].eqNullSafe(ranges[k]) for k in PARTITION_KEY] + [
-        ranges["_from"] < ahead[s.OFFSET],
-        ranges["_to"] > ahead["_resumed.offset"],
+    ranges = ranges.select(*[F.col(k).alias(f"_range_{k}") for k in PARTITION_KEY], "_from", "_to")
+    overlapping = [F.col(k).eqNullSafe(F.col(f"_range_{k}")) for k in PARTITION_KEY] + [
+        F.col("_from") < F.col(s.OFFSET),
+        F.col("_to") > F.col("_resumed.offset"),
     ]
-    ahead = ahead.join(ranges, overlapping, "left_anti")
+    ahead = ahead.join(ranges, reduce(Column.__and__, overlapping), "left_anti")
     start, stop = F.col("_resumed.offset"), F.col(s.OFFSET)
     return findings(
         ahead,

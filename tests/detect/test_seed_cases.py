@@ -112,9 +112,9 @@ def _streams_start(ts: str, app: str, version: str) -> list[str]:
 
 
 def _zombie_ahead() -> dict[str, list[str]]:
-    """Group ``ahead``, hosts z1 and z2: z1 loses ahead-topic-1, -2 and -3 to z2, which resumes
-    each from 10, and commits 12 and 16 (1) or 16 (2, 3) late, before z2's next commit: 20 (1),
-    none (2), 13 (3)."""
+    """Group ``ahead``, hosts z1 and z2: z1 loses ahead-topic-1 to -4 to z2, which resumes each
+    from 10; z1 commits 12 and 16 (1) or 16 (2 to 4) late, before z2's next commit: 20 (1, 4),
+    none (2), 13 (3); then 14 (4), a step back from z2's 20."""
 
     def at(ts: str, level: str, host: str, text: str) -> str:
         return consumer(ts, level, text.replace("TOPIC", "ahead-topic"), group="ahead").replace("consumer-ahead-1", host)
@@ -123,21 +123,23 @@ def _zombie_ahead() -> dict[str, list[str]]:
     resume = "Setting offset for partition ahead-topic-{} to the committed offset FetchPosition{{offset=10, {}"
     old_owner = [
         at("00:00,100", "INFO", "z1", joined.format(3, "z1-m")),
-        at("00:00,120", "INFO", "z1", "Adding newly assigned partitions: TOPIC-0, TOPIC-1, TOPIC-2, TOPIC-3"),
-        *(at("00:01,000", "DEBUG", "z1", f"Committed offset 10 for partition TOPIC-{p}") for p in (1, 2, 3)),
-        at("00:02,000", "INFO", "z1", "Revoke previously assigned partitions TOPIC-0, TOPIC-1, TOPIC-2, TOPIC-3"),
+        at("00:00,120", "INFO", "z1", "Adding newly assigned partitions: TOPIC-0, TOPIC-1, TOPIC-2, TOPIC-3, TOPIC-4"),
+        *(at("00:01,000", "DEBUG", "z1", f"Committed offset 10 for partition TOPIC-{p}") for p in (1, 2, 3, 4)),
+        at("00:02,000", "INFO", "z1", "Revoke previously assigned partitions TOPIC-0, TOPIC-1, TOPIC-2, TOPIC-3, TOPIC-4"),
         at("00:02,200", "INFO", "z1", joined.format(4, "z1-m")),
         at("00:02,230", "INFO", "z1", "Adding newly assigned partitions: TOPIC-0"),
         at("00:03,000", "DEBUG", "z1", "Committed offset 12 for partition TOPIC-1"),
-        *(at("00:04,000", "DEBUG", "z1", f"Committed offset 16 for partition TOPIC-{p}") for p in (1, 2, 3)),
+        *(at("00:04,000", "DEBUG", "z1", f"Committed offset 16 for partition TOPIC-{p}") for p in (1, 2, 3, 4)),
+        at("00:06,000", "DEBUG", "z1", "Committed offset 14 for partition TOPIC-4"),
     ]
     new_owner = [
         at("00:02,050", "INFO", "z2", "(Re-)joining group"),
         at("00:02,201", "INFO", "z2", joined.format(4, "z2-m")),
-        at("00:02,231", "INFO", "z2", "Adding newly assigned partitions: TOPIC-1, TOPIC-2, TOPIC-3"),
-        *(at("00:02,240", "INFO", "z2", resume.format(p, POSITION)) for p in (1, 2, 3)),
+        at("00:02,231", "INFO", "z2", "Adding newly assigned partitions: TOPIC-1, TOPIC-2, TOPIC-3, TOPIC-4"),
+        *(at("00:02,240", "INFO", "z2", resume.format(p, POSITION)) for p in (1, 2, 3, 4)),
         at("00:05,000", "DEBUG", "z2", "Committed offset 20 for partition TOPIC-1"),
         at("00:05,000", "DEBUG", "z2", "Committed offset 13 for partition TOPIC-3"),
+        at("00:05,000", "DEBUG", "z2", "Committed offset 20 for partition TOPIC-4"),
     ]
     return {"z1": old_owner, "z2": new_owner}
 
@@ -197,13 +199,15 @@ def test_a_zombie_commit_above_the_owners_resume_that_is_no_step_back_is_duplica
     """z2 resumed ahead-topic-1 from 10; z1, which lost it, commits 12 and 16 before z2's first
     commit, 20: [10, 16) was processed by both, once, from z1's highest late commit. Partition 2:
     z2 commits nothing more, its reach is unproven. Partition 3: z2's 13 steps back from z1's 16,
-    the owner's ``replay`` of [10, 16), and the zombie's commit is not counted again."""
+    the owner's ``replay`` of [10, 16), and the zombie's commit is not counted again. Partition 4:
+    z1's later step back from z2's 20 to 14 is the zombie's [10, 20), which holds [10, 16)."""
     found = found_with_dumps["zombie_ahead"]
     assert keys(found) == [
         ("backward_commit", "ahead", "ahead-topic", 1, None, 10, 16, 6, "duplication", "zombie", True),
         ("backward_commit", "ahead", "ahead-topic", 3, None, 10, 16, 6, "duplication", "replay", True),
+        ("backward_commit", "ahead", "ahead-topic", 4, None, 10, 20, 10, "duplication", "zombie", True),
     ]
-    assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("z1", 10), ("z2", 4), ("z2", 7)]
+    assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("z1", 11), ("z2", 4), ("z2", 8)]
     assert "z1/z1 committed offset 16 for ahead-topic-1 after it had lost the partition" in found[0]["explanation"]
     assert "had resumed from 10 and committed 20 after it, so [10, 16) was processed both by z1/z1" in found[0]["explanation"]
 
