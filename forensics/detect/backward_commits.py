@@ -3,6 +3,8 @@ whoever owns the partition next."""
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -39,7 +41,9 @@ def backward_commit(model: Model) -> DataFrame:
     committer; the dump would repeat them), and a dumped step back only between two timed
     rows of different times, or two rows of one file (whose line order is their order).
 
-    The range is what was processed twice (``_in_owner_interval``), not the step alone.
+    The range is what was processed twice (``_in_owner_interval``), not the step alone; a
+    zombie's late commit above the owner's resume that is no step back is one too
+    (``_ahead_of_owner``).
     """
     commits = model.commits
     history = member_history(commits).rowsBetween(Window.unboundedPreceding, -1)
@@ -130,7 +134,73 @@ def backward_commit(model: Model) -> DataFrame:
         kafka_reference=BACKWARD_REFERENCE,
         remedy=BACKWARD_REMEDY,
     )
-    return steps.unionByName(_unseen_rewinds(model, steps)).unionByName(_fetched_positions_back(model, steps))
+    ranges = backward.select(*PARTITION_KEY, start.alias("_from"), stop.alias("_to"))
+    ahead = _ahead_of_owner(candidates.withColumn("_previous", previous), ranges)
+    return steps.unionByName(ahead).unionByName(_unseen_rewinds(model, steps)).unionByName(_fetched_positions_back(model, steps))
+
+
+def _ahead_of_owner(commits: DataFrame, ranges: DataFrame) -> DataFrame:
+    """A zombie's late commit Y above the owner's resume point X that is no step back (the owner
+    had not committed past it yet, seed 003's hosts): the zombie processed [X, Y) before it
+    lost the partition, and the owner, resumed from X, processed it again, as its next own
+    commit of Y or more in the interval shows. The consumer keeps its position in memory after
+    the assignment, so the late commit moves only where a later owner resumes, over records the
+    zombie processed: nothing is skipped. An owner's next commit below Y is a step back (a
+    ``replay`` of [X, Y)); an owner that commits nothing more proves no reach, so nothing is
+    claimed. Per zombie and owner interval its highest such commit; none overlapping a step's range.
+    """
+    ahead = commits.where(
+        (F.col("kind") == c.COMMIT)
+        & (F.col("in_own_interval") == F.lit(False))
+        & (F.col(s.OFFSET) > F.col("_resumed.offset"))
+        & (F.col("_previous").isNull() | (F.col(s.OFFSET) >= F.col("_previous.offset")))
+        & (F.col("_overtaking.offset") >= F.col(s.OFFSET))
+    )
+    highest = Window.partitionBy(*PARTITION_KEY, "owner", "owner_generation", MEMBER).orderBy(F.desc(s.OFFSET), "sequence")
+    ahead = ahead.withColumn("_rank", F.row_number().over(highest)).where(F.col("_rank") == 1)
+    ranges = ranges.select(*[F.col(k).alias(f"_range_{k}") for k in PARTITION_KEY], "_from", "_to")
+    overlapping = [F.col(k).eqNullSafe(F.col(f"_range_{k}")) for k in PARTITION_KEY] + [
+        F.col("_from") < F.col(s.OFFSET),
+        F.col("_to") > F.col("_resumed.offset"),
+    ]
+    ahead = ahead.join(ranges, reduce(Column.__and__, overlapping), "left_anti")
+    start, stop = F.col("_resumed.offset"), F.col(s.OFFSET)
+    return findings(
+        ahead,
+        "backward_commit",
+        severity="warning",
+        verdict="duplication",
+        group=F.col(s.GROUP_ID),
+        topic=F.col(s.TOPIC),
+        partition=F.col(s.PARTITION),
+        offset_from=start,
+        offset_to=stop,
+        records=stop - start,
+        exact=F.lit(True),
+        classification="zombie",
+        host=F.col(s.HOST),
+        member=F.col(MEMBER),
+        start=F.col("_resumed.ts"),
+        end=F.col(s.TS),
+        evidence=lines(one(F.col("_resumed.evidence")), one(line()), one(F.col("_overtaking.evidence"))),
+        explanation=F.format_string(
+            "%s committed offset %d for %s after it had lost the partition in a rebalance. The owner %s had resumed "
+            "from %d and committed %d after it, so [%d, %d) was processed both by %s before its late commit and by "
+            "the owner. The commit is no step back (the owner had not committed past it), and it skips nothing: "
+            "the owner's position is its own, and its next commit overwrote it.",
+            F.coalesce(F.col(MEMBER), F.lit("an unknown member")),
+            F.col(s.OFFSET),
+            partition_name(),
+            F.col("owner"),
+            start,
+            F.col("_overtaking.offset"),
+            start,
+            stop,
+            F.coalesce(F.col(MEMBER), F.lit("the committer")),
+        ),
+        kafka_reference=BACKWARD_REFERENCE,
+        remedy=BACKWARD_REMEDY,
+    )
 
 
 def _in_owner_interval(commits: DataFrame) -> DataFrame:
@@ -148,7 +218,7 @@ def _in_owner_interval(commits: DataFrame) -> DataFrame:
     """
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("sequence")
     by_owner = F.col(MEMBER) == F.col("owner")
-    found = F.struct(s.OFFSET, line().alias("evidence"), "owner", "owner_generation")
+    found = F.struct(s.OFFSET, s.TS, line().alias("evidence"), "owner", "owner_generation")
     resume = F.when((F.col("kind") == c.POSITION_FROM_COMMIT) & by_owner, found)
     own_commit = F.when((F.col("kind") == c.COMMIT) & by_owner & F.col("in_own_interval"), found)
     late_commit = F.when((F.col("kind") == c.COMMIT) & ~F.col("in_own_interval"), F.col(s.OFFSET))
@@ -161,7 +231,8 @@ def _in_owner_interval(commits: DataFrame) -> DataFrame:
 
     def in_interval(name: str) -> Column:
         same = (F.col(f"{name}.owner") == F.col("owner")) & F.col(f"{name}.owner_generation").eqNullSafe(F.col("owner_generation"))
-        return F.when(same, F.struct(F.col(f"{name}.offset").alias(s.OFFSET), F.col(f"{name}.evidence").alias("evidence")))
+        fields = [F.col(f"{name}.{field}").alias(field) for field in (s.OFFSET, s.TS, "evidence")]
+        return F.when(same, F.struct(*fields))
 
     return marked.withColumn("_resumed", in_interval("_last_resume")).withColumn("_overtaking", in_interval("_next_own"))
 

@@ -111,6 +111,39 @@ def _streams_start(ts: str, app: str, version: str) -> list[str]:
     ]
 
 
+def _zombie_ahead() -> dict[str, list[str]]:
+    """Group ``ahead``, hosts z1 and z2: z1 loses ahead-topic-1 to -4 to z2, which resumes each
+    from 10; z1 commits 12 and 16 (1) or 16 (2 to 4) late, before z2's next commit: 20 (1, 4),
+    none (2), 13 (3); then 14 (4), a step back from z2's 20."""
+
+    def at(ts: str, level: str, host: str, text: str) -> str:
+        return consumer(ts, level, text.replace("TOPIC", "ahead-topic"), group="ahead").replace("consumer-ahead-1", host)
+
+    joined = "Successfully joined group with generation Generation{{generationId={}, memberId='{}', protocol='range'}}"
+    resume = "Setting offset for partition ahead-topic-{} to the committed offset FetchPosition{{offset=10, {}"
+    old_owner = [
+        at("00:00,100", "INFO", "z1", joined.format(3, "z1-m")),
+        at("00:00,120", "INFO", "z1", "Adding newly assigned partitions: TOPIC-0, TOPIC-1, TOPIC-2, TOPIC-3, TOPIC-4"),
+        *(at("00:01,000", "DEBUG", "z1", f"Committed offset 10 for partition TOPIC-{p}") for p in (1, 2, 3, 4)),
+        at("00:02,000", "INFO", "z1", "Revoke previously assigned partitions TOPIC-0, TOPIC-1, TOPIC-2, TOPIC-3, TOPIC-4"),
+        at("00:02,200", "INFO", "z1", joined.format(4, "z1-m")),
+        at("00:02,230", "INFO", "z1", "Adding newly assigned partitions: TOPIC-0"),
+        at("00:03,000", "DEBUG", "z1", "Committed offset 12 for partition TOPIC-1"),
+        *(at("00:04,000", "DEBUG", "z1", f"Committed offset 16 for partition TOPIC-{p}") for p in (1, 2, 3, 4)),
+        at("00:06,000", "DEBUG", "z1", "Committed offset 14 for partition TOPIC-4"),
+    ]
+    new_owner = [
+        at("00:02,050", "INFO", "z2", "(Re-)joining group"),
+        at("00:02,201", "INFO", "z2", joined.format(4, "z2-m")),
+        at("00:02,231", "INFO", "z2", "Adding newly assigned partitions: TOPIC-1, TOPIC-2, TOPIC-3, TOPIC-4"),
+        *(at("00:02,240", "INFO", "z2", resume.format(p, POSITION)) for p in (1, 2, 3, 4)),
+        at("00:05,000", "DEBUG", "z2", "Committed offset 20 for partition TOPIC-1"),
+        at("00:05,000", "DEBUG", "z2", "Committed offset 13 for partition TOPIC-3"),
+        at("00:05,000", "DEBUG", "z2", "Committed offset 20 for partition TOPIC-4"),
+    ]
+    return {"z1": old_owner, "z2": new_owner}
+
+
 INCIDENTS = {
     "seed_003": Incident({"c1": C1_LOG, "c2": C2_LOG}),
     "seed_001": Incident({"app-1": _reset_to_latest_of_demo_topic_1()}),
@@ -124,9 +157,10 @@ WITH_DUMPS = {
     "zombie_overtaken": Incident(
         {"c1": C1_LOG, "c2": [*C2_LOG, line("00:10,000", "DEBUG", "c2", "Committed offset 9 for partition orders-1")]}
     ),
+    "zombie_ahead": Incident(_zombie_ahead()),
 }
-"""A second run: seed_001 again with an offset dump, and zombie_overtaken (seed_003's hosts and
-group; no dump names its partition)."""
+"""A second run: seed_001 again with an offset dump, zombie_overtaken (seed_003's hosts and
+group) and zombie_ahead; no dump names their partitions."""
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +193,23 @@ def test_a_zombie_step_the_owner_overtakes_replays_nothing(found_with_dumps):
     assert keys(found) == [("backward_commit", "orders-app", "orders", 1, None, 4, 5, 1, "duplication", "zombie", True)]
     assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("c1", 8), ("c2", 4), ("c2", 5), ("c2", 6)]
     assert "the owner's own commit of 9 overtook it before any member resumed from it" in found[0]["explanation"]
+
+
+def test_a_zombie_commit_above_the_owners_resume_that_is_no_step_back_is_duplication(found_with_dumps):
+    """z2 resumed ahead-topic-1 from 10; z1, which lost it, commits 12 and 16 before z2's first
+    commit, 20: [10, 16) was processed by both, once, from z1's highest late commit. Partition 2:
+    z2 commits nothing more, its reach is unproven. Partition 3: z2's 13 steps back from z1's 16,
+    the owner's ``replay`` of [10, 16), and the zombie's commit is not counted again. Partition 4:
+    z1's later step back from z2's 20 to 14 is the zombie's [10, 20), which holds [10, 16)."""
+    found = found_with_dumps["zombie_ahead"]
+    assert keys(found) == [
+        ("backward_commit", "ahead", "ahead-topic", 1, None, 10, 16, 6, "duplication", "zombie", True),
+        ("backward_commit", "ahead", "ahead-topic", 3, None, 10, 16, 6, "duplication", "replay", True),
+        ("backward_commit", "ahead", "ahead-topic", 4, None, 10, 20, 10, "duplication", "zombie", True),
+    ]
+    assert [(e["file"].split("/")[-2], e["line"]) for e in found[0]["evidence"]] == [("z1", 11), ("z2", 4), ("z2", 8)]
+    assert "z1/z1 committed offset 16 for ahead-topic-1 after it had lost the partition" in found[0]["explanation"]
+    assert "had resumed from 10 and committed 20 after it, so [10, 16) was processed both by z1/z1" in found[0]["explanation"]
 
 
 def test_seed_001_new_partition_reset_to_latest_loses_offsets_0_to_4(found, found_with_dumps):
